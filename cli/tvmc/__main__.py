@@ -1,0 +1,3 @@
+from tvmc.cli.app import main
+
+main()

@@ -1,0 +1,246 @@
+"""The CompilationConfig: its keys, its typed model, and its canonical form.
+
+One model for every stage. Files, flags and environment variables all describe the same tree:
+
+    description, extends, tvm-version, targets, host, executor, runtime,
+    pass-config, disabled-pass, opt-level, build
+
+`canonicalize_config` turns a merged, rewritten tree into a `CompilationConfig` whose
+`to_dict()` is the canonical form: targets exactly as TVM 0.27 exports them (see
+`tvmc.targets`), executor/runtime with their defaults materialised, sorted keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmc import registry
+from tvmc.errors import TvmcError, did_you_mean
+from tvmc.provenance import Origin, Origins, join, origin_of
+from tvmc.values import ValueTypeError, check_value
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One config key: its type (TVM spelling, or `targets`/`target`/`table`) and documentation."""
+
+    type: str
+    description: str
+    enum: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+TOP_LEVEL: dict[str, KeySpec] = {
+    "description": KeySpec("str", "What this config is for (shown by `tvmc config list`)."),
+    "extends": KeySpec("Array<str>", "Configs this one is layered on: names on the search path or paths "
+                       "relative to this file, applied left to right before this file."),
+    "tvm-version": KeySpec("str", "The TVM generation this config is written for, e.g. '>=0.25' or '<=0.19'."),
+    "targets": KeySpec("targets", "The targets: tag names, tables (TVM JSON form) or legacy target strings."),
+    "host": KeySpec("target", "The target host; applies to every target without its own host."),
+    "executor": KeySpec("table", "The executor: kind = graph | aot | vm, and its options."),
+    "runtime": KeySpec("table", "The runtime: kind = cpp | crt, and its options."),
+    "pass-config": KeySpec("table", "PassContext config: name → value."),
+    "disabled-pass": KeySpec("Array<str>", "Passes to disable in the PassContext."),
+    "opt-level": KeySpec("int", "PassContext optimisation level.", minimum=0, maximum=3),
+    "build": KeySpec("table", "How the build is run and packaged (output format, cross compiler, ...)."),
+}
+
+BUILD_OPTIONS: dict[str, KeySpec] = {
+    "output-format": KeySpec("str", "Package format: 'so' (shared library), 'tar', or 'mlf' (Model Library "
+                             "Format, legacy TVM).", enum=("so", "tar", "mlf")),
+    "module-name": KeySpec("str", "Name of the generated module."),
+    "cross-compiler": KeySpec("str", "Compiler used to link the library, e.g. 'aarch64-linux-gnu-gcc'."),
+    "cross-compiler-options": KeySpec("Array<str>", "Extra arguments for the cross compiler."),
+    "tuning-records": KeySpec("str", "Tuning records to apply (relative to the config file)."),
+    "desired-layout": KeySpec("Array<str>", "Layouts to convert to, e.g. ['NHWC'] or ['NHWC:HWIO']."),
+    "desired-layout-ops": KeySpec("Array<str>", "Operators whose layout is converted."),
+    "mixed-precision": KeySpec("bool", "Convert the model to mixed precision."),
+    "mixed-precision-ops": KeySpec("Array<str>", "Operators converted to mixed precision."),
+    "mixed-precision-calculation-type": KeySpec("str", "Calculation type.", enum=("float16", "float32")),
+    "mixed-precision-acc-type": KeySpec("str", "Accumulation type.", enum=("float16", "float32")),
+    "dump-code": KeySpec("Array<str>", "Intermediate code to write next to the output.",
+                         enum=("asm", "ll", "tir", "relax")),
+}
+
+INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
+
+
+class ConfigError(TvmcError):
+    """A config whose keys or values are wrong (unknown key, wrong type, unknown executor...)."""
+
+
+def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
+    origin = origin_of(origins, pointer)
+    return origin.location() if origin else None
+
+
+@dataclass(frozen=True)
+class CompilationConfig:
+    """A resolved, canonical compilation config. Build it with `canonicalize_config`."""
+
+    targets: tuple[dict[str, Any], ...]
+    host: dict[str, Any]
+    executor: dict[str, Any] | None = None
+    runtime: dict[str, Any] | None = None
+    pass_config: dict[str, Any] = field(default_factory=dict)
+    disabled_pass: tuple[str, ...] = ()
+    opt_level: int = 3
+    build: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None
+    tvm_version: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical tree (keys sorted at every level)."""
+        out: dict[str, Any] = {
+            "description": self.description,
+            "tvm-version": self.tvm_version,
+            "targets": list(self.targets),
+            "host": self.host,
+            "executor": self.executor,
+            "runtime": self.runtime,
+            "pass-config": self.pass_config or None,
+            "disabled-pass": list(self.disabled_pass) or None,
+            "opt-level": self.opt_level,
+            "build": self.build or None,
+        }
+        return sort_keys({k: v for k, v in out.items() if v is not None})
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical form without `description`: equal for equal meaning."""
+        meaning = {k: v for k, v in self.to_dict().items() if k != "description"}
+        text = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sort_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: sort_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sort_keys(v) for v in value]
+    return value
+
+
+def _check(value: Any, spec: KeySpec, what: str, origins: Origins, pointer: str) -> Any:
+    try:
+        value = check_value(value, spec.type)
+    except ValueTypeError as err:
+        raise ConfigError(f"{what}: {err}", _where(origins, pointer)) from None
+    if spec.enum and value not in spec.enum and not isinstance(value, list):
+        raise ConfigError(f"{what}: {value!r} is not one of {', '.join(spec.enum)}", _where(origins, pointer),
+                          suggestions=did_you_mean(str(value), spec.enum))
+    if isinstance(value, list) and spec.enum:
+        for item in value:
+            if item not in spec.enum:
+                raise ConfigError(f"{what}: {item!r} is not one of {', '.join(spec.enum)}",
+                                  _where(origins, pointer))
+    if spec.minimum is not None and isinstance(value, int) and not spec.minimum <= value <= (spec.maximum or value):
+        raise ConfigError(f"{what}: {value} is not in {spec.minimum}..{spec.maximum}", _where(origins, pointer))
+    return value
+
+
+def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
+    """Canonical executor/runtime table: known kind, typed options, defaults materialised."""
+    known = registry.executors() if section == "executor" else registry.runtimes()
+    pointer = f"/{section}"
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{section}: expected a table with 'kind', got {type(value).__name__}",
+                          _where(origins, pointer))
+    name = value.get("kind")
+    if not isinstance(name, str):
+        raise ConfigError(f"{section}: 'kind' is required (one of {', '.join(known)})", _where(origins, pointer))
+    if name not in known:
+        raise ConfigError(f"{section}.kind: unknown {section} {name!r} (known: {', '.join(known)})",
+                          _where(origins, join(pointer, "kind")), suggestions=did_you_mean(name, list(known)))
+    entry = known[name]
+    out: dict[str, Any] = {"kind": name}
+    for opt, val in value.items():
+        if opt == "kind":
+            continue
+        if opt not in entry.options:
+            others = [k for k, c in known.items() if opt in c.options]
+            hint = f"it is an option of {' and '.join(others)}" if others else None
+            raise ConfigError(f"{section}.{opt}: not an option of {section} {name!r} "
+                              f"(options: {', '.join(entry.options) or 'none'})",
+                              _where(origins, join(pointer, opt)),
+                              suggestions=did_you_mean(opt, list(entry.options)), hint=hint)
+        spec = entry.options[opt]
+        out[opt] = _check(val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}",
+                          origins, join(pointer, opt))
+    for opt, spec in entry.options.items():
+        out.setdefault(opt, spec.default)
+    return out
+
+
+def pass_config_value(name: str, value: Any, origins: Origins) -> Any:
+    """Type-check a pass-config value when the registry knows the name (unknown names pass through)."""
+    type_ = registry.pass_configs().get(name)
+    if type_ in ("bool", "int", "str"):
+        return _check(value, KeySpec(type_, ""), f"pass-config.{name}", origins, join("/pass-config", name))
+    return value
+
+
+def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[CompilationConfig, list[str]]:
+    """Resolved tree → canonical CompilationConfig (plus notes about conversions made)."""
+    from tvmc import targets as tg
+
+    for key in data:
+        if key not in TOP_LEVEL:
+            raise ConfigError(f"unknown key {key!r}", _where(origins, join("", key)),
+                              suggestions=did_you_mean(key, list(TOP_LEVEL)))
+    notes: list[str] = []
+    executor = dict(data["executor"]) if isinstance(data.get("executor"), dict) else data.get("executor")
+    runtime = dict(data["runtime"]) if isinstance(data.get("runtime"), dict) else data.get("runtime")
+    raw_targets = data.get("targets")
+    if raw_targets is None:
+        raise ConfigError("no targets: give --target, --config NAME, or a 'targets' key", None)
+    if not isinstance(raw_targets, list) or not raw_targets:
+        raise ConfigError("targets: expected a non-empty list of targets", _where(origins, "/targets"))
+    specs = []
+    for index, entry in enumerate(raw_targets):
+        parsed = tg.parse_target(entry, source=_where(origins, f"/targets/{index}"))
+        specs.append(parsed.spec)
+        notes.extend(parsed.notes)
+        for section, settings in parsed.lifted.items():
+            current = executor if section == "executor" else runtime
+            merged = {**settings, **(current if isinstance(current, dict) else {})}
+            if section == "executor":
+                executor = merged
+            else:
+                runtime = merged
+    host = data.get("host")
+    host_spec = tg.parse_target(host, source=_where(origins, "/host")).spec if host is not None else None
+    system = tg.resolve_system(specs, host_spec, source_of=lambda i: _where(origins, f"/targets/{i}"))
+    notes.extend(system.notes)
+    build = data.get("build", {})
+    if not isinstance(build, dict):
+        raise ConfigError("build: expected a table", _where(origins, "/build"))
+    for key in build:
+        if key not in BUILD_OPTIONS:
+            raise ConfigError(f"build.{key}: unknown build option", _where(origins, join("/build", key)),
+                              suggestions=did_you_mean(key, list(BUILD_OPTIONS)))
+    pass_config = data.get("pass-config", {})
+    if not isinstance(pass_config, dict):
+        raise ConfigError("pass-config: expected a table of name = value", _where(origins, "/pass-config"))
+    plain = {k: _check(data[k], TOP_LEVEL[k], k, origins, join("", k))
+             for k in ("description", "tvm-version", "disabled-pass", "opt-level") if k in data}
+    config = CompilationConfig(
+        targets=tuple(system.targets),
+        host=system.host,
+        executor=component("executor", executor, origins) if executor is not None else None,
+        runtime=component("runtime", runtime, origins) if runtime is not None else None,
+        pass_config=sort_keys({k: pass_config_value(k, v, origins) for k, v in pass_config.items()}),
+        disabled_pass=tuple(plain.get("disabled-pass", ())),
+        opt_level=plain.get("opt-level", INTERNAL_DEFAULTS["opt-level"]),
+        build=sort_keys({k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k))
+                         for k, v in build.items()}),
+        description=plain.get("description"),
+        tvm_version=plain.get("tvm-version"),
+    )
+    return config, notes

@@ -1,0 +1,98 @@
+"""Typed errors raised by the core. Each carries where the bad input came from.
+
+The CLI is the only place that turns these into exit codes: `UsageError` → 2, every other
+`TvmcError` → 1. Nothing else may escape the core for bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a piece of input came from: a file position, a flag, an env var, or a default."""
+
+    source: str  # file path, "<stdin>", "--flag text", "env TVMC_X", "default"
+    line: int | None = None
+    col: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.source
+        if self.col is None:
+            return f"{self.source}:{self.line}"
+        return f"{self.source}:{self.line}:{self.col}"
+
+
+class TvmcError(Exception):
+    """Base of all errors tvmc reports to users (exit code 1 unless a subclass says otherwise)."""
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | str | None = None,
+        *,
+        suggestions: Sequence[str] = (),
+        hint: str | None = None,
+    ) -> None:
+        if isinstance(location, str):
+            location = Location(location)
+        self.message = message
+        self.location = location
+        self.suggestions = tuple(suggestions)
+        self.hint = hint
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """The message as printed by the CLI: `source: message (did you mean …?)`."""
+        text = self.message
+        if self.suggestions:
+            text += " (did you mean " + " or ".join(repr(s) for s in self.suggestions) + "?)"
+        if self.hint:
+            text += f"; {self.hint}"
+        return f"{self.location}: {text}" if self.location else text
+
+
+class UsageError(TvmcError):
+    """A malformed flag, rewrite expression or flag value (exit code 2)."""
+
+    exit_code = 2
+
+
+class ConfigSyntaxError(TvmcError):
+    """A config file that is not valid TOML/JSON, or has duplicate keys, bad encoding, ..."""
+
+
+class ConfigNotFoundError(TvmcError):
+    """A named config that is not on the search path, or a path that does not exist."""
+
+
+class ConfigLayerError(TvmcError):
+    """`extends` problems: cycles, bad entries, depth or fan-out beyond the limits."""
+
+
+class TargetError(TvmcError):
+    """A target that cannot be parsed or that TVM would reject."""
+
+
+class RewriteError(TvmcError):
+    """A rewrite that cannot be applied to the config (no target of that kind, bad path...)."""
+
+
+class LimitError(TvmcError):
+    """Input beyond a documented limit (file size, nesting depth, number of rewrites...)."""
+
+
+class BuildError(TvmcError):
+    """A build that cannot be done here (TVM missing, unsupported option, frontend failure)."""
+
+
+def did_you_mean(word: str, candidates: Sequence[str], n: int = 1) -> list[str]:
+    """Close matches for a misspelt name, for `suggestions=`."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(candidates), n=n, cutoff=0.6)

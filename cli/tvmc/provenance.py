@@ -1,0 +1,133 @@
+"""Where every value of a resolved config came from, and the JSON-pointer helpers that key it.
+
+A config tree travels through the pipeline as `Tree(data, origins)`: `origins` maps the RFC 6901
+pointer of every node (tables, lists and leaves) to an `Origin`. File positions are resolved
+lazily through the layer that supplied the value, so loading stays cheap when nobody asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from tvmc.errors import Location
+
+OriginKind = Literal["file", "flag", "env", "default"]
+
+
+class Locator(Protocol):
+    """Anything that can turn a pointer into a file position (a loaded `sources.Layer`)."""
+
+    def locate(self, pointer: str) -> Location: ...
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The source of one value: a file position, a flag, an environment variable, or a default."""
+
+    kind: OriginKind
+    source: str  # file source, flag text, env var name, or what the default belongs to
+    pointer: str = ""  # the value's pointer inside its own layer (files only)
+    chain: tuple[str, ...] = ()  # how a file was reached: ("--config aws/c5", "extends aws/base")
+    layer: Locator | None = field(default=None, compare=False, repr=False)
+
+    @staticmethod
+    def default(what: str = "tvmc") -> Origin:
+        return Origin("default", what)
+
+    def location(self) -> Location:
+        """The file:line:col (files), or the flag/env/default text as a location."""
+        if self.kind == "file" and self.layer is not None:
+            return self.layer.locate(self.pointer)
+        if self.kind == "env":
+            return Location(f"env {self.source}")
+        if self.kind == "default":
+            return Location(f"default ({self.source})" if self.source != "tvmc" else "default")
+        return Location(self.source)
+
+    def __str__(self) -> str:
+        text = str(self.location())
+        if self.chain:
+            text += " (via " + ", ".join(self.chain) + ")"
+        return text
+
+
+# ---- RFC 6901 JSON pointers ------------------------------------------------------------------
+
+
+def escape(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join(pointer: str, token: str | int) -> str:
+    return f"{pointer}/{escape(token)}"
+
+
+def split(pointer: str) -> list[str]:
+    return [unescape(t) for t in pointer.split("/")[1:]] if pointer else []
+
+
+def walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every (pointer, node) of a plain tree, parents before children."""
+    yield pointer, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from walk(child, join(pointer, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from walk(child, join(pointer, index))
+
+
+def is_within(pointer: str, prefix: str) -> bool:
+    return pointer == prefix or pointer.startswith(prefix + "/")
+
+
+Origins = dict[str, Origin]
+
+
+def origins_for(value: Any, pointer: str, origin_at: Any) -> Origins:
+    """Origins for every node of `value` placed at `pointer`; `origin_at(local_pointer)` makes one."""
+    base = len(pointer)
+    return {p: origin_at(p[base:]) for p, _ in walk(value, pointer)}
+
+
+def drop(origins: Origins, prefix: str) -> None:
+    """Forget the origins of a subtree (it is being replaced or removed)."""
+    for key in [k for k in origins if is_within(k, prefix)]:
+        del origins[key]
+
+
+def rebase(origins: Origins, old: str, new: str) -> None:
+    """Move a subtree's origins (a list element shifted by an insert or delete)."""
+    moved = {new + k[len(old):]: v for k, v in origins.items() if is_within(k, old)}
+    drop(origins, old)
+    origins.update(moved)
+
+
+def origin_of(origins: Mapping[str, Origin], pointer: str) -> Origin | None:
+    """The origin of a node, or of its nearest ancestor that has one."""
+    while True:
+        if pointer in origins:
+            return origins[pointer]
+        if not pointer:
+            return None
+        pointer = pointer.rsplit("/", 1)[0]
+
+
+def display_path(pointer: str) -> str:
+    """`/targets/0/mcpu` → `targets[0].mcpu`; keys with dots or odd characters are quoted."""
+    out = ""
+    for token in split(pointer):
+        if token.isdigit():
+            out += f"[{token}]"
+        elif token and all(c.isalnum() or c in "-_" for c in token):
+            out += ("." if out else "") + token
+        else:
+            quoted = token.replace("\\", "\\\\").replace('"', '\\"')
+            out += ("." if out else "") + f'"{quoted}"'
+    return out

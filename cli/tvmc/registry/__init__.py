@@ -1,0 +1,232 @@
+"""Typed access to the generated target registry (the only place that knows TVM's names).
+
+The data lives in `data/kinds.json` (kinds, options, defaults, pass configs, legacy facts,
+executors, runtimes, BYOC compilers) and `data/tags.json` (the registered config of every
+tag), both written by `scripts/sync_registry.py` from an installed TVM. Files are read on
+first use; `tags.json` only when a tag is actually looked up.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# Option types, as TVM 0.27 spells them (TargetKind.options_from_name).
+STR = "str"
+INT = "int"
+BOOL = "bool"
+STR_ARRAY = "Array<str>"
+INT_ARRAY = "Array<int>"
+TARGET = "target.Target"
+TARGET_ARRAY = "Array<target.Target>"
+
+CPU_DEVICE = 1
+DEVICE_NAMES = {
+    1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
+    12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon", 18: "trn", 32: "aocl", 33: "sdaccel",
+}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A target kind: its options in declaration order, declared defaults, keys, device type."""
+
+    name: str
+    options: dict[str, str]
+    defaults: dict[str, Any]
+    default_keys: tuple[str, ...]
+    device_type: int
+    legacy: bool = False  # only TVM <= 0.21 had it
+    byoc: bool = False  # a BYOC codegen (legacy) rather than a code generator of TVM itself
+    last_version: str | None = None  # the last TVM release that had it (legacy kinds)
+    open_options: bool = False  # our list of its options is incomplete: unknown ones only warn
+    renamed_to: str | None = None
+
+    @property
+    def kind_options(self) -> dict[str, str]:
+        """Options specific to this kind (without the ones every kind has)."""
+        return {k: v for k, v in self.options.items() if k not in COMMON_OPTIONS}
+
+
+COMMON_OPTIONS = ("kind", "keys", "tag", "device", "model", "libs", "host", "from_device", "target_device_type")
+
+
+@dataclass(frozen=True)
+class RegistryOption:
+    """An executor or runtime option."""
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    enum: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Component:
+    """An executor or a runtime: its name, options, and the TVM generations that can build it."""
+
+    name: str
+    description: str
+    generations: tuple[str, ...]
+    options: dict[str, RegistryOption] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Compiler:
+    """A BYOC `compiler` specialisation and the device types it can refine."""
+
+    name: str
+    device_types: tuple[int, ...]
+    partition: str | None  # dotted path of TVM 0.27's relax partition function, if any
+
+
+@dataclass(frozen=True)
+class LegacyOption:
+    """A target option that only legacy TVM had, and the config setting it became."""
+
+    kind: str
+    name: str
+    type: str
+    versions: tuple[str, ...]
+    lifts_to: str | None
+
+
+def _load(name: str) -> Any:
+    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = _load("kinds.json")
+    return data
+
+
+@cache
+def _tags() -> dict[str, Any]:
+    tags: dict[str, Any] = _load("tags.json")["tags"]
+    return tags
+
+
+def tvm_version() -> str:
+    """The TVM release the registry was generated from."""
+    return str(_data()["tvm_version"])
+
+
+@cache
+def kinds() -> dict[str, Kind]:
+    """Every target kind TVM 0.27 registers."""
+    return {
+        name: Kind(
+            name=name,
+            options=dict(entry["options"]),
+            defaults=dict(entry["defaults"]),
+            default_keys=tuple(entry["default_keys"]),
+            device_type=int(entry["device_type"]),
+        )
+        for name, entry in _data()["kinds"].items()
+    }
+
+
+@cache
+def legacy_kinds() -> dict[str, Kind]:
+    """Kinds (and tvmc BYOC codegens) that only legacy TVM had."""
+    return {
+        name: Kind(
+            name=name,
+            options=dict(entry["options"]),
+            defaults=dict(entry["defaults"]),
+            default_keys=tuple(entry["default_keys"]),
+            device_type=int(entry["device_type"]),
+            legacy=True,
+            byoc=bool(entry.get("byoc")),
+            last_version=entry.get("last_version"),
+            open_options=bool(entry.get("open_options")),
+            renamed_to=entry.get("renamed_to"),
+        )
+        for name, entry in _data()["legacy"]["kinds"].items()
+    }
+
+
+def kind(name: str) -> Kind | None:
+    """A modern kind by name, else a legacy one, else None."""
+    return kinds().get(name) or legacy_kinds().get(name)
+
+
+@cache
+def legacy_options() -> dict[str, dict[str, LegacyOption]]:
+    """Per modern kind, the options only legacy TVM had (system-lib, link-params, ...)."""
+    return {
+        kind_name: {
+            opt: LegacyOption(kind_name, opt, e["type"], tuple(e["versions"]), e.get("lifts_to"))
+            for opt, e in opts.items()
+        }
+        for kind_name, opts in _data()["legacy"]["options"].items()
+    }
+
+
+def renamed_tags() -> dict[str, str]:
+    return dict(_data()["legacy"]["renamed_tags"])
+
+
+def renamed_options() -> dict[str, dict[str, str]]:
+    return {k: dict(v) for k, v in _data()["legacy"]["renamed_options"].items()}
+
+
+def tag_names() -> list[str]:
+    """All 287 tag names, sorted."""
+    return list(_tags())
+
+
+def tag_config(name: str) -> dict[str, Any] | None:
+    """The registered config of a tag (a fresh copy), or None if there is no such tag."""
+    config = _tags().get(name)
+    return json.loads(json.dumps(config)) if config is not None else None
+
+
+def is_tag(name: str) -> bool:
+    return name in _tags()
+
+
+@cache
+def pass_configs() -> dict[str, str]:
+    """PassContext config names → type (`bool`, `int`, `str`, or a structured config type)."""
+    return dict(_data()["pass_configs"])
+
+
+def _components(section: str) -> dict[str, Component]:
+    return {
+        name: Component(
+            name=name,
+            description=entry["description"],
+            generations=tuple(entry["generations"]),
+            options={
+                opt: RegistryOption(opt, o["type"], o.get("default"), o.get("description", ""),
+                                    tuple(o.get("enum", ())))
+                for opt, o in entry["options"].items()
+            },
+        )
+        for name, entry in _data()[section].items()
+    }
+
+
+@cache
+def executors() -> dict[str, Component]:
+    return _components("executors")
+
+
+@cache
+def runtimes() -> dict[str, Component]:
+    return _components("runtimes")
+
+
+@cache
+def compilers() -> dict[str, Compiler]:
+    return {
+        name: Compiler(name, tuple(e["device_types"]), e.get("partition"))
+        for name, e in _data()["compilers"].items()
+    }

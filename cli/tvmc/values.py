@@ -1,0 +1,108 @@
+"""Typing of values: flag text → typed value, and type checks of values read from files.
+
+Types use TVM's spellings (`str`, `int`, `bool`, `Array<str>`, `Array<int>`). Flags are typed
+from the registry: booleans accept true/false/1/0/yes/no/on/off (old tvmc read `=0` as True —
+never again), integers are checked, arrays take a TOML array or a comma list.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
+              "on": True, "off": False}
+INT64 = (-(2**63), 2**63 - 1)
+
+
+class ValueTypeError(ValueError):
+    """A value that does not fit its declared type; the caller adds where it came from."""
+
+
+def parse_literal(text: str) -> Any:
+    """A TOML literal (`3`, `true`, `"x"`, `[1, 2]`, `{ kind = "llvm" }`); anything else is a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+    except RecursionError:
+        raise ValueTypeError("value is nested too deeply") from None
+
+
+def _unquote(text: str) -> str:
+    literal = parse_literal(text)
+    return literal if isinstance(literal, str) else text
+
+
+def _split_list(text: str) -> list[str]:
+    literal = parse_literal(text)
+    if isinstance(literal, list):
+        return [str(x) if not isinstance(x, str) else x for x in literal]
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def coerce_text(text: str, type_: str) -> Any:
+    """Flag text → a value of `type_`; raises ValueTypeError with what was expected."""
+    if type_ == "bool":
+        word = _unquote(text).strip().lower()
+        if word not in BOOL_WORDS:
+            raise ValueTypeError(f"expected a boolean (true/false/1/0/yes/no), got {text!r}")
+        return BOOL_WORDS[word]
+    if type_ == "int":
+        word = _unquote(text).strip()
+        try:
+            number = int(word, 0) if word.lower().startswith(("0x", "0o", "0b")) else int(word)
+        except ValueError:
+            raise ValueTypeError(f"expected an integer, got {text!r}") from None
+        if not INT64[0] <= number <= INT64[1]:
+            raise ValueTypeError(f"integer {number} does not fit in 64 bits")
+        return number
+    if type_ == "str":
+        return _unquote(text)
+    if type_ == "Array<str>":
+        return _split_list(text)
+    if type_ == "Array<int>":
+        return [coerce_text(x, "int") for x in _split_list(text)]
+    return parse_literal(text)
+
+
+def type_name(value: Any) -> str:
+    """A value's type as TVM names it in its messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list):
+        return "Array"
+    if isinstance(value, dict):
+        return "Map"
+    return type(value).__name__
+
+
+def check_value(value: Any, type_: str) -> Any:
+    """Check (and normalise, TVM-style) a value read from a file; raises ValueTypeError."""
+    ok: bool
+    if type_ == "bool":
+        ok = isinstance(value, bool | int) and not isinstance(value, float)
+        value = bool(value) if ok else value
+    elif type_ == "int":
+        ok = isinstance(value, int)
+        value = int(value) if ok else value
+    elif type_ == "str":
+        ok = isinstance(value, str)
+    elif type_.startswith("Array<"):
+        inner = type_[6:-1]
+        ok = isinstance(value, list)
+        if ok:
+            value = [check_value(v, inner) for v in value]
+    else:
+        ok = True
+    if not ok:
+        raise ValueTypeError(f"expected type '{type_}' but got '{type_name(value)}'")
+    return value

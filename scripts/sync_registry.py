@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""Regenerate tvmc's target registry from an installed apache-tvm plus the legacy facts.
+
+    python scripts/sync_registry.py [--legacy-data ../shared/data] [--check]
+
+Writes `cli/tvmc/registry/data/kinds.json` and `tags.json`. These files are the single source
+for flags, schema, validation and canonicalization; they are checked in so that tvmc runs without
+TVM. `--check` exits 1 when regenerating would change them (tests/registry uses the same code).
+
+Modern facts (kinds, options, defaults, keys, device types, 287 tags, pass configs) come from
+the installed TVM. Legacy facts (kinds and options TVM dropped, renamed tags/options, Relay
+executors and runtimes, tvmc's BYOC codegens) come from the research data in
+`shared/data/tvm_kinds_legacy.json` and the tables below, each citing the spec section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_DIR = ROOT / "cli" / "tvmc" / "registry" / "data"
+DEFAULT_LEGACY_DATA = ROOT.parent / "shared" / "data"
+
+# Keys that a kind's canonicalizer fills in (deterministically or from the machine); they are
+# not declared defaults even though a bare `Target({"kind": k}).export()` shows them.
+CANONICALIZER_OUTPUTS = {
+    "llvm": {"mtriple"},
+    "c": set(),
+    "cuda": {"arch"},
+    "nvptx": {"mcpu", "mtriple"},
+    "rocm": {"mcpu", "mtriple"},
+    "test": set(),
+}
+
+# spec tvm-targets.md §4.1: the last TVM release that still registered each dropped kind.
+LEGACY_KIND_LAST_VERSION = {
+    "stackvm": "0.19",
+    "sdaccel": "0.19",
+    "aocl": "0.19",
+    "aocl_sw_emu": "0.19",
+    "hybrid": "0.21",
+    "cmsis-nn": "0.18",
+    "ethos-u": "0.18",
+    "ccompiler": "0.19",
+    "cublas": "0.19",
+    "cudnn": "0.19",
+    "cutlass": "0.19",
+    "tensorrt": "0.19",
+    "example_target_hook": "0.19",
+}
+
+# spec tvmc.md §4.5 / §3.2: tvmc's own BYOC codegens that were never target kinds (or only
+# in some builds). Options are the PassContext option fields the spec names; the lists are
+# not complete, so unknown options of these codegens are reported as warnings, not errors.
+TVMC_CODEGENS: dict[str, dict[str, Any]] = {
+    "compute-library": {"options": {}, "last_version": "0.19", "device_type": 1},
+    "ethos-n": {"options": {"variant": "str"}, "last_version": "0.18", "device_type": 1},
+    "ethos-n78": {"options": {"variant": "str"}, "last_version": "0.10", "device_type": 1,
+                  "renamed_to": "ethos-n"},
+    "bnns": {"options": {}, "last_version": "0.19", "device_type": 1},
+    "vitis-ai": {"options": {"dpu": "str", "export_runtime_module": "str", "load_runtime_module": "str"},
+                 "last_version": "0.19", "device_type": 1},
+    "clml": {"options": {}, "last_version": "0.19", "device_type": 4},
+    "mrvl": {"options": {}, "last_version": "0.19", "device_type": 1},
+}
+# ethos-u's codegen options (tvmc --target-ethos-u-*) on top of its (option-less) target kind.
+EXTRA_LEGACY_OPTIONS = {
+    "ethos-u": {"accelerator_config": "str", "enable_cascader": "bool", "enable_striping": "bool"},
+}
+
+# spec tvm-targets.md §8.1 (Relay Executor/Runtime registries, v0.9+), plus the modern Relax
+# VM's execution modes (tvm.relax.build exec_mode). "generations" says which TVM can build it.
+EXECUTORS = {
+    "graph": {
+        "description": "Relay graph executor (TVM <= 0.19).",
+        "generations": ["legacy"],
+        "options": {"link-params": {"type": "bool", "default": False,
+                                    "description": "Link parameters into the generated library."}},
+    },
+    "aot": {
+        "description": "Relay ahead-of-time executor (TVM <= 0.19), for microcontrollers.",
+        "generations": ["legacy"],
+        "options": {
+            "link-params": {"type": "bool", "default": True,
+                            "description": "Link parameters into the generated library."},
+            "unpacked-api": {"type": "bool", "default": False,
+                             "description": "Call operators with unpacked C arguments."},
+            "interface-api": {"type": "str", "default": "packed", "enum": ["packed", "c"],
+                              "description": "Entry point API: 'packed' or 'c' (needs unpacked-api)."},
+            "workspace-byte-alignment": {"type": "int", "default": 16,
+                                         "description": "Byte alignment of workspace buffers."},
+            "constant-byte-alignment": {"type": "int", "default": 16,
+                                        "description": "Byte alignment of constant buffers."},
+        },
+    },
+    "vm": {
+        "description": "Relax virtual machine (TVM >= 0.25; tvm.compile's executable).",
+        "generations": ["modern"],
+        "options": {"exec-mode": {"type": "str", "default": "bytecode", "enum": ["bytecode", "compiled"],
+                                  "description": "Relax VM execution mode: interpreted bytecode or compiled."}},
+    },
+}
+RUNTIMES = {
+    "cpp": {
+        "description": "C++ runtime (TVM's default).",
+        "generations": ["legacy", "modern"],
+        "options": {"system-lib": {"type": "bool", "default": False,
+                                   "description": "Build a system library that registers itself at start-up."}},
+    },
+    "crt": {
+        "description": "Standalone C runtime for microcontrollers (TVM <= 0.19).",
+        "generations": ["legacy"],
+        "options": {"system-lib": {"type": "bool", "default": False,
+                                   "description": "Build a system library that registers itself at start-up."}},
+    },
+}
+
+# Collage-style `compiler` specialisations (tvm-targets.md §7.5): the BYOC name, the device
+# types it can refine, and TVM 0.27's relax partition function where one exists.
+COMPILERS = {
+    "cublas": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cublas.partition_for_cublas"},
+    "cudnn": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cudnn.partition_for_cudnn"},
+    "cutlass": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cutlass.partition_for_cutlass"},
+    "tensorrt": {"device_types": [2],
+                 "partition": "tvm.relax.backend.contrib.tensorrt.partition_for_tensorrt"},
+    "hipblas": {"device_types": [10], "partition": "tvm.relax.backend.rocm.hipblas.partition_for_hipblas"},
+    "coreml": {"device_types": [8], "partition": "tvm.relax.backend.metal.coreml.partition_for_coreml"},
+    "nnapi": {"device_types": [1], "partition": "tvm.relax.backend.contrib.nnapi.partition_for_nnapi"},
+    "cmsis-nn": {"device_types": [1], "partition": None},
+    "ethos-u": {"device_types": [1], "partition": None},
+    "ethos-n": {"device_types": [1], "partition": None},
+    "compute-library": {"device_types": [1], "partition": None},
+    "bnns": {"device_types": [1], "partition": None},
+    "vitis-ai": {"device_types": [1], "partition": None},
+    "ccompiler": {"device_types": [1], "partition": None},
+    "clml": {"device_types": [4], "partition": None},
+    "mrvl": {"device_types": [1], "partition": None},
+}
+
+# Tags renamed between the legacy and the modern registry (tvm-targets.md §5.5).
+RENAMED_TAGS = {"nvidia/gtx1080ti": "nvidia/geforce-gtx-1080-ti"}
+# Options renamed between versions (tvm-targets.md §4.2, "v0.8.0 differences").
+RENAMED_OPTIONS = {"cuda": {"shared_memory_per_block": "max_shared_memory_per_block"}}
+# Legacy-only target options that became executor/runtime settings (tvm-targets.md §8.4, §9.2).
+LIFTED_OPTIONS = {
+    "system-lib": "runtime.system-lib",
+    "runtime": "runtime.kind",
+    "executor": "executor.kind",
+    "link-params": "executor.link-params",
+    "unpacked-api": "executor.unpacked-api",
+    "interface-api": "executor.interface-api",
+}
+
+_LEGACY_TYPES = {
+    "Integer": "int",
+    "Bool": "bool",
+    "String": "str",
+    "Array<String>": "Array<str>",
+    "Array<Integer>": "Array<int>",
+    "Target": "target.Target",
+    "Array<Target>": "Array<target.Target>",
+}
+
+
+def _legacy_default(expr: str) -> Any:
+    """Evaluate the small C++ default expressions found in the legacy registry."""
+    if m := re.fullmatch(r"Integer\((.*)\)", expr):
+        inner = m.group(1).replace(" ", "")
+        if inner == "1<<30":
+            return 1 << 30
+        return int(inner)
+    if m := re.fullmatch(r"Bool\((true|false)\)", expr):
+        return m.group(1) == "true"
+    if m := re.fullmatch(r'String\("(.*)"\)', expr):
+        return m.group(1)
+    if m := re.fullmatch(r"Array<Integer>\(\{?([^}]*)\}?\)", expr):
+        return [int(x) for x in m.group(1).split(",") if x.strip()]
+    raise ValueError(f"unknown legacy default expression {expr!r}")
+
+
+def _plain(value: Any) -> Any:
+    """TVM FFI containers → plain JSON values."""
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    if hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple) or hasattr(value, "__len__"):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def modern_facts() -> dict[str, Any]:
+    os.environ.setdefault("TVM_LOG_DEBUG", "0")
+    import tvm
+    from tvm.target import Target, TargetKind
+
+    kinds: dict[str, Any] = {}
+    for name in sorted(Target.list_kinds()):
+        options = {str(k): str(v) for k, v in TargetKind.options_from_name(name).items()}
+        bare = _plain(Target({"kind": name}).export())
+        skip = {"kind", "tag", "keys"} | CANONICALIZER_OUTPUTS.get(name, set())
+        defaults = {k: v for k, v in bare.items() if k not in skip and not k.startswith("feature.")}
+        probe = Target({"kind": name})
+        kinds[name] = {
+            "options": options,
+            "defaults": dict(sorted(defaults.items())),
+            "default_keys": list(probe.kind.default_keys),
+            "device_type": int(probe.kind.default_device_type),
+        }
+    pass_configs = {
+        str(k): str(_plain(v).get("type", "")) for k, v in tvm.transform.PassContext.list_configs().items()
+    }
+    return {"tvm_version": tvm.__version__, "kinds": kinds, "pass_configs": dict(sorted(pass_configs.items()))}
+
+
+def modern_tags() -> dict[str, Any]:
+    """Recover every tag's registered config by re-running TVM's tag modules with a recorder."""
+    import tvm
+    import tvm.target
+    import tvm.target.tag_registry.registry as registry
+
+    recorded: dict[str, Any] = {}
+
+    def record(name: str, config: dict[str, Any], override: bool = False) -> None:
+        recorded[name] = _plain(config)
+
+    originals = (registry.register_tag, tvm.target.register_tag)
+    registry.register_tag = record
+    tvm.target.register_tag = record
+    try:
+        base = Path(tvm.__file__).parent
+        for path in sorted(base.rglob("*.py")):
+            if path.name == "registry.py" or "register_tag(" not in path.read_text(encoding="utf-8"):
+                continue
+            module = ".".join(path.relative_to(base.parent).with_suffix("").parts)
+            spec = importlib.util.spec_from_file_location(module, path)
+            assert spec and spec.loader
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    finally:
+        registry.register_tag, tvm.target.register_tag = originals
+    listed = set(tvm.target.list_tags())
+    if set(recorded) != listed:
+        raise SystemExit(f"tag recovery mismatch: {sorted(set(recorded) ^ listed)[:10]}")
+    return dict(sorted(recorded.items()))
+
+
+def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, Any]:
+    data = json.loads((legacy_dir / "tvm_kinds_legacy.json").read_text(encoding="utf-8"))
+    common = data["_meta"]["common_attrs_every_kind"]
+    kinds: dict[str, Any] = {}
+    dropped_options: dict[str, Any] = {}
+    for version in sorted(data["versions"], key=lambda v: [int(x) for x in v.lstrip("v").split(".")]):
+        for name, entry in data["versions"][version].items():
+            options = {a: _LEGACY_TYPES[t] for a, t in common.items()}
+            defaults: dict[str, Any] = {}
+            for attr, spec in entry["kind_specific_attrs"].items():
+                options[attr] = _LEGACY_TYPES[spec["type"]]
+                if "default" in spec:
+                    defaults[attr] = _legacy_default(spec["default"])
+            short = version.lstrip("v").rsplit(".", 1)[0]
+            if name in modern_kinds:
+                known = modern_kinds[name]["options"]
+                for attr, typ in options.items():
+                    if attr not in known:
+                        slot = dropped_options.setdefault(name, {}).setdefault(
+                            attr, {"type": typ, "versions": [], "lifts_to": LIFTED_OPTIONS.get(attr)}
+                        )
+                        slot["versions"].append(short)
+                continue
+            slot = kinds.setdefault(name, {"versions": [], "byoc": False})
+            slot["versions"].append(short)
+            slot.update(
+                options={**options, **EXTRA_LEGACY_OPTIONS.get(name, {})},
+                defaults=defaults,
+                default_keys=entry.get("default_keys") or [],
+                device_type=int(entry["device_type"]),
+                byoc=bool(entry.get("is_external_codegen") or entry.get("has_RelayToTIR_hook")),
+                last_version=LEGACY_KIND_LAST_VERSION.get(name, short),
+            )
+    for name, codegen in TVMC_CODEGENS.items():
+        kinds.setdefault(name, {
+            "versions": [],
+            "byoc": True,
+            "options": {**{a: _LEGACY_TYPES[t] for a, t in common.items()}, **codegen["options"]},
+            "defaults": {},
+            "default_keys": [],
+            "device_type": codegen["device_type"],
+            "last_version": codegen["last_version"],
+            "open_options": True,
+            **({"renamed_to": codegen["renamed_to"]} if "renamed_to" in codegen else {}),
+        })
+    return {
+        "kinds": dict(sorted(kinds.items())),
+        "options": {k: dict(sorted(v.items())) for k, v in sorted(dropped_options.items())},
+        "renamed_tags": RENAMED_TAGS,
+        "renamed_options": RENAMED_OPTIONS,
+    }
+
+
+def build(legacy_dir: Path) -> dict[str, str]:
+    modern = modern_facts()
+    registry = {
+        "generated_by": "scripts/sync_registry.py",
+        "tvm_version": modern["tvm_version"],
+        "kinds": modern["kinds"],
+        "pass_configs": modern["pass_configs"],
+        "legacy": legacy_facts(legacy_dir, modern["kinds"]),
+        "executors": EXECUTORS,
+        "runtimes": RUNTIMES,
+        "compilers": COMPILERS,
+    }
+    tags = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"],
+            "tags": modern_tags()}
+    dump = lambda obj: json.dumps(obj, indent=1, sort_keys=False, ensure_ascii=False) + "\n"  # noqa: E731
+    return {"kinds.json": dump(registry), "tags.json": dump(tags)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--legacy-data", type=Path, default=DEFAULT_LEGACY_DATA)
+    parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in files are stale")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    files = build(args.legacy_data)
+    stale = [n for n, text in files.items()
+             if not (args.out / n).exists() or (args.out / n).read_text(encoding="utf-8") != text]
+    if args.check:
+        for name in stale:
+            print(f"stale: {args.out / name} (run scripts/sync_registry.py)")
+        return 1 if stale else 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        tmp = args.out / (name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(args.out / name)
+        print(f"wrote {args.out / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
