@@ -1,0 +1,383 @@
+"""Canonicalization: a target spec → exactly what TVM 0.27's `Target(spec).export()` gives.
+
+The pipeline follows TVM's `FromConfig` (spec tvm-targets.md §3.2): tag expansion, kind, host,
+option validation in declaration order, unknown options, defaults, the kind's canonicalizer, then
+keys. Canonical targets are plain JSON: lists, nested dicts for `host` and composite `devices`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from tvmc import registry
+from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.targets import tables as T
+from tvmc.targets.canonicalizers import HOOKS
+from tvmc.targets.machine import NO_MACHINE, Machine
+
+Spec = dict[str, Any]
+
+_MISSING: Any = object()
+_STR_CACHE: dict[tuple[str, bool], dict[str, Any]] = {}
+_STR_CACHE_MAX = 4096
+
+
+def clear_cache() -> None:
+    """Forget cached canonical forms of strings (tags, JSON, legacy strings), e.g. for benchmarks."""
+    _STR_CACHE.clear()
+
+
+def as_location(source: str | Location | None) -> Location | None:
+    return Location(source) if isinstance(source, str) else source
+
+
+def tag_base(name: str, loc: Location | None, where: str = "") -> dict[str, Any]:
+    """The registered config of a tag (shared, never mutated), or a TargetError."""
+    config = tag_configs().get(name)
+    if config is not None:
+        return config
+    renamed = registry.renamed_tags().get(name)
+    if renamed is not None:
+        raise TargetError(f"{where}Unknown target tag: {name}", loc, suggestions=[renamed],
+                          hint=f"TVM renamed it to {renamed!r}")
+    raise TargetError(f"{where}Unknown target tag: {name}", loc,
+                      suggestions=did_you_mean(name, registry.tag_names()))
+
+
+_TAGS: dict[str, dict[str, Any]] = {}
+
+
+def tag_configs() -> dict[str, dict[str, Any]]:
+    if not _TAGS:
+        _TAGS.update({name: registry.tag_config(name) or {} for name in registry.tag_names()})
+    return _TAGS
+
+
+def kind_error(value: Any, loc: Location | None, where: str) -> TargetError:
+    if value is _MISSING:
+        return TargetError(f"{where}target has no 'kind' (and no 'tag')", loc,
+                           hint='write e.g. {"kind": "llvm"} or {"tag": "nvidia/nvidia-a100"}')
+    got = T.type_name(value)
+    return TargetError(f'{where}Expect type of field "kind" is String, but get type: {got}', loc)
+
+
+def resolve_kind(spec: Mapping[str, Any], loc: Location | None,
+                 where: str) -> tuple[T.KindTable, Mapping[str, Any]]:
+    """The kind's table and the spec with a tag expanded (the tag's config overlaid with the spec)."""
+    name = spec.get("kind", _MISSING)
+    if name is _MISSING:
+        tag = spec.get("tag", _MISSING)
+        if tag is _MISSING:
+            raise kind_error(_MISSING, loc, where)
+        if not isinstance(tag, str):
+            got = T.type_name(tag)
+            raise TargetError(f'{where}Expect type of field "tag" is String, but get type: {got}', loc)
+        spec = {**tag_base(tag, loc, where), **spec}
+        name = spec["kind"]
+    if not isinstance(name, str):
+        raise kind_error(name, loc, where)
+    table = T.tables().get(name)
+    if table is None:
+        err = T.unknown_kind(name, loc)
+        raise _prefixed(err, where) if where else err
+    return table, spec
+
+
+def _prefixed(err: TargetError, where: str) -> TargetError:
+    return TargetError(where + err.message, err.location, suggestions=err.suggestions, hint=err.hint)
+
+
+def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str,
+               top: bool) -> Spec:
+    """FromConfig for one target; `where` prefixes messages of nested targets ("host: ")."""
+    table, spec = resolve_kind(spec, loc, where)
+    codes = table.codes
+    attrs: dict[str, Any] = {}
+    feats: dict[str, Any] = {}
+    keys: list[str] | None = None
+    tag = ""
+    host: Any = _MISSING
+    compiler: Any = _MISSING
+    deferred: list[tuple[str, int, Any]] = []
+    from_device = -1
+    bad = False
+    for k, v in spec.items():
+        code = codes.get(k)
+        if code is None:
+            if k == "compiler":
+                compiler = v
+            elif k.startswith("feature.") and len(k) > 8:
+                feats[k] = T.own_json(v)  # not validated, like TVM
+            elif table.open_options:
+                attrs[k] = T.own_json(v)
+            else:
+                bad = True
+                break
+        elif code == T.STR:
+            if type(v) is not str:
+                v = T.convert_scalar(code, v)
+                if v is T.BAD:
+                    bad = True
+                    break
+            attrs[k] = v
+        elif code == T.INT or code == T.BOOL:
+            t = type(v)
+            if (t is bool and code == T.BOOL) or (
+                    t is int and code == T.INT and T.INT64_MIN <= v <= T.INT64_MAX):
+                attrs[k] = v
+            else:
+                v = T.convert_scalar(code, v)
+                if v is T.BAD:
+                    bad = True
+                    break
+                attrs[k] = v
+        elif code == T.KIND:
+            continue
+        elif code == T.HOST:
+            host = v
+        elif code == T.TAG:
+            if type(v) is not str:
+                v = T.convert_scalar(T.STR, v)
+                if v is T.BAD:
+                    bad = True
+                    break
+            tag = v
+        elif code == T.STR_ARRAY or code == T.KEYS or code == T.INT_ARRAY:
+            v = T.convert_scalar(code, v)
+            if v is T.BAD:
+                bad = True
+                break
+            if code == T.KEYS:
+                keys = v
+            else:
+                attrs[k] = v
+        elif code == T.FROM_DEVICE:
+            v = T.convert_scalar(T.INT, v)
+            if v is T.BAD:
+                bad = True
+                break
+            from_device = v
+        elif code == T.TARGET or code == T.TARGET_ARRAY:
+            deferred.append((k, code, v))
+        else:
+            attrs[k] = T.own_json(v)
+    if bad:
+        _raise_first_error(table, spec, loc, machine, where)
+
+    if host is not _MISSING and host is not None:
+        host = canon_value(host, loc, machine, where + "host: ")
+    for k, code, v in deferred:
+        attrs[k] = _canon_targets(k, code, v, loc, machine, where)
+    for k, v in table.defaults:
+        if k not in attrs:
+            attrs[k] = list(v) if type(v) is list else v
+    if from_device >= 0:
+        for k, v in machine.device_attrs(table.name, from_device).items():
+            attrs.setdefault(k, v)
+    hook = HOOKS.get(table.name)
+    if hook is not None:
+        keys = hook(table.name, attrs, keys, feats, machine, loc, where)
+
+    device = attrs.get("device")
+    if keys is None:
+        keys = list(table.default_keys) if device is None else _dedup([device, *table.default_keys])
+    elif device is not None or len(keys) > 1:
+        keys = _dedup([*keys, device] if device is not None else keys)
+    out: dict[str, Any] = {"kind": table.name, "tag": tag, "keys": keys}
+    if host is not _MISSING and host is not None:
+        out["host"] = host
+    out.update(attrs)
+    if feats:
+        out.update(feats)
+    if compiler is not _MISSING:
+        out["compiler"] = _check_compiler(compiler, out, table, loc, where, top)
+    return out
+
+
+def _dedup(keys: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for k in keys:
+        if k not in seen:
+            seen.add(k)
+            out.append(k)
+    return out
+
+
+def device_type(canonical: Mapping[str, Any]) -> int:
+    """TVM's GetTargetDeviceType: the `target_device_type` attr, else the kind's."""
+    explicit = canonical.get("target_device_type")
+    if isinstance(explicit, int):
+        return explicit
+    return T.tables()[canonical["kind"]].device_type
+
+
+def _check_compiler(value: Any, out: dict[str, Any], table: T.KindTable, loc: Location | None,
+                    where: str, top: bool) -> str:
+    if not top:
+        raise TargetError(f"{where}'compiler' is only allowed on a top-level target", loc)
+    if not isinstance(value, str):
+        raise T.type_error("compiler", "str", value, loc, where)
+    compilers = registry.compilers()
+    comp = compilers.get(value)
+    if comp is None:
+        raise TargetError(f"{where}Unknown compiler {value!r}", loc,
+                          suggestions=did_you_mean(value, list(compilers)))
+    dev = device_type(out)
+    if dev not in comp.device_types:
+        kinds = sorted(n for n, t in T.tables().items()
+                       if t.device_type in comp.device_types and not t.legacy)
+        raise TargetError(
+            f"{where}compiler {value!r} cannot specialise a {table.name!r} target "
+            f"(device type {registry.DEVICE_NAMES.get(dev, dev)})", loc,
+            hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}")
+    return str(value)
+
+
+def _canon_targets(opt: str, code: int, value: Any, loc: Location | None, machine: Machine,
+                   where: str) -> Any:
+    if code == T.TARGET:
+        return canon_value(value, loc, machine, f"{where}{opt}: ")
+    if not isinstance(value, (list, tuple)):
+        raise T.type_error(opt, "Array<target.Target>", value, loc, where)
+    out = []
+    for i, elem in enumerate(value):
+        if not isinstance(elem, (str, Mapping)):
+            # TVM 0.27 lets a None element through as a null Target; that cannot be built, so reject.
+            raise TargetError(f"{where}Expected Target, string, or dict in '{opt}' array, got "
+                              f"'{T.type_name(elem)}' (element [{i}])", loc)
+        out.append(canon_value(elem, loc, machine, f"{where}{opt}[{i}]: "))
+    return out
+
+
+def canon_value(value: Any, loc: Location | None, machine: Machine, where: str) -> Spec:
+    """A nested target (host, composite device): a string or a dict."""
+    if isinstance(value, str):
+        return canon_str(value, loc, machine, where)
+    if isinstance(value, Mapping):
+        return canon_dict(value, loc, machine, where, top=False)
+    raise TargetError(f"{where}Cannot create target with type: {T.type_name(value)}", loc,
+                      hint="a target is a tag or kind name, JSON text, or a dict")
+
+
+def canon_str(text: str, loc: Location | None, machine: Machine, where: str, top: bool = False) -> Spec:
+    fill = machine is not NO_MACHINE
+    cached = _STR_CACHE.get((text, fill))
+    if cached is None:
+        cached = _canon_str_uncached(text, loc, machine, where, top)
+        if "compiler" in cached:  # depends on top/nested position: do not cache
+            return cached
+        if len(_STR_CACHE) >= _STR_CACHE_MAX:
+            _STR_CACHE.clear()
+        _STR_CACHE[(text, fill)] = cached
+    return T.copy_json(cached)
+
+
+def _canon_str_uncached(text: str, loc: Location | None, machine: Machine, where: str, top: bool) -> Spec:
+    base = tag_configs().get(text)
+    if base is not None:
+        return canon_dict(base, loc, machine, where, top)
+    if text.startswith("{"):
+        return canon_dict(load_json_object(text, loc, where), loc, machine, where, top)
+    from tvmc.targets.parse import parse_legacy_strict
+
+    return canon_dict(parse_legacy_strict(text, loc, where), loc, machine, where, top)
+
+
+def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        at = Location(loc.source, (loc.line or 1) + err.lineno - 1, err.colno) if loc and loc.line else loc
+        raise TargetError(f"{where}Failed to parse target JSON config: {err.msg} (line {err.lineno}, column "
+                          f"{err.colno})", at) from None
+    if not isinstance(value, dict):
+        raise TargetError(f"{where}Target JSON config must be a dict, got {T.type_name(value)}", loc)
+    return value
+
+
+def _raise_first_error(table: T.KindTable, spec: Mapping[str, Any], loc: Location | None,
+                       machine: Machine, where: str) -> None:
+    """Report the error TVM reports first: host, then options in declaration order, then unknowns."""
+    host = spec.get("host")
+    if host is not None:
+        canon_value(host, loc, machine, where + "host: ")
+    for opt in table.order:
+        if opt not in spec or opt in ("kind", "host"):
+            continue
+        code = table.codes[opt]
+        value = spec[opt]
+        if code in (T.TARGET, T.TARGET_ARRAY):
+            _canon_targets(opt, code, value, loc, machine, where)
+            continue
+        check = {T.KEYS: T.STR_ARRAY, T.TAG: T.STR, T.FROM_DEVICE: T.INT}.get(code, code)
+        if T.convert_scalar(check, value) is T.BAD:
+            raise T.type_error(opt, table.types[opt], value, loc, where)
+    for opt in spec:
+        if opt in table.codes or opt == "compiler" or (opt.startswith("feature.") and len(opt) > 8):
+            continue
+        raise unknown_option(table, opt, loc, where)
+    raise TargetError(f"{where}invalid target {spec!r}", loc)  # unreachable: a check above failed
+
+
+def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: str) -> TargetError:
+    known = ", ".join(repr(o) for o in table.order)
+    hint = None
+    legacy = registry.legacy_options().get(table.name, {}).get(opt)
+    renamed = registry.renamed_options().get(table.name, {}).get(opt)
+    if renamed is not None:
+        hint = f"TVM renamed it to {renamed!r}"
+    elif legacy is not None:
+        last = legacy.versions[-1]
+        hint = f"it was removed after TVM {last}"
+        if legacy.lifts_to:
+            hint += f"; it is now {legacy.lifts_to}"
+    return TargetError(f"{where}Unknown config option '{opt}'. Known options: {known}", loc,
+                       suggestions=[renamed] if renamed else did_you_mean(opt, table.order), hint=hint)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+
+def canonicalize(spec: Spec | str, *, source: str | Location | None = None,
+                 fill_from_machine: bool = False) -> dict[str, Any]:
+    """The canonical form of a target: TVM 0.27's `Target(spec).export()` as plain JSON.
+
+    `spec` is a dict (`{"kind": ...}` or `{"tag": ..., <overrides>}`), a tag name, JSON object
+    text, or a legacy string (whose legacy-only options must not need lifting; use
+    `parse_target` for those). The result has `kind`, `tag`, `keys`, `host` (nested, if any),
+    every option incl. defaults, and the `feature.*` entries TVM computes deterministically.
+
+    Values TVM fills in from the machine it runs on are left out unless given: llvm `mtriple`
+    (when neither `mtriple` nor `mcpu` is given), cuda `arch`, nvptx `mcpu`, rocm `mcpu`, and
+    the LLVM-computed Arm A-profile `feature.*` (user values for those are dropped, since TVM
+    overwrites them). With `fill_from_machine=True` they are filled in by asking the installed
+    TVM, so the result equals TVM's export on this machine; without TVM that is a TargetError.
+
+    `from_device` is validated and dropped, as TVM does. For N >= 0 TVM also queries device N's
+    attributes when its runtime is compiled in; that only happens with `fill_from_machine=True`
+    (otherwise the result is what TVM gives on a machine without that device runtime).
+
+    A `compiler` key (a Collage BYOC specialisation, e.g. `{"kind": "cuda", "compiler":
+    "tensorrt"}`) is kept; it must name a compiler whose device types include the target's.
+    Legacy kinds (`stackvm`, `cmsis-nn`, ...) canonicalize with their legacy options, defaults
+    and keys; see `is_legacy` and `check_modern`.
+    """
+    loc = as_location(source)
+    machine = _machine(fill_from_machine)
+    if isinstance(spec, str):
+        return canon_str(spec, loc, machine, "", top=True)
+    if isinstance(spec, Mapping):
+        return canon_dict(spec, loc, machine, "", top=True)
+    raise TargetError(f"Cannot create target with type: {T.type_name(spec)}", loc)
+
+
+def _machine(fill: bool) -> Machine:
+    if not fill:
+        return NO_MACHINE
+    from tvmc.targets.machine import tvm_machine
+
+    return tvm_machine()

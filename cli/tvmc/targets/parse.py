@@ -1,0 +1,237 @@
+"""One entry point for every target form: tag, JSON text, dict/TOML table, legacy string.
+
+Parsing types the values (legacy strings carry only text) and converts what legacy TVM allowed
+but TVM 0.27 does not: options that became executor/runtime settings are *lifted* out of the
+target, renamed tags/kinds/options are renamed. Every conversion leaves a human note.
+Validation against TVM's rules is `canonicalize`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmc import registry
+from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.targets import tables as T
+from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
+from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
+
+# Legacy runtime names (target attr `runtime=`) → Runtime registry names (spec §8.4).
+_RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
+
+
+@dataclass(frozen=True)
+class ParsedTarget:
+    """A parsed target: the spec (values typed), settings lifted out of it, and notes."""
+
+    spec: Spec
+    lifted: dict[str, Any]
+    notes: tuple[str, ...]
+
+
+@dataclass
+class _Ctx:
+    lifted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def lift(self, section: str, key: str, value: Any, loc: Location | None) -> None:
+        entries = self.lifted.setdefault(section, {})
+        if key in entries and entries[key] != value:
+            raise TargetError(f"conflicting legacy settings: {section}.{key} is both {entries[key]!r} and "
+                              f"{value!r}", loc)
+        entries[key] = value
+
+
+def parse_target(value: str | Mapping[str, Any], *, source: str | Location | None = None) -> ParsedTarget:
+    """Parse any target form into a spec, lifting legacy-only options out of it.
+
+    Accepted: a tag name; JSON object text; a dict/TOML table (`{"kind": ...}` or
+    `{"tag": ..., <overrides>}`); a legacy string in TVM's v0.10+ grammar (single quotes,
+    `\\` escapes, `-k=v`, `--k=v`, `-k v`, bare flags, comma arrays, `-host='llvm -mcpu=x'`,
+    tags as host values). tvmc extensions: a tag followed by options (`nvidia/nvidia-a100
+    -l2_cache_size_bytes=5` → tag with overrides) and `-compiler=<byoc>`.
+
+    A bare tag name gives the tag's registered config, so it canonicalizes with `tag: ""`
+    exactly as TVM's `Target("<tag>")` does; `{"tag": name}` keeps the tag as a label.
+    """
+    loc = as_location(source)
+    ctx = _Ctx()
+    if isinstance(value, str):
+        spec = _parse_top_str(value, loc, ctx)
+    elif isinstance(value, Mapping):
+        spec = _convert_dict(value, loc, ctx, legacy_text=False)
+    else:
+        raise TargetError(f"a target is a string or a table, got {T.type_name(value)}", loc)
+    return ParsedTarget(spec, ctx.lifted, tuple(ctx.notes))
+
+
+def parse_legacy_strict(text: str, loc: Location | None, where: str = "") -> Spec:
+    """A legacy string for `canonicalize`: options that would be lifted are errors there."""
+    if text in registry.renamed_tags():
+        tag_base(text, loc, where)  # raises with the new name
+    ctx = _Ctx()
+    try:
+        spec = _parse_top_str(text, loc, ctx)
+    except TargetError as err:
+        raise TargetError(where + err.message, err.location, suggestions=err.suggestions,
+                          hint=err.hint) from None
+    if ctx.lifted:
+        moved = ", ".join(f"{s}.{k}" for s, entries in ctx.lifted.items() for k in entries)
+        raise TargetError(f"{where}{text!r} sets {moved}, which TVM no longer keeps in a target", loc,
+                          hint="parse_target() (and `tvmc target canonicalize`) move them to the config")
+    return spec
+
+
+def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
+    base = registry.tag_config(text)
+    if base is not None:
+        return base
+    renamed = registry.renamed_tags().get(text)
+    if renamed is not None:
+        ctx.notes.append(f"tag {text!r} was renamed to {renamed!r}")
+        return registry.tag_config(renamed) or {}
+    if text.startswith("{"):
+        return _convert_dict(load_json_object(text, loc), loc, ctx, legacy_text=False)
+    if not text.strip(" "):
+        raise TargetError('Target kind "" is not defined: the target string is empty', loc,
+                          hint="give a kind, a tag, or JSON, e.g. llvm")
+    return _parse_legacy(text, loc, ctx)
+
+
+def _parse_nested(text: str, loc: Location | None, ctx: _Ctx) -> Any:
+    """A host or composite device given as text: tags stay names, the rest becomes a spec."""
+    if registry.is_tag(text):
+        return text
+    renamed = registry.renamed_tags().get(text)
+    if renamed is not None:
+        ctx.notes.append(f"tag {text!r} was renamed to {renamed!r}")
+        return renamed
+    nested = Location(loc.source, loc.line) if loc is not None else None  # no columns inside values
+    return _parse_top_str(text, nested, ctx)
+
+
+def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
+    spec: Spec = {}
+    tables = T.tables()
+
+    def begin(first: str, first_loc: Location | None) -> TypeOf:
+        if first in tables:
+            table = tables[first]
+            spec["kind"] = first
+        else:
+            tag = first if registry.is_tag(first) else registry.renamed_tags().get(first)
+            config = registry.tag_config(tag) if tag is not None else None
+            if tag is None or config is None:
+                raise T.unknown_kind(first, first_loc)
+            table = tables[config["kind"]]
+            spec["tag"] = tag
+            ctx.notes.append(f"{first!r} with options read as {{'tag': {tag!r}, ...}} (a tvmc extension; "
+                             "legacy TVM accepted a tag only on its own)")
+
+        def type_of(key: str, key_loc: Location | None) -> tuple[int, str]:
+            if key in table.codes:
+                return table.codes[key], table.types[key]
+            if key == "compiler":
+                return T.STR, "str"
+            legacy = registry.legacy_options().get(table.name, {}).get(key)
+            if legacy is not None:
+                return T.TYPE_CODES.get(legacy.type, T.ANY), legacy.type
+            renamed = registry.renamed_options().get(table.name, {}).get(key)
+            if renamed is not None and renamed in table.codes:
+                return table.codes[renamed], table.types[renamed]
+            if table.open_options:
+                return T.ANY, "str"
+            raise unknown_option(table, key, key_loc, "")
+
+        return type_of
+
+    values = ValueContext(parse_target=lambda text, at: _parse_nested(text, at, ctx), notes=ctx.notes)
+    _, pairs = parse_pairs(text, loc, begin, values)
+    for key, value in pairs:
+        spec[key] = value
+    return _convert_dict(spec, loc, ctx, legacy_text=True)
+
+
+def _kind_name(spec: Mapping[str, Any]) -> str | None:
+    kind = spec.get("kind")
+    if isinstance(kind, str):
+        return kind
+    tag = spec.get("tag")
+    if isinstance(tag, str):
+        config = registry.tag_config(tag)
+        if config is not None:
+            return str(config["kind"])
+    return None
+
+
+def _convert_dict(value: Mapping[str, Any], loc: Location | None, ctx: _Ctx, *, legacy_text: bool) -> Spec:
+    spec: Spec = T.own_json(value)  # plain dicts and lists, never the caller's objects
+    tag = spec.get("tag")
+    if "kind" not in spec and isinstance(tag, str) and tag in registry.renamed_tags():
+        spec["tag"] = registry.renamed_tags()[tag]
+        ctx.notes.append(f"tag {tag!r} was renamed to {spec['tag']!r}")
+    kind = _kind_name(spec)
+    table = T.tables().get(kind) if kind is not None else None
+    if table is not None and table.renamed_to is not None and spec.get("kind") == kind:
+        ctx.notes.append(f"kind {kind!r} was renamed to {table.renamed_to!r}")
+        spec["kind"] = table.renamed_to
+    if kind is not None:
+        _lift_legacy_options(kind, spec, loc, ctx)
+    libs = spec.get("libs")
+    if legacy_text and isinstance(libs, list) and "mkldnn" in libs:
+        spec["libs"] = ["dnnl" if lib == "mkldnn" else lib for lib in libs]
+        ctx.notes.append("-libs=mkldnn renamed to dnnl (as TVM 0.9–0.23 did)")
+    host = spec.get("host")
+    if isinstance(host, str):
+        spec["host"] = _parse_nested(host, loc, ctx)
+    elif isinstance(host, Mapping):
+        spec["host"] = _convert_dict(host, loc, ctx, legacy_text=legacy_text)
+    devices = spec.get("devices")
+    if kind == "composite" and isinstance(devices, list):
+        spec["devices"] = [
+            _parse_nested(d, loc, ctx) if isinstance(d, str)
+            else _convert_dict(d, loc, ctx, legacy_text=legacy_text) if isinstance(d, Mapping) else d
+            for d in devices
+        ]
+    return spec
+
+
+def _lift_legacy_options(kind: str, spec: Spec, loc: Location | None, ctx: _Ctx) -> None:
+    legacy = registry.legacy_options().get(kind, {})
+    renamed = registry.renamed_options().get(kind, {})
+    for key in [k for k in spec if k in legacy or k in renamed]:
+        value = spec.pop(key)
+        if key in renamed:
+            new = renamed[key]
+            if new in spec:
+                raise TargetError(f"both {key!r} and its new name {new!r} are given", loc)
+            spec[new] = value
+            ctx.notes.append(f"option {key!r} was renamed to {new!r}")
+            continue
+        option = legacy[key]
+        if option.lifts_to is None:
+            raise TargetError(f"option {key!r} of {kind!r} was removed after TVM {option.versions[-1]} "
+                              "and has no equivalent", loc)
+        section, setting = option.lifts_to.split(".", 1)
+        if setting == "kind":
+            name = _component_name(section, value, loc)
+            ctx.lift(section, setting, name, loc)
+            ctx.notes.append(f"-{key}={_show(value)} moved to {option.lifts_to} = {name!r}")
+        else:
+            ctx.lift(section, setting, value, loc)
+            ctx.notes.append(f"-{key} moved to {option.lifts_to}")
+
+
+def _component_name(section: str, value: Any, loc: Location | None) -> str:
+    name = _RUNTIME_NAMES.get(value, value) if section == "runtime" else value
+    known = registry.runtimes() if section == "runtime" else registry.executors()
+    if not isinstance(name, str) or name not in known:
+        raise TargetError(f"unknown {section} {value!r}", loc,
+                          suggestions=did_you_mean(str(value), list(known)))
+    return name
+
+
+def _show(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)

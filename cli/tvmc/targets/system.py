@@ -1,0 +1,141 @@
+"""The target system of one compilation: targets, their host, and BYOC specialisations.
+
+TVM's CompilationConfig (spec tvm-targets.md §7) chose a host by rules A–C and silently
+re-hosted every target; here disagreements are errors. One plain target per device type; targets
+with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plain one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tvmc import registry
+from tvmc.errors import Location, TargetError
+from tvmc.targets import tables as T
+from tvmc.targets.canonical import Spec, canonicalize, device_type
+
+
+@dataclass(frozen=True)
+class TargetSystem:
+    """Canonical targets (config host nested where it applies), the effective host, notes."""
+
+    targets: tuple[dict[str, Any], ...]
+    host: dict[str, Any]
+    notes: tuple[str, ...]
+
+
+def _label(target: Mapping[str, Any]) -> str:
+    comp = target.get("compiler")
+    return f"{target['kind']} (compiler {comp})" if comp else str(target["kind"])
+
+
+def is_specialisation(target: Mapping[str, Any]) -> bool:
+    """A BYOC refinement: a `compiler` key, or a legacy BYOC kind (cmsis-nn, ethos-u, ...)."""
+    return "compiler" in target or T.tables()[target["kind"]].byoc
+
+
+def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in target.items() if k not in ("host", "compiler")}
+
+
+def resolve_system(targets: Sequence[Spec | str], host: Spec | str | None, *,
+                   source_of: Callable[[int], Location | None] | None = None) -> TargetSystem:
+    """Canonicalize the targets and settle the host.
+
+    * A config-level `host` applies to every target without one; a target whose own host
+      differs from it is an error naming both.
+    * Without a config host the effective host is the first target's own host (TVM's rule A;
+      targets with a different own host are an error), else the first plain CPU target, else
+      `llvm` — it is then *not* nested into targets, as TVM would export them without one.
+    * At most one plain target per device type; `compiler` targets refine it.
+    * Composite targets are containers: they take the host but no device-type slot.
+    """
+    def loc(i: int) -> Location | None:
+        return source_of(i) if source_of is not None else None
+
+    if not targets:
+        raise TargetError("Require at least one target", loc(0) if source_of else None)
+    canon = [canonicalize(t, source=loc(i)) for i, t in enumerate(targets)]
+    notes: list[str] = []
+    if host is not None:
+        effective = canonicalize(host)
+        for i, target in enumerate(canon):
+            own = target.get("host")
+            if own is None:
+                target["host"] = T.copy_json(effective)
+            elif own != effective:
+                raise TargetError(f"target {i + 1} ({_label(target)}) has its own host {own['kind']!r} "
+                                  f"that differs from the config's host {effective['kind']!r}", loc(i),
+                                  hint="remove one of them, or make them equal")
+    else:
+        effective = _default_host(canon, notes, loc)
+    _check_device_types(canon, loc)
+    return TargetSystem(tuple(canon), effective, tuple(notes))
+
+
+def _default_host(canon: list[dict[str, Any]], notes: list[str],
+                  loc: Callable[[int], Location | None]) -> dict[str, Any]:
+    hosted = [(i, t) for i, t in enumerate(canon) if "host" in t]
+    if hosted:
+        first_i, first = hosted[0]
+        for i, t in hosted[1:]:
+            if t["host"] != first["host"]:
+                raise TargetError(f"targets {first_i + 1} and {i + 1} have different hosts "
+                                  f"({first['host']['kind']!r} and {t['host']['kind']!r}); "
+                                  "one build has one host",
+                                  loc(i), hint="set the host once, at the config level")
+        notes.append(f"host: the own host of target {first_i + 1} ({_label(first)})")
+        return T.copy_json(first["host"])
+    for i, t in enumerate(canon):
+        if t["kind"] != "composite" and not is_specialisation(t) and device_type(t) == registry.CPU_DEVICE:
+            notes.append(f"host: target {i + 1} ({_label(t)}), the first CPU target")
+            return _without_host(t)
+    notes.append("host: llvm (no target is a CPU target; TVM's build uses llvm then)")
+    return canonicalize({"kind": "llvm"})
+
+
+def _check_device_types(canon: list[dict[str, Any]], loc: Callable[[int], Location | None]) -> None:
+    plain: dict[int, int] = {}
+    compilers: dict[tuple[int, str], int] = {}
+    for i, t in enumerate(canon):
+        if t["kind"] == "composite":
+            continue
+        dev = device_type(t)
+        if is_specialisation(t):
+            name = str(t.get("compiler") or t["kind"])
+            if (dev, name) in compilers:
+                raise TargetError(f"compiler {name!r} is given twice (targets {compilers[dev, name] + 1} and "
+                                  f"{i + 1})", loc(i))
+            compilers[dev, name] = i
+        elif dev in plain:
+            j = plain[dev]
+            raise TargetError(
+                f"targets {j + 1} ({_label(canon[j])}) and {i + 1} ({_label(t)}) are both plain targets for "
+                f"device type {registry.DEVICE_NAMES.get(dev, dev)}", loc(i),
+                hint="keep one; to offload to a BYOC library add {'compiler': ...} to the second")
+        else:
+            plain[dev] = i
+
+
+def least_specialised(system: TargetSystem, device: int | str) -> dict[str, Any]:
+    """The target for a device type (number or name, e.g. 2 or "cuda"): the plain one if any,
+    else the first specialisation; TargetError when no target has that device type."""
+    if isinstance(device, str):
+        by_name = {v: k for k, v in registry.DEVICE_NAMES.items()}
+        if device not in by_name:
+            raise TargetError(f"unknown device type {device!r}", suggestions=sorted(by_name))
+        dev = by_name[device]
+    else:
+        dev = device
+    matching = [t for t in system.targets if t["kind"] != "composite" and device_type(t) == dev]
+    for t in matching:
+        if not is_specialisation(t):
+            return t
+    if matching:
+        return matching[0]
+    available = ", ".join(f"{registry.DEVICE_NAMES.get(device_type(t), device_type(t))}: {_label(t)}"
+                          for t in system.targets)
+    raise TargetError(f"No target is specified for device type {registry.DEVICE_NAMES.get(dev, dev)}. "
+                      f"The available device types and targets are: {available}")

@@ -1,0 +1,101 @@
+"""The target system of a compilation: host rules, device types, specialisations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tvmc.errors import Location, TargetError
+from tvmc.targets import canonicalize, least_specialised, parse_targets, resolve_system
+
+LLVM = canonicalize("llvm")
+
+
+def test_config_host_is_nested_into_every_target_without_one() -> None:
+    system = resolve_system(["cuda", {"kind": "cuda", "compiler": "cutlass"}], {"kind": "llvm", "mcpu": "x"})
+    host = canonicalize({"kind": "llvm", "mcpu": "x"})
+    assert system.host == host
+    assert all(t["host"] == host for t in system.targets)
+    assert system.targets[1]["compiler"] == "cutlass"
+
+
+def test_a_target_host_equal_to_the_config_host_is_fine() -> None:
+    system = resolve_system([{"kind": "cuda", "host": "llvm"}], "llvm")
+    assert system.targets[0]["host"] == LLVM
+
+
+def test_a_different_own_host_is_an_error_naming_both() -> None:
+    with pytest.raises(TargetError) as info:
+        resolve_system([{"kind": "cuda", "host": "c"}], "llvm",
+                       source_of=lambda i: Location("cfg.toml", 5 + i))
+    assert "'c'" in info.value.message and "'llvm'" in info.value.message
+    assert info.value.location == Location("cfg.toml", 5)
+
+
+def test_without_config_host_the_first_own_host_wins_and_is_not_nested() -> None:
+    system = resolve_system(["opencl", {"kind": "cuda", "host": {"kind": "llvm", "mcpu": "a"}}], None)
+    assert system.host == canonicalize({"kind": "llvm", "mcpu": "a"})
+    assert "host" not in system.targets[0]
+    with pytest.raises(TargetError, match="different hosts"):
+        resolve_system([{"kind": "cuda", "host": "llvm"}, {"kind": "opencl", "host": "c"}], None)
+
+
+def test_tag_hosts_count_as_own_hosts() -> None:
+    system = resolve_system(["nvidia/jetson-agx-xavier"], None)
+    assert system.host["mcpu"] == "carmel"
+
+
+def test_first_cpu_target_is_the_host() -> None:
+    targets: list[Any] = ["cuda", {"kind": "c", "compiler": "cmsis-nn"}, {"kind": "llvm", "mcpu": "skylake"}]
+    system = resolve_system(targets, None)
+    assert system.host == canonicalize({"kind": "llvm", "mcpu": "skylake"})
+    assert "host" not in system.targets[0]
+    assert system.notes and "CPU" in system.notes[0]
+
+
+def test_llvm_is_the_fallback_host() -> None:
+    system = resolve_system(["cuda", "opencl"], None)
+    assert system.host == LLVM
+    assert all("host" not in t for t in system.targets)
+
+
+def test_one_plain_target_per_device_type() -> None:
+    with pytest.raises(TargetError, match="both plain targets for device type cuda"):
+        resolve_system(["cuda", {"kind": "cuda", "arch": "sm_80"}], None)
+    with pytest.raises(TargetError, match="both plain targets for device type cpu"):
+        resolve_system(["llvm", "c"], None)
+    with pytest.raises(TargetError, match="given twice"):
+        cutlass = {"kind": "cuda", "compiler": "cutlass"}
+        resolve_system([cutlass, cutlass], None)
+
+
+def test_least_specialised() -> None:
+    system = resolve_system([{"kind": "cuda", "compiler": "tensorrt"}, "cuda", "llvm"], None)
+    assert least_specialised(system, 2) == system.targets[1]
+    assert least_specialised(system, "cuda") == system.targets[1]
+    assert least_specialised(system, "cpu")["kind"] == "llvm"
+    only_byoc = resolve_system([{"kind": "cuda", "compiler": "tensorrt"}], None)
+    assert least_specialised(only_byoc, "cuda")["compiler"] == "tensorrt"
+    with pytest.raises(TargetError, match="No target is specified for device type opencl"):
+        least_specialised(system, "opencl")
+
+
+def test_tvmc_byoc_lists_resolve() -> None:
+    parsed = parse_targets("ethos-u -accelerator_config=ethos-u55-256, cmsis-nn, c")
+    system = resolve_system(parsed.targets, parsed.host)
+    assert least_specialised(system, "cpu")["kind"] == "c"
+    assert system.host == canonicalize("c")
+
+
+def test_composites_are_containers() -> None:
+    system = resolve_system([{"kind": "composite", "devices": ["cuda", "llvm"]}, "llvm"], "llvm")
+    assert system.targets[0]["host"] == LLVM
+    assert least_specialised(system, "cpu")["kind"] == "llvm"
+
+
+def test_errors_of_single_targets_have_their_location() -> None:
+    with pytest.raises(TargetError) as info:
+        resolve_system(["llvm", {"kind": "cuda", "arch": "x"}], None, source_of=lambda i: Location(f"t{i}"))
+    assert info.value.location == Location("t1")
+    with pytest.raises(TargetError, match="at least one target"):
+        resolve_system([], None)
