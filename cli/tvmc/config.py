@@ -108,7 +108,8 @@ class CompilationConfig:
             "opt-level": self.opt_level,
             "build": self.build or None,
         }
-        return sort_keys({k: v for k, v in out.items() if v is not None})
+        canonical: dict[str, Any] = sort_keys({k: v for k, v in out.items() if v is not None})
+        return canonical
 
     def fingerprint(self) -> str:
         """SHA-256 of the canonical form without `description`: equal for equal meaning."""

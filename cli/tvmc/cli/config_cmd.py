@@ -1,0 +1,104 @@
+"""`tvmc config ...`: show, list (and later validate, schema, diff, migrate)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+
+import click
+import typer
+
+from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
+
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                  help="Resolve, inspect and list compilation configs.")
+
+CONFIG_HELP = ("A named config on the search path (e.g. aws/c5, nvidia/jetson-nano:cuda, any TVM tag) or a "
+               "path to a TOML/JSON file. Repeatable: later configs are layered on earlier ones.")
+
+
+class ConfigFormat(StrEnum):
+    toml = "toml"
+    json = "json"
+
+
+class ListFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def resolve_from_cli(ctx: click.Context, configs: list[str]):  # type: ignore[no-untyped-def]
+    """Run the pipeline with this invocation's --config values and rewrite flags (in argv order)."""
+    from tvmc import api
+
+    return api.resolve(configs, ordered_rewrite_flags(ctx))
+
+
+@app.command("show", cls=RewriteCommand)
+@reports_errors
+def show(
+    ctx: typer.Context,
+    config: list[str] = typer.Option([], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP),
+    format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
+    origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
+    hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE (atomically)."),
+) -> None:
+    """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
+    from tvmc.emit import canonical
+
+    resolved = resolve_from_cli(ctx, config)
+    for note in resolved.notes:
+        warn(note)
+    if hash_:
+        text = resolved.fingerprint() + "\n"
+    elif format is ConfigFormat.json:
+        text = canonical.to_json(resolved.to_dict(), resolved.origins if origin else None)
+    elif origin:
+        text = canonical.origin_view(resolved.to_dict(), resolved.origins)
+    else:
+        text = canonical.to_toml(resolved.to_dict())
+    if output is None:
+        write_stdout(text)
+        return
+    from tvmc.fileio import write_atomic
+
+    inputs = {getattr(o.layer, "path", None) for o in resolved.tree.origins.values()}
+    write_atomic(output, text, inputs=inputs)
+
+
+@app.command("list")
+@reports_errors
+def list_(
+    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
+    tags: bool = typer.Option(False, "--tags", help="Also list TVM tags usable as config names."),
+) -> None:
+    """List the named configs on the search path, with description and directory."""
+    from tvmc import registry, sources
+
+    dirs = sources.search_path()
+    entries = sources.list_configs(dirs)
+    tag_names = registry.tag_names() if tags else []
+    if format is ListFormat.json:
+        doc = {
+            "search_path": [{"path": str(d.path), "origin": d.origin} for d in dirs],
+            "configs": [{"name": e.name, "path": str(e.path), "directory": str(e.directory.path),
+                         "origin": e.directory.origin, "description": e.description,
+                         "shadowed": e.shadowed, **({"error": e.error} if e.error else {})} for e in entries],
+            "tags": tag_names,
+        }
+        write_stdout(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
+    width = max((len(e.name) for e in entries), default=10)
+    lines = []
+    for entry in entries:
+        note = " (shadowed)" if entry.shadowed else ""
+        about = entry.description or (f"[unreadable: {entry.error}]" if entry.error else "")
+        lines.append(f"{entry.name:<{width}}  {about}{note}  [{entry.directory.origin}: {entry.directory.path}]")
+    if tags:
+        lines.append("")
+        lines.append("TVM tags (usable as config names):")
+        lines.extend(f"  {name}" for name in tag_names)
+    write_stdout("\n".join(lines) + "\n")

@@ -1,0 +1,132 @@
+"""The rewrite flags as click options, and their recovery in command-line order.
+
+Commands that resolve a config (`config show`, `config validate`, `compile`, ...) use
+`RewriteCommand`: it adds `--target`, `--set`, ... and every registry-generated
+`--target-<kind>-<attr>` / `--executor-<name>-<opt>` / `--runtime-<name>-<opt>` flag, groups
+them by kind in `--help`, and hands the command the flags *in argv order* (click collects each
+option separately, which would lose the order that the rewrite semantics depend on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import click
+from typer.core import TyperCommand
+
+from tvmc.rewrites import generated_flags
+
+ARGV_KEY = "tvmc.argv"
+
+# (declarations, metavar, help) of the hand-written rewrite flags.
+_BASE_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("--target",), "TARGET",
+     "Replace the targets (repeat to give several): a tag, a JSON object, a legacy string such as "
+     "'llvm -mcpu=cascadelake', or a tvmc comma list such as 'cmsis-nn, c'."),
+    (("--target-host",), "TARGET", "Set the target host."),
+    (("--executor",), "NAME", "Choose the executor (graph, aot, vm); options of another kind are dropped."),
+    (("--runtime",), "NAME", "Choose the runtime (cpp, crt)."),
+    (("--pass-config",), "NAME=VALUE", "Set a PassContext config (repeatable)."),
+    (("-O", "--opt-level"), "N", "PassContext optimisation level (0-3)."),
+    (("--set",), "PATH=VALUE", "Set any config value; PATH+=VALUE appends to a list, e.g. "
+     "--set 'targets[kind=llvm].mattr+=+avx2'."),
+    (("--unset",), "PATH", "Remove a config value or list element."),
+)
+
+
+@cache
+def _option_specs() -> tuple[tuple[str, tuple[str, ...], str, str, str], ...]:
+    """(param name, declarations, metavar, help, help section) of every rewrite flag."""
+    specs = [(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
+             for decls, metavar, help_ in _BASE_FLAGS]
+    for spec in generated_flags().values():
+        section = f"{spec.section.capitalize()} {spec.owner} options"
+        param = "rw_" + spec.name.lstrip("-").replace("-", "_")
+        specs.append((param, (spec.name, *spec.aliases), spec.type.upper(), spec.help, section))
+    return tuple(specs)
+
+
+class _RewriteOption(click.Option):
+    """A rewrite flag; `help_section` groups it in --help."""
+
+    def __init__(self, *args: Any, help_section: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_section = help_section
+
+
+def _make_options() -> list[click.Option]:
+    return [
+        _RewriteOption([*decls, param], help_section=section, metavar=metavar, help=help_, multiple=True,
+                       expose_value=True, type=click.STRING, show_default=False)
+        for param, decls, metavar, help_, section in _option_specs()
+    ]
+
+
+class RewriteCommand(TyperCommand):
+    """A typer command that also accepts every rewrite flag, in order."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.extend(_make_options())
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ARGV_KEY] = list(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        for param in self.params:
+            if isinstance(param, _RewriteOption) and param.name:
+                ctx.params.pop(param.name, None)
+        return super().invoke(ctx)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Options": []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            section = param.help_section if isinstance(param, _RewriteOption) else "Options"
+            sections.setdefault(section, []).append(record)
+        for name, rows in sections.items():
+            if rows:
+                with formatter.section(name):
+                    formatter.write_dl(rows)
+
+
+def ordered_rewrite_flags(ctx: click.Context) -> list[tuple[str, str]]:
+    """The rewrite flags of this invocation as (canonical flag, value), in command-line order."""
+    return list(_walk(ctx.meta.get(ARGV_KEY, []), ctx.command))
+
+
+def _walk(args: list[str], command: click.Command) -> Iterator[tuple[str, str]]:
+    by_name: dict[str, click.Parameter] = {}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            for decl in (*param.opts, *param.secondary_opts):
+                by_name[decl] = param
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if token == "--":
+            return
+        if not token.startswith("-") or token == "-":
+            continue
+        if token.startswith("--"):
+            name, eq, value = token.partition("=")
+        else:  # short option, possibly with the value attached (-O3)
+            name, eq, value = token[:2], ("=" if len(token) > 2 else ""), token[2:]
+        found = by_name.get(name)
+        if found is None:
+            continue
+        param = found
+        takes_value = isinstance(param, click.Option) and not param.is_flag and not param.count
+        if takes_value and not eq:
+            if index >= len(args):
+                return
+            value = args[index]
+            index += 1
+        if isinstance(param, _RewriteOption):
+            yield name, value

@@ -1,0 +1,1 @@
+"""The emit stage: canonical TOML/JSON, the --origin view, and (in submodules) build invocations."""

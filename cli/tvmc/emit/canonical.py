@@ -1,0 +1,66 @@
+"""Canonical config text: byte-identical for identical inputs (sorted keys, fixed formatting)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from tvmc.provenance import Origin, display_path, walk
+
+SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
+
+
+def to_json(data: Mapping[str, Any], origins: Mapping[str, Origin] | None = None) -> str:
+    """Indented JSON with sorted keys; with `origins`, an `origins` map keyed by JSON pointer."""
+    doc: dict[str, Any] = dict(data)
+    if origins is not None:
+        doc["origins"] = {p: str(origins[p]) for p, _ in walk(data) if p and _is_leaf(data, p) and p in origins}
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def to_compact_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def to_toml(data: Mapping[str, Any]) -> str:
+    import tomli_w  # only the TOML paths pay for it
+
+    return tomli_w.dumps(_sorted(data), multiline_strings=False)
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _is_leaf(data: Any, pointer: str) -> bool:
+    node = data
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    return not isinstance(node, dict | list) or not node
+
+
+def origin_view(data: Mapping[str, Any], origins: Mapping[str, Origin]) -> str:
+    """One line per value, like `git config --show-origin`: `ORIGIN<TAB>path = value`."""
+    lines = []
+    for pointer, value in walk(data):
+        if not pointer or not _is_leaf(data, pointer):
+            continue
+        origin = origins.get(pointer)
+        lines.append(f"{origin or 'default'}\t{display_path(pointer)} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)

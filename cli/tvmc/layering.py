@@ -1,0 +1,188 @@
+"""The layer stage: expand `extends`, order the layers, merge them per field (RFC 0030).
+
+Order, lowest first: tvmc's internal defaults < the base config (only when no `--config` is
+given: `TVMC_CONFIG`, else `host/default`) < each `--config` in command-line order, each with
+its `extends` chain first.
+
+Merge rules: a `targets` key replaces inherited targets wholesale; tables deep-merge, except
+that a table whose `kind` changes is replaced whole (so options of the old executor kind never
+leak); lists and scalars replace. Explicit list edits come only from rewrites.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tvmc import registry, sources
+from tvmc.config import INTERNAL_DEFAULTS
+from tvmc.errors import ConfigLayerError, Location, TvmcError
+from tvmc.provenance import Origin, Origins, drop, join, origins_for
+
+MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
+MAX_EXTENDS_FANOUT = 32  # entries in one `extends` list
+MAX_LAYERS = 1024  # files loaded for one resolution, all chains together
+DEFAULT_BASE = "host/default"
+
+
+@dataclass
+class Tree:
+    """A config tree and the origin of each of its nodes (mutable while the pipeline builds it)."""
+
+    data: dict[str, Any]
+    origins: Origins
+
+    @staticmethod
+    def defaults() -> Tree:
+        data = copy.deepcopy(INTERNAL_DEFAULTS)
+        return Tree(data, origins_for(data, "", lambda _p: Origin.default()))
+
+
+def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
+    data = {k: v for k, v in layer.data.items() if k != "extends"}
+    return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)))
+
+
+def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return "kind" in new and "kind" in old and old["kind"] != new["kind"]
+
+
+def _merge_table(base: dict[str, Any], origins: Origins, over: Mapping[str, Any], over_origins: Origins,
+                 pointer: str) -> None:
+    for key, value in over.items():
+        here = join(pointer, key)
+        current = base.get(key)
+        replace_whole = pointer == "" and key == "targets"
+        if isinstance(current, dict) and isinstance(value, dict) and not replace_whole \
+                and not _kind_changes(current, value):
+            _merge_table(current, origins, value, over_origins, here)
+            origins[here] = over_origins.get(here, origins.get(here))  # type: ignore[assignment]
+            continue
+        base[key] = copy.deepcopy(value)
+        drop(origins, here)
+        origins.update({p: o for p, o in over_origins.items() if p == here or p.startswith(here + "/")})
+
+
+def merge(base: Tree, over: Tree) -> None:
+    """Layer `over` on top of `base`, in place."""
+    _merge_table(base.data, base.origins, over.data, over.origins, "")
+
+
+class _Expander:
+    """Resolves one `--config` reference into its ordered layers, following `extends`."""
+
+    def __init__(self, dirs: Sequence[sources.SearchDir]) -> None:
+        self.dirs = dirs
+        self.loaded = 0
+
+    def layers(self, ref: str, *, relative_to: Path | None, chain: tuple[str, ...],
+               stack: tuple[str, ...], where: Location | None) -> list[tuple[sources.Layer, tuple[str, ...]]]:
+        try:
+            layer = sources.find_config(ref, self.dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
+        except TvmcError as err:
+            if where is not None and err.location is None:
+                err.location = where
+            raise
+        self.loaded += 1
+        if self.loaded > MAX_LAYERS:
+            raise ConfigLayerError(f"more than {MAX_LAYERS} config files in one resolution", where)
+        key = str(layer.path) if layer.path else layer.source
+        names = [*stack, key]
+        if key in stack:
+            cycle = " → ".join(names[names.index(key):])
+            raise ConfigLayerError(f"extends cycle: {cycle}", where)
+        if len(stack) >= MAX_EXTENDS_DEPTH:
+            raise ConfigLayerError(f"extends chain deeper than {MAX_EXTENDS_DEPTH}", where)
+        extends = layer.data.get("extends", [])
+        if isinstance(extends, str):
+            extends = [extends]
+        if not isinstance(extends, list) or not all(isinstance(e, str) for e in extends):
+            raise ConfigLayerError("extends: expected a name or path, or a list of them", layer.locate("/extends"))
+        if len(extends) > MAX_EXTENDS_FANOUT:
+            raise ConfigLayerError(f"extends lists more than {MAX_EXTENDS_FANOUT} configs", layer.locate("/extends"))
+        out: list[tuple[sources.Layer, tuple[str, ...]]] = []
+        for index, parent in enumerate(extends):
+            out += self.layers(parent, relative_to=layer.path.parent if layer.path else None,
+                               chain=(*chain, f"{layer.source} extends {parent}"), stack=tuple(names),
+                               where=layer.locate(f"/extends/{index}"))
+        out.append((layer, chain))
+        return out
+
+
+def config_tree(ref: str, dirs: Sequence[sources.SearchDir], *, chain: tuple[str, ...],
+                where: Location | None = None) -> Tree:
+    """One `--config` reference (with `NAME:PART` selection) as a single merged tree."""
+    name, part = sources.split_part(ref)
+    tree = Tree({}, {})
+    for layer, layer_chain in _Expander(dirs).layers(name, relative_to=None, chain=chain, stack=(),
+                                                     where=where):
+        merge(tree, layer_tree(layer, layer_chain))
+    if part is not None:
+        select_part(tree, part, ref, where)
+    return tree
+
+
+def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None:
+    """Keep only the targets whose kind or keys match `part` (keeping the host); fall back to the host."""
+    from tvmc import targets as tg
+
+    entries = tree.data.get("targets") or []
+    available: set[str] = set()
+    chosen: list[int] = []
+    for index, entry in enumerate(entries):
+        canonical = tg.canonicalize(tg.parse_target(entry).spec)
+        labels = {canonical["kind"], *canonical.get("keys", []), *([entry] if isinstance(entry, str) else [])}
+        available |= labels
+        if part in labels:
+            chosen.append(index)
+    if chosen:
+        kept = [entries[i] for i in chosen]
+        moved = {f"/targets/{new}{p[len(f'/targets/{old}'):]}": o
+                 for new, old in enumerate(chosen) for p, o in tree.origins.items()
+                 if p == f"/targets/{old}" or p.startswith(f"/targets/{old}/")}
+        drop(tree.origins, "/targets")
+        tree.origins.update(moved)
+        tree.origins["/targets"] = tree.origins.get("/targets/0", Origin.default())
+        tree.data["targets"] = kept
+        return
+    host = tree.data.get("host")
+    if host is not None:
+        canonical = tg.canonicalize(tg.parse_target(host).spec)
+        labels = {canonical["kind"], *canonical.get("keys", [])}
+        available |= labels
+        if part in labels:
+            host_origins = {p.replace("/host", "/targets/0", 1): o for p, o in tree.origins.items()
+                            if p == "/host" or p.startswith("/host/")}
+            drop(tree.origins, "/targets")
+            tree.origins.update(host_origins)
+            tree.origins["/targets"] = host_origins["/targets/0"]
+            tree.data["targets"] = [copy.deepcopy(host)]
+            return
+    raise ConfigLayerError(f"{ref}: no target matches {part!r} (parts: {', '.join(sorted(available))})", where)
+
+
+def base_refs(env: Mapping[str, str]) -> tuple[list[str], str]:
+    """The base config names and where they came from (used only when no --config is given)."""
+    value = env.get("TVMC_CONFIG", "").strip()
+    if value:
+        names = [n.strip() for n in value.replace(os.pathsep, ",").split(",") if n.strip()]
+        return names, "env TVMC_CONFIG"
+    return [DEFAULT_BASE], "default base config"
+
+
+def build_tree(config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir],
+               env: Mapping[str, str]) -> Tree:
+    """Defaults, then the base config or each --config in order, merged into one tree."""
+    tree = Tree.defaults()
+    if config_refs:
+        refs = [(ref, where, (f"--config {ref}",)) for ref, where in config_refs]
+    else:
+        names, why = base_refs(env)
+        refs = [(name, None, (why,)) for name in names]
+    for ref, where, chain in refs:
+        merge(tree, config_tree(ref, dirs, chain=chain, where=where))
+    return tree

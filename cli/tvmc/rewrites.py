@@ -1,0 +1,506 @@
+"""The rewrite stage: every flag and environment variable is one `Rewrite`, applied in order.
+
+Grammar of paths: dotted keys, list indexes and selectors, quoted keys for names with dots:
+
+    opt-level   targets[0].mcpu   targets[kind=llvm].mattr   pass-config."tir.disable_vectorize"
+
+Operations: `set` (PATH=VALUE), `append` (PATH+=VALUE), `unset` (PATH). VALUE is TOML literal
+syntax and a bare word is a string; where the registry knows the type (target options,
+executor/runtime options, pass configs, build options) the value is typed from it.
+
+Every generated flag is sugar for one of these:
+    --target V                   set targets (repeated: the first replaces, the rest append)
+    --target-<kind>-<attr> V     set targets[kind=<kind>].<attr>   (error if no such target)
+    --target-host V              set host
+    --executor N / --runtime N   set executor.kind / runtime.kind  (a kind change drops old options)
+    --executor-<n>-<opt> V       set executor[kind=<n>].<opt>       (error if the executor is another kind)
+    --pass-config NAME=V         set pass-config."NAME"
+    -O / --opt-level N           set opt-level
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from tvmc import registry
+from tvmc.config import BUILD_OPTIONS, TOP_LEVEL
+from tvmc.errors import TvmcError, UsageError, did_you_mean
+from tvmc.layering import Tree
+from tvmc.provenance import Origin, drop, join, origins_for, rebase
+from tvmc.values import ValueTypeError, coerce_text, parse_literal
+
+MAX_REWRITES = 10_000
+MAX_PATH_LENGTH = 1_000
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+
+
+@dataclass(frozen=True)
+class Index:
+    index: int
+
+
+@dataclass(frozen=True)
+class Select:
+    key: str
+    value: str
+
+
+Segment = Key | Index | Select
+Op = Literal["set", "append", "unset"]
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One edit of the config tree. `text` values are typed at apply time from the registry."""
+
+    op: Op
+    path: tuple[Segment, ...]
+    origin: Origin
+    value: Any = None
+    text: str | None = None  # raw flag text, typed from the registry where the type is known
+    hint: str | None = None  # said when the path matches nothing (e.g. "pass --executor aot first")
+
+
+# ---- path grammar ------------------------------------------------------------------------------
+
+_BARE = re.compile(r"[A-Za-z0-9_\-]+")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_INDEX = re.compile(r"\[(-?\d+)\]")
+_SELECT = re.compile(r"\[([A-Za-z0-9_\-]+)=([^\]]*)\]")
+
+
+def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
+    """Parse a path at the start of `text`; returns the path and the unparsed rest."""
+    if len(text) > MAX_PATH_LENGTH:
+        raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)
+    segments: list[Segment] = []
+    pos = 0
+    while True:
+        if m := _BARE.match(text, pos):
+            segments.append(Key(m.group(0)))
+        elif m := _QUOTED.match(text, pos):
+            segments.append(Key(m.group(1).replace('\\"', '"').replace("\\\\", "\\")))
+        else:
+            raise UsageError(f"expected a key at column {pos + 1} of {text!r}", flag)
+        pos = m.end()
+        while m := (_INDEX.match(text, pos) or _SELECT.match(text, pos)):
+            segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), m.group(2)))
+            pos = m.end()
+        if text.startswith(".", pos):
+            pos += 1
+            continue
+        return tuple(segments), text[pos:]
+
+
+def parse_set(expr: str, flag: str, origin: Origin) -> Rewrite:
+    """`PATH=VALUE` or `PATH+=VALUE` (from --set)."""
+    path, rest = parse_path(expr, flag)
+    if rest.startswith("+="):
+        return Rewrite("append", path, origin, text=rest[2:])
+    if rest.startswith("="):
+        return Rewrite("set", path, origin, text=rest[1:])
+    raise UsageError(f"expected PATH=VALUE or PATH+=VALUE, got {expr!r}", flag)
+
+
+def parse_unset(expr: str, flag: str, origin: Origin) -> Rewrite:
+    path, rest = parse_path(expr, flag)
+    if rest:
+        raise UsageError(f"unexpected {rest!r} after the path", flag)
+    return Rewrite("unset", path, origin)
+
+
+# ---- flags generated from the registry ---------------------------------------------------------
+
+
+def flag_name(*parts: str) -> str:
+    """One separator style for every generated flag: `--target-cuda-max-num-threads`."""
+    return "--" + "-".join(p.replace("_", "-") for p in parts)
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """A generated flag: which rewrite it makes, and its help."""
+
+    name: str
+    section: str  # "target" | "executor" | "runtime"
+    owner: str  # kind / executor / runtime name
+    option: str
+    type: str
+    help: str
+    aliases: tuple[str, ...] = ()
+
+
+@cache
+def generated_flags() -> dict[str, FlagSpec]:
+    """Every `--target-<kind>-<attr>`, `--executor-<name>-<opt>`, `--runtime-<name>-<opt>` flag."""
+    flags: dict[str, FlagSpec] = {}
+    all_kinds = {**registry.legacy_kinds(), **registry.kinds()}
+    for kind_name in sorted(all_kinds):
+        kind = all_kinds[kind_name]
+        suffix = f" (legacy TVM <= {kind.last_version})" if kind.legacy else ""
+        for option, type_ in kind.options.items():
+            if option in ("kind", "host"):
+                continue
+            name = flag_name("target", kind_name, option)
+            verbatim = f"--target-{kind_name}-{option}"
+            flags[name] = FlagSpec(name, "target", kind_name, option, type_,
+                                   f"{option} of the {kind_name} target ({type_}){suffix}",
+                                   (verbatim,) if verbatim != name else ())
+    for section, comps in (("executor", registry.executors()), ("runtime", registry.runtimes())):
+        for comp_name, comp in comps.items():
+            for option, spec in comp.options.items():
+                name = flag_name(section, comp_name, option)
+                flags[name] = FlagSpec(name, section, comp_name, option, spec.type,
+                                       f"{spec.description} ({spec.type}, default {spec.default!r})")
+    return flags
+
+
+@cache
+def _flag_lookup() -> dict[str, FlagSpec]:
+    lookup = {}
+    for spec in generated_flags().values():
+        lookup[spec.name] = spec
+        for alias in spec.aliases:
+            lookup[alias] = spec
+    return lookup
+
+
+def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
+    from tvmc import targets as tg
+
+    parsed = tg.parse_targets(value, source=origin.location())
+    out = [Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets))]
+    if parsed.host is not None:
+        out.append(Rewrite("set", (Key("host"),), origin, value=parsed.host))
+    for section, settings in parsed.lifted.items():
+        for option, setting in settings.items():
+            out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
+    return out
+
+
+def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool = True) -> list[Rewrite]:
+    """The rewrites one command-line flag (or its environment variable) stands for."""
+    if flag == "--target":
+        return _targets_rewrites(value, origin, first_target)
+    if flag == "--target-host":
+        from tvmc import targets as tg
+
+        return [Rewrite("set", (Key("host"),), origin, value=tg.parse_target(value, source=origin.location()).spec)]
+    if flag in ("--executor", "--runtime"):
+        section = flag[2:]
+        known = registry.executors() if section == "executor" else registry.runtimes()
+        if value not in known:
+            raise UsageError(f"unknown {section} {value!r} (known: {', '.join(known)})", origin.source,
+                             suggestions=did_you_mean(value, list(known)))
+        return [Rewrite("set", (Key(section), Key("kind")), origin, value=value)]
+    if flag == "--pass-config":
+        name, eq, text = value.partition("=")
+        if not eq or not name.strip():
+            raise UsageError(f"expected NAME=VALUE, got {value!r}", origin.source)
+        return [Rewrite("set", (Key("pass-config"), Key(name.strip())), origin, text=text.strip())]
+    if flag in ("-O", "--opt-level"):
+        return [Rewrite("set", (Key("opt-level"),), origin, text=value)]
+    if flag == "--set":
+        return [parse_set(value, origin.source, origin)]
+    if flag == "--unset":
+        return [parse_unset(value, origin.source, origin)]
+    spec = _flag_lookup().get(flag)
+    if spec is None:
+        raise UsageError(f"unknown flag {flag}", origin.source,
+                         suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)))
+    if spec.section == "target":
+        return [Rewrite("set", (Key("targets"), Select("kind", spec.owner), Key(spec.option)), origin, text=value)]
+    return [Rewrite("set", (Key(spec.section), Select("kind", spec.owner), Key(spec.option)), origin, text=value,
+                    hint=f"pass --{spec.section} {spec.owner} before it")]
+
+
+REWRITE_FLAGS = ("--target", "--target-host", "--executor", "--runtime", "--pass-config", "-O", "--opt-level",
+                 "--set", "--unset")
+ENV_FLAGS = {"TVMC_TARGET": "--target", "TVMC_TARGET_HOST": "--target-host", "TVMC_EXECUTOR": "--executor",
+             "TVMC_RUNTIME": "--runtime", "TVMC_OPT_LEVEL": "--opt-level"}
+
+
+def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:
+    """The environment layer: TVMC_TARGET, TVMC_TARGET_HOST, TVMC_EXECUTOR, TVMC_RUNTIME, TVMC_OPT_LEVEL."""
+    out: list[Rewrite] = []
+    for var, flag in ENV_FLAGS.items():
+        if env.get(var, "").strip():
+            out += flag_rewrites(flag, env[var].strip(), origin=Origin("env", var))
+    return out
+
+
+def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:
+    """Rewrites from (flag, value) pairs in command-line order."""
+    out: list[Rewrite] = []
+    seen_target = False
+    for flag, value in pairs:
+        text = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
+        out += flag_rewrites(flag, value, origin=Origin("flag", text), first_target=not seen_target)
+        seen_target = seen_target or flag == "--target"
+        if len(out) > MAX_REWRITES:
+            raise UsageError(f"more than {MAX_REWRITES} rewrites", text)
+    return out
+
+
+# ---- application -------------------------------------------------------------------------------
+
+
+def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
+    """The registry type of the value at a concrete path, if known (raises for unknown options)."""
+    from tvmc import targets as tg
+
+    top = tokens[0]
+    if len(tokens) == 1:
+        spec = TOP_LEVEL.get(str(top))
+        return spec.type if spec and spec.type in ("str", "int", "bool", "Array<str>") else None
+    if top in ("targets", "host"):
+        owner_tokens = tokens[:2] if top == "targets" else tokens[:1]
+        rest = tokens[len(owner_tokens):]
+        while rest and rest[0] == "host":  # a target's own host (possibly nested)
+            owner_tokens, rest = [*owner_tokens, "host"], rest[1:]
+        if len(rest) != 1 or not isinstance(rest[0], str):
+            return None
+        node = _get(tree.data, owner_tokens)
+        if not isinstance(node, dict | str):
+            return None
+        kind = registry.kind(tg.kind_of(tg.parse_target(node).spec))
+        if kind is None or rest[0] in ("compiler",):
+            return "str" if rest[0] == "compiler" else None
+        if rest[0] not in kind.options and not rest[0].startswith("feature.") and not kind.open_options:
+            raise ValueTypeError(f"{rest[0]!r} is not an option of target kind {kind.name!r}"
+                                 + _suggest(rest[0], kind.options))
+        return kind.options.get(rest[0])
+    if top in ("executor", "runtime") and len(tokens) == 2:
+        comps = registry.executors() if top == "executor" else registry.runtimes()
+        if tokens[1] == "kind":
+            return "str"
+        comp = comps.get(str((tree.data.get(str(top)) or {}).get("kind")))
+        if comp is not None and str(tokens[1]) in comp.options:
+            return comp.options[str(tokens[1])].type
+        if comp is not None:
+            raise ValueTypeError(f"{tokens[1]!r} is not an option of {top} {comp.name!r}"
+                                 + _suggest(str(tokens[1]), comp.options))
+        return None
+    if top == "pass-config" and len(tokens) == 2:
+        type_ = registry.pass_configs().get(str(tokens[1]))
+        return type_ if type_ in ("bool", "int", "str") else None
+    if top == "build" and len(tokens) == 2:
+        spec = BUILD_OPTIONS.get(str(tokens[1]))
+        if spec is None:
+            raise ValueTypeError(f"{tokens[1]!r} is not a build option" + _suggest(str(tokens[1]), BUILD_OPTIONS))
+        return spec.type
+    return None
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = did_you_mean(word, list(choices))
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _get(node: Any, tokens: list[str | int]) -> Any:
+    for token in tokens:
+        node = node[token]
+    return node
+
+
+def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
+    """Turn a target given as a string (tag, JSON, legacy) into its table so it can be edited."""
+    from tvmc import targets as tg
+
+    parent = _get(tree.data, tokens[:-1])
+    node = parent[tokens[-1]]
+    if isinstance(node, dict):
+        return node
+    pointer = "".join(join("", t) for t in tokens)
+    origin = tree.origins.get(pointer, Origin.default())
+    parsed = tg.parse_target(node, source=origin.location())
+    parent[tokens[-1]] = copy.deepcopy(parsed.spec)
+    tree.origins.update(origins_for(parsed.spec, pointer, lambda _p: origin))
+    for section, settings in parsed.lifted.items():
+        table = tree.data.setdefault(section, {})
+        for option, value in settings.items():
+            if option not in table:
+                table[option] = value
+                tree.origins[f"/{section}/{option}"] = origin
+    result: dict[str, Any] = parent[tokens[-1]]
+    return result
+
+
+def _is_target_slot(tokens: list[str | int]) -> bool:
+    """Whether the tokens address a target (an element of `targets`, or a host)."""
+    return (len(tokens) == 2 and tokens[0] == "targets" and isinstance(tokens[1], int)) or tokens[-1:] == ["host"]
+
+
+def _matches(tree: Tree, tokens: list[str | int], node: Any, select: Select) -> bool:
+    from tvmc import targets as tg
+
+    if select.key == "kind" and tokens and tokens[0] in ("targets", "host"):
+        return tg.kind_of(tg.parse_target(node).spec) == select.value if isinstance(node, dict | str) else False
+    return isinstance(node, dict) and str(node.get(select.key)) == select.value
+
+
+def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) -> list[list[str | int]]:
+    """Concrete token paths of the parents that `path[:-1]` selects."""
+    found: list[list[str | int]] = [[]]
+    for segment in path:
+        step: list[list[str | int]] = []
+        for tokens in found:
+            node = _get(tree.data, tokens)
+            if isinstance(segment, Key):
+                if isinstance(node, str) and _is_target_slot(tokens):
+                    node = _materialize_target(tree, tokens)
+                if not isinstance(node, dict):
+                    raise UsageError(f"{_show(tokens)} is not a table", rw.origin.source)
+                if segment.name not in node:
+                    if not create:
+                        raise UsageError(f"{_show([*tokens, segment.name])} is not set", rw.origin.source)
+                    node[segment.name] = {}
+                    tree.origins[_pointer([*tokens, segment.name])] = rw.origin
+                step.append([*tokens, segment.name])
+            elif isinstance(segment, Index):
+                if not isinstance(node, list) or not -len(node) <= segment.index < len(node):
+                    raise UsageError(f"{_show(tokens)} has no element [{segment.index}]", rw.origin.source)
+                step.append([*tokens, segment.index % len(node)])
+            else:
+                candidates = list(enumerate(node)) if isinstance(node, list) else [(None, node)]
+                for index, child in candidates:
+                    if _matches(tree, tokens, child, segment):
+                        step.append([*tokens, index] if index is not None else tokens)
+        if not step:
+            raise UsageError(_no_match(tree, path, segment), rw.origin.source, hint=rw.hint)
+        found = step
+    return found
+
+
+def _no_match(tree: Tree, path: tuple[Segment, ...], segment: Segment) -> str:
+    from tvmc import targets as tg
+
+    if isinstance(segment, Select) and path[0] == Key("targets"):
+        kinds = []
+        for entry in tree.data.get("targets") or []:
+            try:
+                kinds.append(tg.kind_of(tg.parse_target(entry).spec))
+            except TvmcError:
+                kinds.append("?")
+        return f"no target of {segment.key} {segment.value!r} (targets: {', '.join(kinds) or 'none'})"
+    if isinstance(segment, Select) and isinstance(path[0], Key):
+        current = (tree.data.get(path[0].name) or {})
+        have = current.get(segment.key) if isinstance(current, dict) else None
+        return f"the {path[0].name} is {have!r}, not {segment.value!r}" if have else \
+            f"no {path[0].name} is set, so it is not {segment.value!r}"
+    return "the path matches nothing"
+
+
+def _pointer(tokens: list[str | int]) -> str:
+    return "".join(join("", t) for t in tokens)
+
+
+def _show(tokens: list[str | int]) -> str:
+    from tvmc.provenance import display_path
+
+    return display_path(_pointer(tokens)) or "the config"
+
+
+def _typed(tree: Tree, rw: Rewrite, tokens: list[str | int], *, element: bool = False) -> Any:
+    if rw.text is None:
+        return copy.deepcopy(rw.value)
+    try:
+        type_ = _type_at(tree, tokens)
+        if element and type_ and type_.startswith("Array<"):
+            return coerce_text(rw.text, type_)
+        return coerce_text(rw.text, type_) if type_ else parse_literal(rw.text)
+    except ValueTypeError as err:
+        raise UsageError(f"{_show(tokens)}: {err}", rw.origin.source) from None
+    except TvmcError as err:
+        raise UsageError(f"{_show(tokens)}: {err.message}", rw.origin.source) from None
+
+
+def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> None:
+    parent = _get(tree.data, tokens[:-1])
+    key = tokens[-1]
+    pointer = _pointer(tokens)
+    if key == "kind" and isinstance(parent, dict) and parent.get("kind", value) != value:
+        # A kind change replaces the whole table, so options of the old kind never leak.
+        parent.clear()
+        drop(tree.origins, _pointer(tokens[:-1]))
+        tree.origins[_pointer(tokens[:-1])] = origin
+    parent[key] = value
+    drop(tree.origins, pointer)
+    tree.origins.update(origins_for(value, pointer, lambda _p: origin))
+
+
+def apply(tree: Tree, rw: Rewrite) -> None:
+    """Apply one rewrite to the tree, in place."""
+    if not rw.path:
+        raise UsageError("empty path", rw.origin.source)
+    if isinstance(rw.path[0], Key) and rw.path[0].name not in TOP_LEVEL:
+        raise UsageError(f"unknown config key {rw.path[0].name!r}", rw.origin.source,
+                         suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)))
+    parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
+    last = rw.path[-1]
+    for parent_tokens in parents:
+        parent = _get(tree.data, parent_tokens)
+        if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
+            parent = _materialize_target(tree, parent_tokens)
+        if isinstance(last, Key):
+            if not isinstance(parent, dict):
+                raise UsageError(f"{_show(parent_tokens)} is not a table", rw.origin.source)
+            targets = [[*parent_tokens, last.name]]
+        else:
+            if not isinstance(parent, list):
+                raise UsageError(f"{_show(parent_tokens)} is not a list", rw.origin.source)
+            if isinstance(last, Index):
+                if not -len(parent) <= last.index < len(parent):
+                    raise UsageError(f"{_show(parent_tokens)} has no element [{last.index}]", rw.origin.source)
+                targets = [[*parent_tokens, last.index % len(parent)]]
+            else:
+                targets = [[*parent_tokens, i] for i, child in enumerate(parent)
+                           if _matches(tree, parent_tokens, child, last)]
+                if not targets:
+                    raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
+        for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
+            _apply_one(tree, rw, tokens)
+
+
+def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
+    parent = _get(tree.data, tokens[:-1])
+    key = tokens[-1]
+    present = key in parent if isinstance(parent, dict) else True
+    if rw.op == "set":
+        _place(tree, tokens, _typed(tree, rw, tokens), rw.origin)
+    elif rw.op == "unset":
+        if not present:
+            raise UsageError(f"{_show(tokens)} is not set", rw.origin.source)
+        del parent[key]
+        drop(tree.origins, _pointer(tokens))
+        if isinstance(parent, list):
+            assert isinstance(key, int)
+            for index in range(key, len(parent)):
+                rebase(tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]))
+    else:
+        current = parent.get(key) if isinstance(parent, dict) else parent[key]
+        if current is None:
+            current = []
+            _place(tree, tokens, current, rw.origin)
+        if not isinstance(current, list):
+            raise UsageError(f"{_show(tokens)} is not a list; use = to replace it", rw.origin.source)
+        value = _typed(tree, rw, tokens, element=True)
+        items = value if isinstance(value, list) else [value]
+        start = len(current)
+        current.extend(copy.deepcopy(items))
+        for offset, item in enumerate(items):
+            tree.origins.update(origins_for(item, _pointer([*tokens, start + offset]), lambda _p: rw.origin))
+
+
+def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
+    for rw in rewrites:
+        apply(tree, rw)

@@ -1,0 +1,108 @@
+"""`tvmc config show` and `tvmc config list` through typer's CliRunner, with golden files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tvmc.cli.app import app
+from typer.testing import CliRunner
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "config_show"
+runner = CliRunner()
+
+CASES = {
+    "aws-c5.toml": ["config", "show", "--config", "aws/c5"],
+    "aws-c5.json": ["config", "show", "--config", "aws/c5", "--format", "json"],
+    "aws-c5-cascadelake-origin.json": ["config", "show", "--config", "aws/c5", "--format", "json",
+                                       "--target-llvm-mcpu=cascadelake", "--origin"],
+    "aws-c5-origin.txt": ["config", "show", "--config", "aws/c5", "--origin"],
+    "default.toml": ["config", "show"],
+    "a100-aot-rewrites.toml": ["config", "show", "--target", "nvidia/nvidia-a100", "--target-host", "llvm",
+                               "--executor", "vm", "--pass-config", "tir.disable_vectorize=true", "-O", "2",
+                               "--set", "build.module-name=net"],
+}
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    result = runner.invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_config_show_golden(name: str) -> None:
+    code, out, err = run(CASES[name])
+    assert code == 0, err
+    golden = GOLDEN / name
+    if os.environ.get("TVMC_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")
+
+
+def test_done_when_aws_c5_mcpu_flag_and_origins() -> None:
+    code, out, _ = run(CASES["aws-c5-cascadelake-origin.json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert [t["kind"] for t in doc["targets"]] == ["llvm"]
+    assert doc["targets"][0]["mcpu"] == "cascadelake"
+    origins = doc["origins"]
+    assert origins["/targets/0/mcpu"] == "--target-llvm-mcpu=cascadelake"
+    assert origins["/targets/0/mtriple"].startswith("configs/aws/c5.toml:") or \
+        origins["/targets/0/mtriple"].endswith(tuple(f"c5.toml:{n}:1" for n in range(1, 30)))
+
+
+def test_output_is_byte_identical_across_runs(tmp_path: Path) -> None:
+    first = run(CASES["a100-aot-rewrites.toml"])[1]
+    assert run(CASES["a100-aot-rewrites.toml"])[1] == first
+
+
+def test_output_file_written_atomically_and_inputs_protected(tmp_path: Path) -> None:
+    out = tmp_path / "out.toml"
+    code, stdout, _ = run(["config", "show", "--config", "aws/c5", "-o", str(out)])
+    assert code == 0 and stdout == "" and out.read_text().startswith("description")
+    config = tmp_path / "mine.toml"
+    config.write_text('targets = ["llvm"]\n')
+    code, _, err = run(["config", "show", "--config", str(config), "-o", str(config)])
+    assert code == 2 and "refusing to overwrite" in err
+    assert config.read_text() == 'targets = ["llvm"]\n'
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize(("args", "code", "needle"), [
+    (["config", "show", "--config", "aws/c55"], 1, "aws/c5"),
+    (["config", "show", "--target-llvm-num-cores", "four"], 2, "--target-llvm-num-cores"),
+    (["config", "show", "--set", "nope=1"], 2, "unknown config key"),
+    (["config", "show", "--target", "llvm -mcpu='x"], 1, "quote"),
+    (["config", "show", "--no-such-flag"], 2, "No such option"),
+])
+def test_errors_are_one_line_with_exit_codes(args: list[str], code: int, needle: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert needle in result.stderr
+    assert "Traceback" not in result.output
+    assert len([line for line in result.stderr.splitlines() if line.startswith("tvmc: error")]) <= 1
+
+
+def test_help_groups_generated_flags_by_kind() -> None:
+    result = runner.invoke(app, ["config", "show", "--help"])
+    assert result.exit_code == 0
+    assert "Target llvm options" in result.stdout and "--target-llvm-mcpu" in result.stdout
+    assert "Executor aot options" in result.stdout and "--executor-aot-unpacked-api" in result.stdout
+
+
+def test_config_list_shows_shipped_configs() -> None:
+    code, out, _ = run(["config", "list", "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    names = {c["name"] for c in doc["configs"]}
+    assert {"aws/c5", "host/default"} <= names
+    assert [d["origin"] for d in doc["search_path"]][-1] == "shipped"
+
+
+def test_version_and_help() -> None:
+    assert runner.invoke(app, ["--version"]).stdout.startswith("tvmc ")
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0 and "config" in result.stdout and "target" in result.stdout

@@ -1,0 +1,132 @@
+"""The layer stage: extends chains, order, RFC 0030 merge rules, origins, NAME:PART."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tvmc import api
+from tvmc.errors import ConfigLayerError, ConfigNotFoundError
+from tvmc.layering import Tree, merge
+from tvmc.provenance import Origin, origins_for
+
+
+def tree(data: dict, source: str) -> Tree:
+    return Tree(data, origins_for(data, "", lambda p: Origin("flag", source, p)))
+
+
+def test_tables_deep_merge_and_scalars_replace() -> None:
+    base = tree({"opt-level": 3, "pass-config": {"a": 1, "b": 2}}, "base")
+    merge(base, tree({"pass-config": {"b": 3}, "opt-level": 1}, "over"))
+    assert base.data == {"opt-level": 1, "pass-config": {"a": 1, "b": 3}}
+    assert base.origins["/pass-config/a"].source == "base"
+    assert base.origins["/pass-config/b"].source == "over"
+    assert base.origins["/opt-level"].source == "over"
+
+
+def test_targets_replace_wholesale() -> None:
+    base = tree({"targets": [{"kind": "llvm", "mcpu": "a"}, {"kind": "cuda"}]}, "base")
+    merge(base, tree({"targets": [{"kind": "c"}]}, "over"))
+    assert base.data["targets"] == [{"kind": "c"}]
+    assert "/targets/1" not in base.origins and "/targets/0/mcpu" not in base.origins
+
+
+def test_kind_change_replaces_table_so_options_never_leak() -> None:
+    # RFC 0030's system-lib example: options of the old kind must not survive a kind change.
+    base = tree({"executor": {"kind": "aot", "unpacked-api": True}, "runtime": {"kind": "crt", "system-lib": True}},
+                "base")
+    merge(base, tree({"executor": {"kind": "graph"}, "runtime": {"kind": "crt"}}, "over"))
+    assert base.data["executor"] == {"kind": "graph"}
+    assert base.data["runtime"] == {"kind": "crt", "system-lib": True}  # same kind: deep merge
+
+
+def test_lists_replace_no_implicit_append() -> None:
+    base = tree({"host": {"kind": "llvm", "mattr": ["+a"]}}, "base")
+    merge(base, tree({"host": {"mattr": ["+b"]}}, "over"))
+    assert base.data["host"] == {"kind": "llvm", "mattr": ["+b"]}
+
+
+def test_extends_order_and_relative_paths(cfgdir: Path) -> None:
+    (cfgdir / "base").mkdir()
+    (cfgdir / "base" / "cpu.toml").write_text('opt-level = 1\n[[targets]]\nkind = "llvm"\nmcpu = "a"\n')
+    (cfgdir / "base" / "extra.toml").write_text('opt-level = 2\n[pass-config]\n"tir.disable_vectorize" = true\n')
+    (cfgdir / "board.toml").write_text('extends = ["./base/cpu.toml", "base/extra"]\n[build]\nmodule-name = "m"\n')
+    resolved = api.resolve(["board"])
+    assert resolved.config.opt_level == 2
+    assert resolved.config.pass_config == {"tir.disable_vectorize": True}
+    assert resolved.config.targets[0]["mcpu"] == "a"
+    mcpu = resolved.origin("/targets/0/mcpu")
+    assert mcpu.source.endswith("cpu.toml") and mcpu.location().line == 4
+    assert any("extends" in step for step in mcpu.chain)
+
+
+def test_extends_cycle_names_the_whole_chain(cfgdir: Path) -> None:
+    (cfgdir / "a.toml").write_text('extends = ["b"]\n')
+    (cfgdir / "b.toml").write_text('extends = ["c"]\n')
+    (cfgdir / "c.toml").write_text('extends = ["a"]\n')
+    with pytest.raises(ConfigLayerError) as err:
+        api.resolve(["a"])
+    message = err.value.one_line()
+    assert "extends cycle" in message
+    for name in ("a.toml", "b.toml", "c.toml"):
+        assert name in message
+
+
+def test_extends_miss_points_at_the_entry(cfgdir: Path) -> None:
+    (cfgdir / "a.toml").write_text('targets = ["llvm"]\nextends = ["does/not-exist"]\n')
+    with pytest.raises(ConfigNotFoundError) as err:
+        api.resolve(["a"])
+    assert "does/not-exist" in err.value.one_line()
+
+
+def test_base_config_only_without_config(cfgdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (cfgdir / "mine.toml").write_text('targets = [{ kind = "c" }]\n')
+    assert api.resolve().config.targets[0]["kind"] == "llvm"  # host/default
+    monkeypatch.setenv("TVMC_CONFIG", "mine")
+    resolved = api.resolve()
+    assert resolved.config.targets[0]["kind"] == "c"
+    assert "TVMC_CONFIG" in " ".join(resolved.origin("/targets/0/kind").chain)
+    (cfgdir / "other.toml").write_text('targets = [{ kind = "cuda", arch = "sm_80" }]\n')
+    assert api.resolve(["other"]).config.targets[0]["kind"] == "cuda"  # --config: base not applied
+
+
+def test_several_configs_layer_left_to_right(cfgdir: Path) -> None:
+    (cfgdir / "board.toml").write_text('targets = [{ kind = "c", mcpu = "cortex-m55" }]\n')
+    (cfgdir / "aot.toml").write_text('[executor]\nkind = "aot"\nunpacked-api = true\n')
+    resolved = api.resolve(["board", "aot"])
+    assert resolved.config.executor is not None and resolved.config.executor["unpacked-api"] is True
+    assert resolved.config.targets[0]["mcpu"] == "cortex-m55"
+
+
+def test_part_selection_keeps_host(cfgdir: Path) -> None:
+    (cfgdir / "board.toml").write_text(
+        'targets = [{ kind = "cuda", arch = "sm_53" }, { kind = "llvm", mcpu = "cortex-a57" }]\n'
+        'host = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n')
+    cuda = api.resolve(["board:cuda"]).config
+    assert [t["kind"] for t in cuda.targets] == ["cuda"]
+    assert cuda.host["mtriple"] == "aarch64-linux-gnu"
+    cpu = api.resolve(["board:cpu"]).config
+    assert [t["kind"] for t in cpu.targets] == ["llvm"]
+    with pytest.raises(ConfigLayerError, match="no target matches 'rocm'"):
+        api.resolve(["board:rocm"])
+
+
+def test_part_selection_falls_back_to_host(cfgdir: Path) -> None:
+    (cfgdir / "gpu.toml").write_text('targets = [{ kind = "cuda", arch = "sm_53" }]\n'
+                                     'host = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n')
+    config = api.resolve(["gpu:cpu"]).config
+    assert config.targets[0]["kind"] == "llvm" and config.targets[0]["mtriple"] == "aarch64-linux-gnu"
+
+
+def test_tag_is_a_config_name() -> None:
+    config = api.resolve(["nvidia/nvidia-a100"]).config
+    assert config.targets[0]["kind"] == "cuda" and config.targets[0]["arch"] == "sm_80"
+
+
+def test_config_path_is_used_directly(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('{"targets": [{"kind": "llvm", "mcpu": "znver3"}]}')
+    resolved = api.resolve([str(path)])
+    assert resolved.config.targets[0]["mcpu"] == "znver3"
+    loc = resolved.origin("/targets/0/mcpu").location()
+    assert loc.source.endswith("x.json") and loc.line == 1 and loc.col is not None

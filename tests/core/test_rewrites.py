@@ -1,0 +1,146 @@
+"""The rewrite stage: path grammar, set/append/unset, selectors, typing from the registry."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tvmc import api
+from tvmc.errors import UsageError
+from tvmc.provenance import Origin
+from tvmc.rewrites import Index, Key, Select, parse_path, parse_set
+
+
+def resolve(*flags: tuple[str, str], configs: tuple[str, ...] = ()) -> api.Resolved:
+    return api.resolve(list(configs), list(flags))
+
+
+@pytest.mark.parametrize(("text", "path", "rest"), [
+    ("opt-level=3", (Key("opt-level"),), "=3"),
+    ("targets[0].mcpu=x", (Key("targets"), Index(0), Key("mcpu")), "=x"),
+    ("targets[kind=llvm].mattr+=+avx2", (Key("targets"), Select("kind", "llvm"), Key("mattr")), "+=+avx2"),
+    ('pass-config."tir.disable_vectorize"=true', (Key("pass-config"), Key("tir.disable_vectorize")), "=true"),
+    ("targets[-1]", (Key("targets"), Index(-1)), ""),
+])
+def test_path_grammar(text: str, path: tuple, rest: str) -> None:
+    assert parse_path(text, "--set") == (path, rest)
+
+
+@pytest.mark.parametrize("bad", ["", "=3", "a..b=1", "[0]=1", 'a."unterminated=1'])
+def test_bad_paths_are_usage_errors(bad: str) -> None:
+    with pytest.raises(UsageError):
+        parse_set(bad, "--set", Origin("flag", "--set"))
+
+
+@given(st.text(max_size=60))
+def test_path_parser_only_raises_usage_errors(text: str) -> None:
+    with contextlib.suppress(UsageError):
+        parse_set(text, "--set", Origin("flag", "--set"))
+
+
+def test_target_attr_flag_changes_exactly_that_value() -> None:
+    before = resolve(configs=("aws/c5",)).to_dict()
+    after = resolve(("--target-llvm-mcpu", "cascadelake"), configs=("aws/c5",))
+    target = {**before["targets"][0], "mcpu": "cascadelake"}
+    # The effective host of a lone CPU target is that target (TVM's rule), so it follows.
+    assert after.to_dict() == {**before, "targets": [target], "host": target}
+    assert str(after.origin("/targets/0/mcpu")) == "--target-llvm-mcpu=cascadelake"
+    assert str(after.origin("/host/mcpu")) == "--target-llvm-mcpu=cascadelake"
+    assert after.origin("/host/mtriple").location().source.endswith("c5.toml")
+
+
+def test_target_attr_for_missing_kind_names_flag() -> None:
+    with pytest.raises(UsageError) as err:
+        resolve(("--target-cuda-arch", "sm_80"), configs=("aws/c5",))
+    assert "--target-cuda-arch=sm_80" in err.value.one_line() and "no target of kind 'cuda'" in err.value.message
+
+
+def test_target_replaces_and_repeats_append() -> None:
+    config = resolve(("--target", "cuda -arch=sm_80"), ("--target", "llvm"), configs=("aws/c5",)).config
+    assert [t["kind"] for t in config.targets] == ["cuda", "llvm"]
+    # RFC 0030 rule 2 + tvmc's old bug: leftover attribute flags for the replaced target are not carried
+    config = resolve(("--target", "c"), configs=("aws/c5",)).config
+    assert config.targets[0]["kind"] == "c" and "mcpu" not in config.targets[0]
+
+
+def test_tvmc_comma_list_second_kind_is_host() -> None:
+    config = resolve(("--target", "opencl -device=mali, llvm -mtriple=aarch64-linux-gnu")).config
+    assert [t["kind"] for t in config.targets] == ["opencl"]
+    assert config.host["mtriple"] == "aarch64-linux-gnu"
+
+
+@pytest.mark.parametrize(("text", "value"), [("0", False), ("1", True), ("false", False), ("yes", True),
+                                             ("off", False), ("True", True)])
+def test_booleans_are_typed_never_truthy_strings(text: str, value: bool) -> None:
+    config = resolve(("--target", "llvm"), ("--target-llvm-fast-math", text)).config
+    assert config.targets[0]["fast-math"] is value
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--target-llvm-num-cores", "four"), ("--target-llvm-fast-math", "2"),
+                                             ("-O", "x"), ("--executor-aot-unpacked-api", "maybe")])
+def test_bad_values_are_usage_errors_naming_the_flag(flag: str, value: str) -> None:
+    with pytest.raises(UsageError) as err:
+        resolve(("--target", "llvm"), ("--executor", "aot"), (flag, value))
+    assert flag in err.value.one_line()
+
+
+def test_opt_level_range_checked() -> None:
+    from tvmc.config import ConfigError
+
+    with pytest.raises(ConfigError, match="opt-level"):
+        resolve(("-O", "7"))
+
+
+def test_executor_option_for_other_kind_is_an_error() -> None:
+    with pytest.raises(UsageError) as err:
+        resolve(("--executor", "graph"), ("--executor-aot-unpacked-api", "1"))
+    assert "not 'aot'" in err.value.message and "--executor aot" in (err.value.hint or "")
+
+
+def test_executor_kind_change_drops_old_options() -> None:
+    config = resolve(("--executor", "aot"), ("--executor-aot-unpacked-api", "true"), ("--executor", "graph")).config
+    assert config.executor == {"kind": "graph", "link-params": False}
+
+
+def test_set_append_unset() -> None:
+    config = resolve(("--target", "llvm -mattr=+a"), ("--set", "targets[kind=llvm].mattr+=+b"),
+                     ("--set", "targets[0].mattr+=[\"+c\", \"+d\"]"), ("--set", "build.module-name=net"),
+                     ("--pass-config", "tir.disable_vectorize=1")).config
+    assert config.targets[0]["mattr"] == ["+a", "+b", "+c", "+d"]
+    assert config.build == {"module-name": "net"}
+    assert config.pass_config == {"tir.disable_vectorize": "1"} or config.pass_config == {
+        "tir.disable_vectorize": 1}
+    config = resolve(("--target", "cuda"), ("--target", "c"), ("--unset", "targets[0]")).config
+    assert [t["kind"] for t in config.targets] == ["c"]
+
+
+def test_set_on_a_tag_target_overrides_shallowly() -> None:
+    config = resolve(("--target", "nvidia/nvidia-a100"), ("--target-cuda-l2-cache-size-bytes", "5")).config
+    assert config.targets[0]["l2_cache_size_bytes"] == 5 and config.targets[0]["arch"] == "sm_80"
+
+
+def test_unknown_keys_and_options_suggest() -> None:
+    with pytest.raises(UsageError) as err:
+        resolve(("--set", "opt-levle=2"))
+    assert "opt-level" in err.value.one_line()
+    with pytest.raises(UsageError) as err:
+        resolve(("--target", "llvm"), ("--set", "targets[0].mcpuu=x"))
+    assert "mcpu" in err.value.one_line()
+
+
+def test_rewrites_apply_in_order() -> None:
+    config = resolve(("--target", "llvm"), ("--set", "targets[0].mcpu=a"), ("--target", "cuda")).config
+    assert [t["kind"] for t in config.targets] == ["llvm", "cuda"] and config.targets[0]["mcpu"] == "a"
+    config = resolve(("--target", "llvm"), ("--target", "cuda"), ("--set", "targets[0].mcpu=a")).config
+    assert config.targets[0]["mcpu"] == "a"
+
+
+def test_env_rewrites_sit_between_configs_and_flags(monkeypatch: pytest.MonkeyPatch, cfgdir: Path) -> None:
+    monkeypatch.setenv("TVMC_OPT_LEVEL", "1")
+    monkeypatch.setenv("TVMC_EXECUTOR", "aot")
+    resolved = api.resolve(["aws/c5"])
+    assert resolved.config.opt_level == 1 and str(resolved.origin("/opt-level")) == "env TVMC_OPT_LEVEL"
+    assert api.resolve(["aws/c5"], [("-O", "2")]).config.opt_level == 2
