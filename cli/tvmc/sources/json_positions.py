@@ -1,0 +1,145 @@
+"""Positions for JSON: a pointer → offset index that also finds duplicate keys, and a cheap
+bracket pre-scan that keeps deep nesting away from the (recursive) json parser."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from tvmc.sources.layer import escape_token
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_SCALAR = re.compile(r"-?(?:Infinity|[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)|true|false|null|NaN")
+# Strings (unterminated ones run to the end: the pre-scan sees unvalidated text) and brackets.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\[\s\S])*+"?|[\[\]{}]')
+
+
+def too_deep(text: str, limit: int) -> tuple[int, str] | None:
+    """The first `[`/`{` outside strings nesting deeper than `limit` (the outermost bracket is
+    level 1), as (offset, message), or None. Run before json.loads, which recurses."""
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return m.start(), f"nesting deeper than {limit} levels"
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
+@dataclass
+class Duplicate:
+    """A key seen twice in one object: the pointer and offset of the second occurrence."""
+
+    key: str
+    pointer: str
+    offset: int
+    first_offset: int
+
+
+@dataclass
+class JsonIndex:
+    offsets: dict[str, int] = field(default_factory=dict)
+    duplicate: Duplicate | None = None  # the first one in document order
+
+
+class _Confused(Exception):
+    pass
+
+
+class _StopScan(Exception):
+    pass
+
+
+class _JsonIndexer:
+    def __init__(self, text: str, stop_at_duplicate: bool) -> None:
+        self.s = text
+        self.stop_at_duplicate = stop_at_duplicate
+        self.index = JsonIndex()
+
+    def _ws(self, i: int) -> int:
+        m = _WS.match(self.s, i)
+        return m.end() if m else i
+
+    def _string(self, i: int) -> tuple[str, int]:
+        m = _STRING.match(self.s, i)
+        if m is None:
+            raise _Confused(i)
+        value = json.loads(m.group())
+        assert isinstance(value, str)
+        return value, m.end()
+
+    def value(self, i: int, ptr: str) -> int:
+        s = self.s
+        c = s[i : i + 1]
+        if c == "{":
+            return self._object(i, ptr)
+        if c == "[":
+            return self._array(i, ptr)
+        if c == '"':
+            return self._string(i)[1]
+        m = _SCALAR.match(s, i)
+        if m is None:
+            raise _Confused(i)
+        return m.end()
+
+    def _object(self, i: int, ptr: str) -> int:
+        s = self.s
+        seen: dict[str, int] = {}
+        j = self._ws(i + 1)
+        if s.startswith("}", j):
+            return j + 1
+        while True:
+            key, end = self._string(j)
+            member = ptr + "/" + escape_token(key)
+            if key in seen:
+                if self.index.duplicate is None:
+                    self.index.duplicate = Duplicate(key, member, j, seen[key])
+                if self.stop_at_duplicate:
+                    raise _StopScan
+            else:
+                seen[key] = j
+                self.index.offsets.setdefault(member, j)
+            j = self._ws(end)
+            if not s.startswith(":", j):
+                raise _Confused(j)
+            j = self._ws(self.value(self._ws(j + 1), member))
+            if s.startswith("}", j):
+                return j + 1
+            if not s.startswith(",", j):
+                raise _Confused(j)
+            j = self._ws(j + 1)
+
+    def _array(self, i: int, ptr: str) -> int:
+        s = self.s
+        j = self._ws(i + 1)
+        if s.startswith("]", j):
+            return j + 1
+        index = 0
+        while True:
+            element = f"{ptr}/{index}"
+            self.index.offsets.setdefault(element, j)
+            j = self._ws(self.value(j, element))
+            index += 1
+            if s.startswith("]", j):
+                return j + 1
+            if not s.startswith(",", j):
+                raise _Confused(j)
+            j = self._ws(j + 1)
+
+
+def index_json(text: str, *, stop_at_duplicate: bool = False) -> JsonIndex:
+    """Pointer → offset of every member key (its opening quote) and array element (its first
+    character); the document is located at its first character. Stops quietly at malformed
+    text, keeping what it indexed. Nesting must already be bounded (see `max_bracket_depth`)."""
+    indexer = _JsonIndexer(text, stop_at_duplicate)
+    start = indexer._ws(0)
+    indexer.index.offsets[""] = start
+    with contextlib.suppress(_Confused, _StopScan):
+        indexer.value(start, "")
+    return indexer.index

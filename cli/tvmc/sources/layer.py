@@ -1,0 +1,112 @@
+"""`Layer`: one parsed config document plus a lazy pointer → (line, col) index.
+
+Pointers are RFC 6901 JSON pointers: "" is the document, "/targets/0/mcpu" a member. The index is
+built only when an error needs a position, so loading many valid files never pays for it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from tvmc.errors import Location
+
+
+def escape_token(token: str | int) -> str:
+    """One pointer reference token, escaped per RFC 6901 (`~` → `~0`, `/` → `~1`)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def make_pointer(tokens: Iterable[str | int]) -> str:
+    """`["targets", 0, "mcpu"]` → `"/targets/0/mcpu"`."""
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """`"/a~1b/0"` → `["a/b", "0"]`. Raises ValueError for a pointer that does not start with "/"."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {pointer!r}")
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+class LineIndex:
+    """Offset (0-based, in characters) → 1-based (line, column) for one text."""
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self._starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+
+def offset_position(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of one offset, without building a full index."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One config document as loaded, before any merging.
+
+    `source` is what users see in messages, `path` the absolute (normalised, symlinks kept) path
+    of the file, `name` the config name when it was found by name on the search path. `text` is
+    the decoded document (BOM removed), kept only so that positions can be computed on demand.
+    """
+
+    source: str
+    path: Path | None
+    data: dict[str, Any]
+    format: str  # "toml" | "json" | "tag"
+    name: str | None = None
+    text: str | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _offsets(self) -> Mapping[str, int]:
+        # Imported here: the indexers are only needed when a position is actually asked for.
+        if self.text is None:
+            return {}
+        if self.format == "toml":
+            from tvmc.sources.toml_positions import index_toml
+
+            return index_toml(self.text)
+        if self.format == "json":
+            from tvmc.sources.json_positions import index_json
+
+            return index_json(self.text).offsets
+        return {}
+
+    @cached_property
+    def positions(self) -> Mapping[str, tuple[int, int]]:
+        """Every located pointer → 1-based (line, column) of its key, array element or value."""
+        if not self._offsets or self.text is None:
+            return {}
+        index = LineIndex(self.text)
+        return {ptr: index.position(off) for ptr, off in self._offsets.items()}
+
+    def locate(self, pointer: str) -> Location:
+        """Where `pointer` is written; the nearest located ancestor when it is not (e.g. a value
+        that came from a default), and just the source for tags and documents without text."""
+        positions = self.positions
+        split_pointer(pointer)  # validates the syntax; a bad pointer is a programming error
+        ptr = pointer
+        while True:
+            found = positions.get(ptr)
+            if found is not None:
+                return Location(self.source, found[0], found[1])
+            if not ptr:
+                return Location(self.source)
+            ptr = ptr[: ptr.rfind("/")]

@@ -1,0 +1,111 @@
+"""Documented input limits, and the check of parsed values against them.
+
+Size and bracket nesting are checked before parsing (see `loader`) so that hostile input is
+refused quickly with bounded memory; what can only be seen in the parsed values (string
+lengths, integer range, non-finite floats, TOML dates, nesting through dotted keys and table
+headers) is checked here, in one iterative walk.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+from tvmc.errors import ConfigSyntaxError, LimitError, TvmcError
+from tvmc.sources.layer import Layer, escape_token
+
+MAX_FILE_BYTES = 1_000_000
+"""Largest config document accepted, in bytes (files are stat'ed first; stdin is read up to
+this plus one byte). Real configs are a few kB."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of tables/arrays; the document itself is level 1, so `{"a": [1]}` is 2."""
+
+MAX_STRING = 65_536
+"""Longest string, in characters, for every string value and every key."""
+
+MAX_LIST_ENTRIES = 20_000
+"""Most directory entries walked per search directory when listing configs, so that a
+mistaken `TVMC_CONFIG_PATH=/` fails fast instead of walking the whole disk."""
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+"""TVM stores integer attributes as int64."""
+
+
+class OversizedInt(str):
+    """A JSON integer literal too long to convert safely (Python caps int() at 4300 digits);
+    stands in for the number until the value check reports it with its position."""
+
+
+def parse_json_int(text: str) -> int | OversizedInt:
+    """`parse_int` hook for `json.loads`: anything longer than int64's 20 characters is out of
+    range anyway, so it is not converted at all."""
+    return OversizedInt(text) if len(text) > 20 else int(text)
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-10:]} ({len(text)} digits)"
+
+
+def _short(pointer: str) -> str:
+    # Messages stay one readable line even for a pointer 64 levels deep.
+    return pointer if len(pointer) <= 60 else f"…{pointer[-50:]}"
+
+
+def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
+    if isinstance(value, str):
+        if isinstance(value, OversizedInt):
+            return LimitError, f"integer {_shorten(value)} is outside the 64-bit range TVM stores"
+        if len(value) > MAX_STRING:
+            return LimitError, f"string of {len(value)} characters is longer than {MAX_STRING}"
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            # str() of an int beyond 4300 digits raises (a hex literal can get there): say its size.
+            shown = _shorten(str(value)) if value.bit_length() <= 1024 else f"of {value.bit_length()} bits"
+            return LimitError, f"integer {shown} is outside the 64-bit range TVM stores"
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            # JSON has no NaN/Infinity (Python accepts them), 1e400 overflows to inf, and TOML's
+            # nan/inf have no JSON form and no use in a compilation config.
+            return ConfigSyntaxError, f"non-finite number {value} is not allowed"
+        return None
+    if isinstance(value, datetime.date | datetime.time):
+        return ConfigSyntaxError, "TOML dates and times are not supported; quote the value as a string"
+    return None
+
+
+def check_values(layer: Layer) -> None:
+    """Raise for the first value (in document order) beyond a limit or of an unsupported kind,
+    located at its key or array element."""
+    # Iterative so that a document nested through 10 000 dotted keys cannot exhaust the stack.
+    stack: list[tuple[str, Any, int]] = [("", layer.data, 1)]
+    while stack:
+        pointer, value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                message = f"{_short(pointer)}: nesting deeper than {MAX_DEPTH} levels"
+                raise LimitError(message, layer.locate(pointer))
+            if isinstance(value, dict):
+                children = []
+                for key, child in value.items():
+                    member = f"{pointer}/{escape_token(key)}"
+                    if len(key) > MAX_STRING:
+                        raise LimitError(
+                            f"key of {len(key)} characters is longer than {MAX_STRING}",
+                            layer.locate(member),
+                        )
+                    children.append((member, child, depth + 1))
+            else:
+                children = [(f"{pointer}/{i}", child, depth + 1) for i, child in enumerate(value)]
+            stack.extend(reversed(children))
+            continue
+        problem = _value_error(value)
+        if problem is not None:
+            error_type, message = problem
+            raise error_type(f"{_short(pointer)}: {message}", layer.locate(pointer))

@@ -1,0 +1,213 @@
+"""Reading one config document (TOML or JSON) into a `Layer`, refusing bad input with a
+file:line:col error and hostile input before it reaches a parser."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
+from tvmc.sources import json_positions, toml_positions
+from tvmc.sources.layer import Layer, offset_position
+from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, OversizedInt, check_values, parse_json_int
+
+FORMATS = ("toml", "json")
+_BOM = b"\xef\xbb\xbf"
+_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+def display_path(path: Path) -> str:
+    """How a file is named in messages: relative to the working directory when under it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except (ValueError, OSError):  # not under cwd, or cwd was deleted
+        return str(absolute)
+
+
+def format_for(path: Path) -> str | None:
+    """The format a file name implies, or None to sniff the content."""
+    suffix = path.suffix.lower()
+    return suffix[1:] if suffix in (".toml", ".json") else None
+
+
+def load_file(path: str | Path, *, display: str | None = None) -> Layer:
+    """Load a TOML or JSON config file (format by suffix, else sniffed from the content).
+
+    The file is stat'ed before it is opened and never read beyond `MAX_FILE_BYTES` + 1 bytes,
+    so a huge file (or an endless device) is refused without reading it.
+    """
+    given = Path(path)
+    absolute = Path(os.path.abspath(given))
+    source = display if display is not None else display_path(absolute)
+    try:
+        st = absolute.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise ConfigNotFoundError("is a directory, not a config file", Location(source))
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
+            raise LimitError(_too_big(st.st_size), Location(source))
+        with absolute.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigNotFoundError("no such config file", Location(source)) from None
+    except OSError as e:
+        raise ConfigNotFoundError(f"cannot read config file: {e.strerror or e}", Location(source)) from None
+    return load_bytes(data, source=source, format=format_for(absolute), path=absolute)
+
+
+def read_limited(stream: BinaryIO) -> bytes:
+    """Read a stream (stdin) up to `MAX_FILE_BYTES` + 1 bytes: enough to tell it is too big."""
+    chunks: list[bytes] = []
+    remaining = MAX_FILE_BYTES + 1
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def load_stdin(
+    stream: BinaryIO | None = None,
+    *,
+    source: str = "<stdin>",
+    format: str | None = None,
+    path: Path | None = None,
+) -> Layer:
+    """Load a config from stdin (`-`), reading at most `MAX_FILE_BYTES` + 1 bytes.
+
+    `source`/`path` let the caller name the document (`--stdin-filename`)."""
+    data = read_limited(stream if stream is not None else sys.stdin.buffer)
+    return load_bytes(data, source=source, format=format, path=path)
+
+
+def _too_big(size: int) -> str:
+    return f"config file is larger than {MAX_FILE_BYTES} bytes ({size} bytes); refusing to read it"
+
+
+def _decode(data: bytes, source: str) -> str:
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]  # positions are reported as if the BOM were not there
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, e.start) + 1
+        col = len(data[line_start : e.start].decode("utf-8")) + 1
+        utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        hint = "the file looks UTF-16 encoded; save it as UTF-8" if utf16 else None
+        raise ConfigSyntaxError(
+            f"invalid UTF-8 (byte 0x{data[e.start]:02x})", Location(source, line, col), hint=hint
+        ) from None
+    nul = text.find("\0")
+    if nul != -1:
+        raise ConfigSyntaxError("NUL character in config file", Location(source, *offset_position(text, nul)))
+    return text
+
+
+def sniff_format(text: str) -> str:
+    """JSON if the document starts with `{`, else TOML."""
+    return "json" if text.lstrip().startswith("{") else "toml"
+
+
+def load_bytes(data: bytes, *, source: str, format: str | None = None, path: Path | None = None) -> Layer:
+    """Parse a whole config document. `format` is "toml", "json", or None to sniff."""
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"unknown config format {format!r}")
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitError(_too_big(len(data)), Location(source))
+    text = _decode(data, source)
+    fmt = format or sniff_format(text)
+    parsed = _parse_toml(text, source) if fmt == "toml" else _parse_json(text, source)
+    layer = Layer(source=source, path=path, data=parsed, format=fmt, text=text)
+    check_values(layer)
+    return layer
+
+
+def _too_deep(text: str, source: str, found: tuple[int, str]) -> LimitError:
+    offset, message = found
+    return LimitError(message, Location(source, *offset_position(text, offset)))
+
+
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    deep = toml_positions.too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise _too_deep(text, source, deep)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        message = str(e)
+        m = _TOML_AT.search(message)
+        if m is None:
+            raise ConfigSyntaxError(f"invalid TOML: {message}", Location(source)) from None
+        if m.group(1):
+            line, col = int(m.group(1)), int(m.group(2))
+        else:  # "at end of document"; tomllib counts in text with CRLF → LF
+            normalized = text.replace("\r\n", "\n")
+            line, col = offset_position(normalized, len(normalized))
+        raise ConfigSyntaxError(f"invalid TOML: {message[: m.start()]}", Location(source, line, col)) from None
+    except ValueError:
+        # tomllib lets int()'s 4300-digit limit escape as a plain ValueError.
+        offset = toml_positions.find_long_number(text)
+        where = Location(source) if offset is None else Location(source, *offset_position(text, offset))
+        raise LimitError("integer is outside the 64-bit range TVM stores", where) from None
+    except RecursionError:  # defensive: the bracket pre-scan should make this unreachable
+        raise LimitError(f"nesting deeper than {MAX_DEPTH} levels", Location(source)) from None
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey
+    return result
+
+
+def _parse_json(text: str, source: str) -> dict[str, Any]:
+    deep = json_positions.too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise _too_deep(text, source, deep)
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=parse_json_int)
+    except json.JSONDecodeError as e:
+        raise ConfigSyntaxError(f"invalid JSON: {e.msg}", Location(source, e.lineno, e.colno)) from None
+    except _DuplicateKey:
+        dup = json_positions.index_json(text, stop_at_duplicate=True).duplicate
+        if dup is None:  # the indexer stopped at malformed text before the duplicate
+            raise ConfigSyntaxError("invalid JSON: duplicate key", Location(source)) from None
+        line, col = offset_position(text, dup.first_offset)
+        raise ConfigSyntaxError(
+            f"duplicate key {dup.key!r} (first defined at line {line}, column {col})",
+            Location(source, *offset_position(text, dup.offset)),
+        ) from None
+    except RecursionError:  # defensive: the bracket pre-scan should make this unreachable
+        raise LimitError(f"nesting deeper than {MAX_DEPTH} levels", Location(source)) from None
+    if not isinstance(value, dict):
+        start = len(text) - len(text.lstrip(" \t\r\n"))
+        raise ConfigSyntaxError(
+            f"the top-level value must be an object, not {_json_type(value)}",
+            Location(source, *offset_position(text, start)),
+        )
+    return value
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str) and not isinstance(value, OversizedInt):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"

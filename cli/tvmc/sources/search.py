@@ -1,0 +1,341 @@
+"""Finding configs: the search path, name → file, paths, tag fallback, and listing.
+
+Unlike old tvmc (which treated any existing file in the working directory as the config and
+matched names by basename anywhere under one directory), a reference is either a PATH, loaded
+as written, or a NAME, looked up as `NAME.toml`/`NAME.json` in each search directory in order
+and never allowed to leave that directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
+from tvmc.sources.layer import Layer
+from tvmc.sources.limits import MAX_LIST_ENTRIES
+from tvmc.sources.loader import load_file
+
+ENV_VAR = "TVMC_CONFIG_PATH"
+SUFFIXES = (".toml", ".json")  # per directory, a .toml file wins over a .json of the same name
+_DRIVE = re.compile(r"[A-Za-z]:")
+_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class SearchDir:
+    """One directory of the search path and why it is there."""
+
+    path: Path
+    origin: str  # "TVMC_CONFIG_PATH", "user", "shipped"
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.origin})"
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/tvmc/configs`, default `~/.config/tvmc/configs` (on every OS, like
+    Black, rather than platformdirs' `~/Library/Application Support` on macOS)."""
+    env = os.environ if env is None else env
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):  # the XDG spec says to ignore relative values
+        base = Path(xdg)
+    else:
+        home = env.get("HOME")
+        base = (Path(home) if home else Path.home()) / ".config"
+    return base / "tvmc" / "configs"
+
+
+def shipped_config_dir() -> Path | None:
+    """The configs shipped with tvmc: inside the package (wheel) or the repository's top-level
+    `configs/` (editable install), whichever exists."""
+    import tvmc
+
+    package = Path(tvmc.__file__).resolve().parent
+    for candidate in (package / "configs", package.parents[1] / "configs"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _expand_home(entry: str, env: Mapping[str, str]) -> str:
+    # `~` follows the given environment (not only os.environ), like the rest of search_path.
+    home = env.get("HOME")
+    if home and (entry == "~" or entry.startswith(("~/", "~" + os.sep))):
+        return home + entry[1:]
+    return os.path.expanduser(entry)
+
+
+def search_path(env: Mapping[str, str] | None = None) -> list[SearchDir]:
+    """`TVMC_CONFIG_PATH` entries (os.pathsep-separated; missing ones are kept, and skipped when
+    searching), then the user directory, then the shipped configs. A directory listed twice
+    is kept at its first place only."""
+    env = os.environ if env is None else env
+    dirs = [
+        SearchDir(Path(os.path.abspath(_expand_home(entry, env))), ENV_VAR)
+        for entry in env.get(ENV_VAR, "").split(os.pathsep)
+        if entry
+    ]
+    dirs.append(SearchDir(user_config_dir(env), "user"))
+    shipped = shipped_config_dir()
+    if shipped is not None:
+        dirs.append(SearchDir(shipped, "shipped"))
+    unique: list[SearchDir] = []
+    seen: set[str] = set()
+    for d in dirs:
+        real = os.path.realpath(d.path)
+        if real not in seen:
+            seen.add(real)
+            unique.append(d)
+    return unique
+
+
+def _is_windows(windows: bool | None) -> bool:
+    return os.name == "nt" if windows is None else windows
+
+
+def is_path_ref(ref: str, *, windows: bool | None = None) -> bool:
+    """A PATH ends in .toml/.json or starts with `/`, `./`, `../`, `~` (or on Windows has a
+    drive letter or a backslash); anything else, like `aws/c5`, is a NAME."""
+    if ref.lower().endswith(SUFFIXES) or ref in (".", ".."):
+        return True
+    if ref.startswith(("/", "./", "../", "~")):
+        return True
+    return _is_windows(windows) and ("\\" in ref or _DRIVE.match(ref) is not None)
+
+
+def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | None]:
+    """`"aws/c5:gpu"` → `("aws/c5", "gpu")`; `"x.toml:gpu"` → `("x.toml", "gpu")`.
+
+    Not split: a drive letter (`C:\\x.toml`), a colon inside a path (`./a:b/c.toml`, where the
+    part would contain a separator or end in .toml/.json), and a path without a config suffix
+    before the colon (`/dev/fd:3` names a file, not a part)."""
+    start = 2 if re.match(r"[A-Za-z]:[\\/]", ref) else 0
+    i = ref.rfind(":", start)
+    if i <= 0:
+        return ref, None
+    head, part = ref[:i], ref[i + 1 :]
+    if not _PART.fullmatch(part) or part.lower().endswith(SUFFIXES):
+        return ref, None
+    if is_path_ref(head, windows=windows) and not head.lower().endswith(SUFFIXES):
+        return ref, None
+    return head, part
+
+
+def tag_layer(name: str) -> Layer:
+    """A config standing for a TVM target tag: one target, the tag itself."""
+    return Layer(
+        source=f"tag:{name}",
+        path=None,
+        data={"targets": [name], "description": f"TVM target tag {name}"},
+        format="tag",
+        name=name,
+    )
+
+
+def find_config(
+    ref: str,
+    dirs: Sequence[SearchDir],
+    *,
+    relative_to: Path | None = None,
+    tag_lookup: Callable[[str], bool] | None = None,
+    candidates: Callable[[], Iterable[str]] | None = None,
+    origin: Location | None = None,
+) -> Layer:
+    """The layer a `--config`/`extends` reference names. A `NAME:PART`/`PATH:PART` reference
+    loads NAME/PATH; the caller handles PART (see `split_part`).
+
+    `relative_to` anchors relative paths (e.g. the extending file's directory; default cwd),
+    `tag_lookup` says whether a name is a TVM target tag (fallback after the search path),
+    `candidates` adds names (e.g. tags) for did-you-mean, `origin` is where the reference was
+    written and becomes the location of not-found errors.
+    """
+    head, _part = split_part(ref)
+    if is_path_ref(ref) or is_path_ref(head):
+        # A file whose name really contains the colon wins over the PATH:PART reading.
+        if head != ref and _anchor(ref, relative_to).exists():
+            head = ref
+        return _load_path(head, relative_to, origin)
+    return find_named(head, dirs, tag_lookup=tag_lookup, candidates=candidates, origin=origin)
+
+
+def _anchor(ref: str, relative_to: Path | None) -> Path:
+    path = Path(ref).expanduser()
+    return path if path.is_absolute() else (relative_to or Path.cwd()) / path
+
+
+def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> Layer:
+    path = _anchor(ref, relative_to)
+    if not _exists(path):
+        where = "" if str(path) == ref else f" (no such file: {os.path.abspath(path)})"
+        raise ConfigNotFoundError(f"config file {ref!r} not found{where}", origin)
+    return load_file(path)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # e.g. a name too long for the file system
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a config name, or None. Names are relative, `/`-separated and
+    cannot climb out of their search directory."""
+    if not name:
+        return "the name is empty"
+    if name.startswith("/") or _DRIVE.match(name):
+        return "a name is relative to the search path; give a path like ./x.toml to load a file"
+    if "\\" in name:
+        return "use '/' to separate the parts of a name"
+    if "\0" in name or ":" in name:
+        return "NUL and ':' are not allowed in a name"
+    parts = name.split("/")
+    if "" in parts:
+        return "a name cannot have empty parts"
+    if "." in parts or ".." in parts:
+        return "'.' and '..' are not allowed: a name cannot leave its search directory"
+    return None
+
+
+def find_named(
+    name: str,
+    dirs: Sequence[SearchDir],
+    *,
+    tag_lookup: Callable[[str], bool] | None = None,
+    candidates: Callable[[], Iterable[str]] | None = None,
+    origin: Location | None = None,
+) -> Layer:
+    """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise ConfigNotFoundError(f"invalid config name {name!r}: {problem}", origin)
+    for d in dirs:
+        for suffix in SUFFIXES:
+            candidate = d.path / f"{name}{suffix}"
+            if not _is_file(candidate):
+                continue
+            outside = _outside(candidate, d)
+            if outside is not None:
+                raise ConfigNotFoundError(f"config {name!r} {outside}; refusing to load it", origin)
+            return dataclasses.replace(load_file(candidate), name=name)
+    if tag_lookup is not None and tag_lookup(name):
+        return tag_layer(name)
+    raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
+
+
+def _outside(path: Path, d: SearchDir) -> str | None:
+    """A description of how `path` escapes `d` through a symlink, or None if it stays inside."""
+    real, root = Path(os.path.realpath(path)), Path(os.path.realpath(d.path))
+    if real.is_relative_to(root):
+        return None
+    return f"is {path}, a symlink to {real}, outside its search directory {d}"
+
+
+def _not_found(
+    name: str,
+    dirs: Sequence[SearchDir],
+    candidates: Callable[[], Iterable[str]] | None,
+    origin: Location | None,
+    *,
+    tags: bool,
+) -> ConfigNotFoundError:
+    known: list[str] = []
+    for d in dirs:
+        # Suggestions are best effort; the miss is the error to report.
+        with contextlib.suppress(TvmcError):
+            known.extend(n for n, _ in _config_files(d))
+    if candidates is not None:
+        known.extend(candidates())
+    # "c5" most likely means "aws/c5": same last part first, then spelling neighbours.
+    same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
+    suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
+    searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
+    what = f"{name}.toml or {name}.json on the search path" + (" and no TVM target tag" if tags else "")
+    return ConfigNotFoundError(
+        f"config {name!r} not found: no {what}", origin, suggestions=suggestions, hint=f"searched {searched}"
+    )
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One config file on the search path, as `tvmc config list` shows it."""
+
+    name: str
+    path: Path
+    directory: SearchDir
+    description: str | None
+    error: str | None = None  # why the file cannot be loaded, if it cannot
+    shadowed: bool = False  # an earlier file of the same name wins
+
+
+def _config_files(d: SearchDir) -> list[tuple[str, Path]]:
+    """(name, path) of every config file below `d`, by name, .toml before .json. Hidden
+    files and directories are skipped; symlinked directories are followed once."""
+    if not d.path.is_dir():
+        return []
+    found: list[tuple[str, Path]] = []
+    visited: set[str] = set()
+    seen_entries = 0
+    for top, subdirs, files in os.walk(d.path, followlinks=True):
+        real = os.path.realpath(top)
+        if real in visited:  # a symlink loop or a second link to the same directory
+            subdirs.clear()
+            continue
+        visited.add(real)
+        seen_entries += len(subdirs) + len(files)
+        if seen_entries > MAX_LIST_ENTRIES:
+            raise LimitError(
+                f"search directory {d} holds more than {MAX_LIST_ENTRIES} entries; is it the right directory?"
+            )
+        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
+        for file in files:
+            suffix = os.path.splitext(file)[1]
+            if suffix not in SUFFIXES or file.startswith("."):
+                continue
+            path = Path(top) / file
+            name = path.relative_to(d.path).with_suffix("").as_posix()
+            if name_problem(name) is None:
+                found.append((name, path))
+    found.sort(key=lambda item: (item[0], SUFFIXES.index(item[1].suffix)))
+    return found
+
+
+def _describe(path: Path, d: SearchDir) -> tuple[str | None, str | None]:
+    outside = _outside(path, d)
+    if outside is not None:
+        return None, outside
+    try:
+        data = load_file(path).data
+    except TvmcError as e:
+        return None, e.one_line()
+    description = data.get("description")
+    return (description if isinstance(description, str) else None), None
+
+
+def list_configs(dirs: Sequence[SearchDir]) -> list[ConfigEntry]:
+    """Every *.toml/*.json below each search directory, sorted by name, then search order.
+
+    Each file is parsed for its `description`; a broken file gets `error` instead of failing
+    the listing. `shadowed` marks files hidden by an earlier one of the same name."""
+    entries: list[ConfigEntry] = []
+    winners: set[str] = set()
+    for d in dirs:
+        for name, path in _config_files(d):
+            description, error = _describe(path, d)
+            entries.append(ConfigEntry(name, path, d, description, error, shadowed=name in winners))
+            winners.add(name)
+    entries.sort(key=lambda e: e.name)  # stable: search order is kept within a name
+    return entries

@@ -1,0 +1,172 @@
+"""Property tests: positions of generated configs, and robustness on arbitrary input."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from typing import Any
+
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tvmc.errors import ConfigSyntaxError, LimitError
+from tvmc.sources import Layer, load_bytes, split_pointer
+from tvmc.sources.limits import INT_MAX, INT_MIN
+
+from .helpers import all_pointers
+from .toml_render import toml_chars, toml_documents
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Keys full of characters that matter to a scanner: quotes, dots, brackets, '#', '=', spaces,
+# escapes, non-ASCII; plus plain identifiers, which TOML writes bare.
+tricky_chars = st.characters(codec="utf-8")
+keys = st.one_of(
+    st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True),
+    st.text(alphabet=st.sampled_from([*list("ab.#[]{}=\"' \\\t\n,é€"), "\u2028"]), max_size=6),
+    st.text(alphabet=tricky_chars, max_size=6),
+)
+strings = st.text(alphabet=tricky_chars, max_size=12) | st.sampled_from(['"""', "'''", "a # b", "[x]", "{", "="])
+scalars = st.one_of(
+    st.booleans(),
+    st.integers(INT_MIN, INT_MAX),
+    st.floats(allow_nan=False, allow_infinity=False),
+    strings,
+)
+
+
+def documents(
+    leaves: st.SearchStrategy[Any], names: st.SearchStrategy[str] = keys
+) -> st.SearchStrategy[dict[str, Any]]:
+    values = st.recursive(
+        leaves,
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(names, children, max_size=4),
+        max_leaves=16,
+    )
+    return st.dictionaries(names, values, max_size=6)
+
+
+def offset_of(text: str, line: int | None, col: int | None) -> int:
+    assert line is not None and col is not None
+    lines = text.split("\n")  # lines end at "\n" only, for the parsers and for us
+    return sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
+
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_LITERAL = re.compile(r"'[^'\n]*'")
+
+
+def toml_key_at(text: str, offset: int) -> str | None:
+    """The key written at `offset`, decoded, or None if no key starts there."""
+    for pattern in (_BASIC, _LITERAL, _BARE):
+        m = pattern.match(text, offset)
+        if m:
+            return str(next(iter(tomllib.loads(m.group() + " = 0"))))
+    return None
+
+
+def member_pointers(layer: Layer) -> list[tuple[str, str]]:
+    """(pointer, key) of every object member."""
+    result = []
+    for pointer in all_pointers(layer.data):
+        parent: Any = layer.data
+        tokens = split_pointer(pointer)
+        for token in tokens[:-1]:
+            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+        if isinstance(parent, dict):
+            result.append((pointer, tokens[-1]))
+    return result
+
+
+@SETTINGS
+@given(documents(scalars), st.booleans(), st.integers(0, 8))
+def test_toml_keys_are_located_at_their_text(data: dict[str, Any], multiline: bool, indent: int) -> None:
+    text = tomli_w.dumps(data, multiline_strings=multiline, indent=indent)
+    layer = load_bytes(text.encode(), source="g.toml", format="toml")
+    assert layer.data == data
+    assert set(all_pointers(data)) <= set(layer.positions)  # every key and element is located
+    for pointer, key in member_pointers(layer):
+        loc = layer.locate(pointer)
+        assert toml_key_at(text, offset_of(text, loc.line, loc.col)) == key, (pointer, loc)
+
+
+toml_keys = keys.filter(lambda k: "\x7f" not in k)
+toml_scalars = st.one_of(
+    st.booleans(),
+    st.integers(INT_MIN, INT_MAX),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=toml_chars, max_size=12),
+    st.sampled_from(['"""', "'''", "a # b", "[x]", "{", "=", "\n", "x\ny\n"]),
+)
+
+
+@SETTINGS
+@given(toml_documents(documents(toml_scalars, toml_keys)))
+def test_toml_in_every_style_is_located_completely(document: tuple[dict[str, Any], str]) -> None:
+    data, text = document
+    layer = load_bytes(text.encode(), source="g.toml", format="toml")
+    assert layer.data == data
+    assert set(all_pointers(data)) <= set(layer.positions)
+    for pointer, key in member_pointers(layer):
+        loc = layer.locate(pointer)
+        assert toml_key_at(text, offset_of(text, loc.line, loc.col)) == key, (pointer, loc)
+
+
+@SETTINGS
+@given(documents(scalars | st.none()), st.sampled_from([None, 0, 1, 2, 4, "\t"]), st.booleans())
+def test_json_keys_and_elements_are_located_exactly(
+    data: dict[str, Any], indent: int | str | None, ascii_only: bool
+) -> None:
+    text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
+    layer = load_bytes(text.encode(), source="g.json")
+    assert layer.data == data
+    decoder = json.JSONDecoder()
+    for pointer in all_pointers(data):
+        loc = layer.locate(pointer)
+        offset = offset_of(text, loc.line, loc.col)
+        tokens = split_pointer(pointer)
+        parent: Any = data
+        for token in tokens[:-1]:
+            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+        if isinstance(parent, dict):
+            written = json.dumps(tokens[-1], ensure_ascii=ascii_only)
+            assert text.startswith(written, offset), (pointer, loc)
+        else:
+            assert decoder.raw_decode(text, offset)[0] == parent[int(tokens[-1])], (pointer, loc)
+
+
+def check_only_tvmc_errors(data: bytes, fmt: str | None) -> None:
+    try:
+        layer = load_bytes(data, source="x", format=fmt)
+    except (ConfigSyntaxError, LimitError) as e:
+        assert e.location is not None and e.location.source == "x"
+        assert "\n" not in e.one_line()
+        return
+    # Whatever the parsers accept, the indexers locate completely.
+    assert set(all_pointers(layer.data)) <= set(layer.positions)
+
+
+formats = st.sampled_from([None, "toml", "json"])
+syntax_soup = st.lists(
+    st.sampled_from([*"[]{}\"'#=.,\n \t\\abc019-+:eE_x", '"""', "'''", "[[", "]]", "inf", "\r\n"]), max_size=120
+).map("".join)
+
+
+@SETTINGS
+@given(st.binary(max_size=400), formats)
+def test_arbitrary_bytes_raise_only_tvmc_errors(data: bytes, fmt: str | None) -> None:
+    check_only_tvmc_errors(data, fmt)
+
+
+@SETTINGS
+@given(syntax_soup, formats)
+def test_syntax_soup_raises_only_tvmc_errors(text: str, fmt: str | None) -> None:
+    check_only_tvmc_errors(text.encode(), fmt)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["[", "{", '{"a":', "a = [", "[{", "x = {y = "]), st.integers(0, 5000), formats)
+def test_deep_nesting_is_a_limit_error_never_a_recursion_error(prefix: str, depth: int, fmt: str | None) -> None:
+    check_only_tvmc_errors((prefix * depth).encode(), fmt)
