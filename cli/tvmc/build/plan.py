@@ -1,0 +1,336 @@
+"""The modern build plan: what `tvmc compile` does with TVM >= 0.25, derived from a config. No TVM here.
+
+One plan feeds the real build (`tvmc.build.runner`), `--emit python` and `--emit plan`, so the
+three cannot drift apart. Every config value is either mapped to a TVM argument or refused with
+an error naming the key and where it was set; nothing is dropped silently.
+
+    targets            → one Target (the first target without `compiler`) with its host
+    targets[].compiler → relax partition functions (registry `compilers()`), then RunCodegen
+    executor vm        → relax.build(exec_mode=...)       graph/aot → refused (Relay only)
+    runtime cpp        → relax.build(system_lib=...)      crt       → refused
+    opt-level, pass-config, disabled-pass → PassContext(opt_level, config, disabled_pass)
+    build.*            → ConvertLayout, ToMixedPrecision, export_library(cc, options), dumps
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmc import registry
+from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
+from tvmc.config import CompilationConfig
+from tvmc.errors import BuildError, did_you_mean
+from tvmc.provenance import Origin, display_path, join, origin_of
+from tvmc.values import ValueTypeError, check_value
+
+TVMC_ONLY_KEYS = ("compiler",)  # canonical target keys TVM does not know
+# Data layout → kernel layout that old tvmc's "default" kernel meant for conv2d.
+DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
+DEFAULT_LAYOUT_OPS = ("relax.nn.conv2d",)
+MODERN_VERSIONS = ((0, 25, 0), (0, 26, 0), (0, 27, 0), (0, 28, 0), (1, 0, 0))
+LEGACY_VERSIONS = tuple((0, minor, 0) for minor in range(8, 20))
+
+
+@dataclass(frozen=True)
+class Partition:
+    compiler: str
+    function: str  # dotted path of the relax partition function
+    pointer: str  # where the compiler was set (/targets/N/compiler)
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """Everything the modern build needs, as plain data."""
+
+    model: ModelSpec
+    target: dict[str, Any]  # the dict for tvm.target.Target, host nested
+    exec_mode: str
+    system_lib: bool | None  # None: TVM decides (on for wasm hosts)
+    opt_level: int
+    pass_config: dict[str, Any]
+    disabled_pass: tuple[str, ...]
+    partitions: tuple[Partition, ...] = ()
+    layouts: dict[str, list[str]] = field(default_factory=dict)  # ConvertLayout's desired_layouts
+    mixed_precision: str | None = None  # ToMixedPrecision's out_dtype (the accumulation type)
+    output_format: str = "so"
+    cc: str | None = None
+    cc_options: tuple[str, ...] = ()
+    dump_code: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def host(self) -> dict[str, Any] | None:
+        host = self.target.get("host")
+        return host if isinstance(host, dict) else None
+
+    def export_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of export_library besides the file name (create_shared's cc/options)."""
+        kwargs: dict[str, Any] = {}
+        if self.cc is not None:
+            kwargs["cc"] = self.cc
+        if self.cc_options:
+            kwargs["options"] = list(self.cc_options)
+        return kwargs
+
+    def steps(self, output: str) -> list[dict[str, Any]]:
+        """The build as a list of calls (for `--emit plan`)."""
+        steps: list[dict[str, Any]] = [import_step(self.model)]
+        steps.append({"step": "pass-context", "call": "tvm.transform.PassContext", "args": {
+            "opt_level": self.opt_level, "config": self.pass_config,
+            "disabled_pass": list(self.disabled_pass)}})
+        if self.layouts:
+            steps.append({"step": "convert-layout", "call": "tvm.relax.transform.ConvertLayout",
+                          "args": {"desired_layouts": self.layouts}})
+        if self.mixed_precision:
+            steps.append({"step": "mixed-precision", "call": "tvm.relax.transform.ToMixedPrecision",
+                          "args": {"out_dtype": self.mixed_precision}})
+        for part in self.partitions:
+            steps.append({"step": "partition", "compiler": part.compiler, "call": part.function, "args": {}})
+        if self.partitions:
+            steps.append({"step": "codegen", "call": "tvm.relax.transform.RunCodegen", "args": {}})
+        steps.append({"step": "build", "call": "tvm.relax.build", "args": {
+            "target": self.target, "exec_mode": self.exec_mode, "system_lib": self.system_lib}})
+        steps.append({"step": "export", "call": "export_library",
+                      "args": {"file_name": output, **self.export_kwargs()}})
+        if self.dump_code:
+            steps.append({"step": "dump-code", "formats": list(self.dump_code),
+                          "files": [f"{output}.{fmt}" for fmt in self.dump_code]})
+        return steps
+
+
+class Planner:
+    """Maps one resolved config onto the modern build, refusing what it cannot honour."""
+
+    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin]):
+        self.config = config
+        self.origins = origins
+        self.notes: list[str] = []
+
+    def refuse(self, pointer: str, message: str, *, hint: str | None = LEGACY_HINT,
+               suggestions: list[str] | None = None) -> BuildError:
+        origin = origin_of(self.origins, pointer)
+        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None,
+                          hint=hint, suggestions=suggestions or ())
+
+    def plan(self, model: ModelSpec) -> BuildPlan:
+        check_modern(model)
+        self.check_version()
+        target, partitions = self.target()
+        layouts, mixed, fmt, cc, options, dumps = self.build_options()
+        kinds = {target.get("kind"), (target.get("host") or {}).get("kind")}
+        for code in ("ll", "asm"):
+            if code in dumps and "llvm" not in kinds:
+                raise self.refuse("/build/dump-code", f"{code!r} is LLVM output: it needs an llvm target "
+                                  "or host", hint=None)
+        return BuildPlan(
+            model=model, target=target, exec_mode=self.exec_mode(), system_lib=self.system_lib(),
+            opt_level=self.config.opt_level, pass_config=self.pass_config(),
+            disabled_pass=self.config.disabled_pass, partitions=partitions, layouts=layouts,
+            mixed_precision=mixed, output_format=fmt, cc=cc, cc_options=options, dump_code=dumps,
+            notes=tuple(self.notes))
+
+    # ---- config sections -------------------------------------------------------------------
+
+    def check_version(self) -> None:
+        spec = self.config.tvm_version
+        if spec and not version_allows(spec, MODERN_VERSIONS):
+            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes "
+                              "TVM >= 0.25")
+
+    def target(self) -> tuple[dict[str, Any], tuple[Partition, ...]]:
+        base: dict[str, Any] | None = None
+        base_from_compiler = True
+        partitions: list[Partition] = []
+        for index, entry in enumerate(self.config.targets):
+            pointer = f"/targets/{index}"
+            name = entry.get("kind")
+            kind = registry.kinds().get(str(name))
+            if kind is None:
+                legacy = registry.legacy_kinds().get(str(name))
+                last = f" (last in TVM {legacy.last_version})" if legacy and legacy.last_version else ""
+                raise self.refuse(join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25"
+                                  + last)
+            compiler = entry.get("compiler")
+            if compiler is not None:
+                partitions.append(self.partition(str(compiler), kind.device_type, join(pointer, "compiler")))
+            stripped = strip_tvmc_keys(entry)
+            if base is None or (base_from_compiler and compiler is None):
+                base, base_from_compiler = stripped, compiler is not None
+            elif compiler is None and stripped != base:
+                raise self.refuse(pointer, f"a second target ({name}): relax.build compiles for one target "
+                                  "and its host", hint="put the host in `host`, or compile once per target")
+        assert base is not None  # canonical configs have at least one target
+        base_kind = registry.kinds()[str(base["kind"])]
+        for part in partitions:
+            if base_kind.device_type not in registry.compilers()[part.compiler].device_types:
+                raise self.refuse(part.pointer, f"compiler {part.compiler!r} cannot offload from a "
+                                  f"{base['kind']} target", hint=None)
+        host = strip_tvmc_keys(self.config.host) if self.config.host else None
+        if "host" not in base and host is not None and host != base:
+            # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
+            base = {**base, "host": host}
+        return base, tuple(partitions)
+
+    def partition(self, compiler: str, device_type: int, pointer: str) -> Partition:
+        known = registry.compilers()
+        entry = known.get(compiler)
+        if entry is None:
+            raise self.refuse(pointer, f"unknown compiler {compiler!r}", hint=None,
+                              suggestions=did_you_mean(compiler, list(known)))
+        if entry.partition is None:
+            raise self.refuse(pointer, f"compiler {compiler!r} has no relax partition function in TVM "
+                              f"{registry.tvm_version()}")
+        if device_type not in entry.device_types:
+            raise self.refuse(pointer, f"compiler {compiler!r} does not run on "
+                              f"{registry.DEVICE_NAMES.get(device_type, device_type)} targets", hint=None)
+        return Partition(compiler, entry.partition, pointer)
+
+    def exec_mode(self) -> str:
+        executor = self.config.executor
+        if executor is None:
+            return "bytecode"  # modern default: the VM interpreting bytecode
+        component = registry.executors()[executor["kind"]]
+        if "modern" not in component.generations:
+            raise self.refuse("/executor/kind", f"executor {component.name!r} has no TVM >= 0.25 equivalent "
+                              "(it is a Relay executor, TVM <= 0.19)",
+                              hint=f"{LEGACY_HINT}, or use --executor vm")
+        self.no_other_options("/executor", executor, ("exec-mode",))
+        return str(executor.get("exec-mode", "bytecode"))
+
+    def system_lib(self) -> bool | None:
+        runtime = self.config.runtime
+        if runtime is None:
+            return None
+        component = registry.runtimes()[runtime["kind"]]
+        if "modern" not in component.generations:
+            raise self.refuse("/runtime/kind", f"runtime {component.name!r} has no TVM >= 0.25 equivalent "
+                              "(it is a Relay runtime, TVM <= 0.19)",
+                              hint=f"{LEGACY_HINT}, or use --runtime cpp")
+        self.no_other_options("/runtime", runtime, ("system-lib",))
+        return bool(runtime.get("system-lib", False))
+
+    def no_other_options(self, pointer: str, table: Mapping[str, Any], mapped: tuple[str, ...]) -> None:
+        for option in table:
+            if option != "kind" and option not in mapped:
+                raise self.refuse(join(pointer, option), "no TVM >= 0.25 equivalent")
+
+    def pass_config(self) -> dict[str, Any]:
+        known = registry.pass_configs()
+        out: dict[str, Any] = {}
+        for name, value in self.config.pass_config.items():
+            modern = modern_pass_config_name(name)
+            if modern not in known:
+                raise self.refuse(join("/pass-config", name), f"not a PassContext config of TVM "
+                                  f"{registry.tvm_version()}", hint=None,
+                                  suggestions=did_you_mean(name, list(known)))
+            if modern != name:
+                self.notes.append(f"pass-config {name!r} is {modern!r} in TVM >= 0.25")
+            if known[modern] in ("bool", "int", "str"):  # a legacy name was not typed when it was read
+                try:
+                    value = check_value(value, known[modern])
+                except ValueTypeError as err:
+                    raise self.refuse(join("/pass-config", name), str(err), hint=None) from None
+            out[modern] = value
+        return out
+
+    def build_options(self) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...],
+                                     tuple[str, ...]]:
+        build = self.config.build
+        for key in ("module-name", "tuning-records"):
+            if key in build:
+                why = ("relax.build has no module name" if key == "module-name" else
+                       "TVM >= 0.25 cannot apply AutoTVM/auto-scheduler records (it tunes with MetaSchedule)")
+                raise self.refuse(join("/build", key), why)
+        fmt = str(build.get("output-format", "so"))
+        if fmt == "mlf":
+            raise self.refuse("/build/output-format", "Model Library Format exists only in TVM <= 0.18")
+        cc = build.get("cross-compiler")
+        options = tuple(build.get("cross-compiler-options", ()))
+        if fmt == "tar" and (cc is not None or options):
+            key = "cross-compiler" if cc is not None else "cross-compiler-options"
+            raise self.refuse(join("/build", key), "a tar of object files is not linked",
+                              hint="use output-format so")
+        dumps = tuple(build.get("dump-code", ()))
+        return self.layouts(), self.mixed_precision(), fmt, cc, options, dumps
+
+    def layouts(self) -> dict[str, list[str]]:
+        build = self.config.build
+        if "desired-layout" not in build:
+            if "desired-layout-ops" in build:
+                self.notes.append("build.desired-layout-ops has no effect without build.desired-layout")
+            return {}
+        layouts = list(build["desired-layout"])
+        ops = [op if op.startswith("relax.") else f"relax.{op}"
+               for op in build.get("desired-layout-ops", DEFAULT_LAYOUT_OPS)]
+        if len(layouts) not in (1, len(ops)):
+            raise self.refuse("/build/desired-layout", f"{len(layouts)} layouts for {len(ops)} operators "
+                              "(give one, or one per operator)", hint=None)
+        out: dict[str, list[str]] = {}
+        for index, op in enumerate(ops):
+            data, _, kernel = (layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")
+            if not kernel or kernel == "default":
+                kernel = DEFAULT_KERNEL_LAYOUT.get(data, "") if op == "relax.nn.conv2d" else ""
+                if not kernel:
+                    raise self.refuse("/build/desired-layout", f"give the kernel layout for {op} as "
+                                      f"{data}:KERNEL (relax's ConvertLayout has no default)", hint=None)
+            out[op] = [data, kernel]
+        return out
+
+    def mixed_precision(self) -> str | None:
+        build = self.config.build
+        if not build.get("mixed-precision", False):
+            extra = [k for k in build if k.startswith("mixed-precision-")]
+            if extra:
+                self.notes.append(f"build.{extra[0]} has no effect without build.mixed-precision = true")
+            return None
+        if "mixed-precision-ops" in build:
+            raise self.refuse("/build/mixed-precision-ops", "relax's ToMixedPrecision chooses the operators "
+                              "itself", hint="remove the key (or use --emit relay for TVM <= 0.19)")
+        if build.get("mixed-precision-calculation-type", "float16") != "float16":
+            raise self.refuse("/build/mixed-precision-calculation-type", "relax's ToMixedPrecision computes "
+                              "in float16 only", hint=None)
+        return str(build.get("mixed-precision-acc-type", "float16"))
+
+
+def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
+    """The target as TVM takes it: tvmc-only keys removed, also from nested hosts."""
+    out = {k: v for k, v in target.items() if k not in TVMC_ONLY_KEYS}
+    if isinstance(out.get("host"), dict):
+        out["host"] = strip_tvmc_keys(out["host"])
+    return out
+
+
+def modern_pass_config_name(name: str) -> str:
+    """`tir.X` became `tirx.X` in TVM 0.24; other names are unchanged."""
+    if name.startswith("tir.") and f"tirx.{name[4:]}" in registry.pass_configs():
+        return f"tirx.{name[4:]}"
+    return name
+
+
+_CLAUSE = re.compile(r"\s*(==|>=|<=|!=|~=|>|<)?\s*v?(\d+(?:\.\d+)*)\S*\s*")
+
+
+def version_allows(spec: str, candidates: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether a `tvm-version` spec (`>=0.25`, `<=0.19`, `>=0.14,<0.20`, `0.27`) admits a candidate."""
+    clauses = []
+    for text in spec.split(","):
+        match = _CLAUSE.fullmatch(text)
+        if match is None:
+            return True  # not a version spec we understand: do not refuse on it
+        numbers = tuple(int(x) for x in match[2].split("."))
+        clauses.append((match[1] or "==", (*numbers, 0, 0)[:3]))
+
+    def ok(version: tuple[int, ...], op: str, bound: tuple[int, ...]) -> bool:
+        if op == "==":
+            return version[:2] == bound[:2]
+        return {"~=": version >= bound, "!=": version != bound, ">=": version >= bound,
+                "<=": version <= bound, ">": version > bound, "<": version < bound}[op]
+
+    return any(all(ok(v, op, bound) for op, bound in clauses) for v in candidates)
+
+
+def plan_build(config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec) -> BuildPlan:
+    return Planner(config, origins).plan(model)

@@ -1,0 +1,155 @@
+"""Runs a `BuildPlan` with TVM >= 0.25. The only module (with `frontends`) that imports TVM.
+
+TVM has no type hints, so its objects are `Any` and each TVM call sits in a small function.
+TVM's own errors (multi-line, with C++ frames) become one-line `BuildError`s naming the stage.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tvmc.build.plan import BuildPlan
+from tvmc.errors import BuildError
+
+INSTALL_HINT = ("install it with: pip install 'tvmc[tvm]'  (TVM 0.27 and onnx); or print the build "
+                "instead with --emit python|tvmc|relay|plan")
+MIN_VERSION = (0, 25)
+
+
+@dataclass
+class BuildResult:
+    library: bytes
+    dumps: dict[str, str] = field(default_factory=dict)  # dump-code format → text
+    timings: dict[str, float] = field(default_factory=dict)  # stage → seconds
+
+
+def require_tvm() -> Any:
+    """TVM, or a BuildError saying how to install it (no traceback)."""
+    try:
+        tvm = importlib.import_module("tvm")
+    except ImportError:
+        raise BuildError("compiling needs TVM, which is not installed", None, hint=INSTALL_HINT) from None
+    version = str(getattr(tvm, "__version__", "0"))
+    numbers = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+    if numbers < MIN_VERSION:
+        raise BuildError(f"TVM {version} is installed; tvmc compile needs TVM >= 0.25", None,
+                         hint="use --emit tvmc or --emit relay for TVM <= 0.19")
+    return tvm
+
+
+def short(err: BaseException) -> str:
+    """The useful line of a TVM error (the last non-empty one), with its type."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    text = lines[-1] if lines else ""
+    name = type(err).__name__
+    text = text if text.startswith(name) or not text else f"{name}: {text}"
+    text = text or name
+    return text if len(text) <= 400 else text[:397] + "..."
+
+
+@contextmanager
+def stage(name: str, timings: dict[str, float], on_stage: Callable[[str], None]) -> Iterator[None]:
+    on_stage(name)
+    start = time.perf_counter()
+    try:
+        yield
+    except BuildError:
+        raise
+    except Exception as err:  # TVM raises many types (TVMError, ValueError, InternalError, ...)
+        raise BuildError(f"{name} failed: {short(err)}", None) from err
+    finally:
+        timings[name] = time.perf_counter() - start
+
+
+def resolve(dotted: str) -> Any:
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def transform(tvm: Any, plan: BuildPlan, mod: Any) -> Any:
+    """Layout and precision conversion, then BYOC partitioning: inside the PassContext, like old tvmc."""
+    relax = tvm.relax
+    if plan.layouts:
+        for op in plan.layouts:
+            try:
+                tvm.ir.Op.get(op)
+            except Exception:
+                raise BuildError(f"build.desired-layout-ops: {op!r} is not a TVM operator", None) from None
+        mod = relax.transform.ConvertLayout(plan.layouts)(mod)
+    if plan.mixed_precision:
+        mod = relax.transform.ToMixedPrecision(out_dtype=plan.mixed_precision)(mod)
+    for part in plan.partitions:
+        mod = resolve(part.function)(mod)
+    if plan.partitions:
+        mod = relax.transform.RunCodegen()(mod)
+    return mod
+
+
+def tir_recorder(tvm: Any) -> tuple[Any, list[Any]]:
+    """A pass instrument keeping the last module that still has relax functions: its PrimFuncs are the
+    TIR the relax pipeline produced, before TIR lowering."""
+    seen: list[Any] = []
+
+    @tvm.instrument.pass_instrument
+    class Recorder:
+        def run_after_pass(self, mod: Any, _info: Any) -> None:
+            if any(isinstance(f, tvm.relax.Function) for f in mod.functions.values()):
+                seen[:] = [mod]
+
+    return Recorder(), seen
+
+
+def host_source(executable: Any, fmt: str) -> str | None:
+    """LLVM IR or assembly of the host module (None when no module is an LLVM module)."""
+    pending = [executable.mod]
+    while pending:
+        module = pending.pop(0)
+        if module.kind == "llvm":
+            return str(module.inspect_source(fmt))
+        pending.extend(module.imports)
+    return None
+
+
+def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) -> BuildResult:
+    """Import, transform, build and export; returns the library's bytes (the caller writes it)."""
+    tvm = require_tvm()
+    from tvmc.build.frontends import import_model
+
+    result = BuildResult(b"")
+    timings = result.timings
+    with stage("import", timings, on_stage):
+        mod = import_model(plan.model)
+    instruments: list[Any] = []
+    seen: list[Any] = []
+    if "tir" in plan.dump_code:
+        recorder, seen = tir_recorder(tvm)
+        instruments.append(recorder)
+    with stage("build", timings, on_stage):
+        target = tvm.target.Target(plan.target)
+        with tvm.transform.PassContext(opt_level=plan.opt_level, config=plan.pass_config,
+                                       disabled_pass=list(plan.disabled_pass), instruments=instruments):
+            mod = transform(tvm, plan, mod)
+            if "relax" in plan.dump_code:
+                result.dumps["relax"] = mod.script()
+            executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)
+    with stage("export", timings, on_stage), tempfile.TemporaryDirectory(prefix="tvmc-") as tmp:
+        path = Path(tmp) / f"lib.{plan.output_format}"
+        executable.export_library(str(path), **plan.export_kwargs())
+        result.library = path.read_bytes()
+    for fmt in plan.dump_code:
+        if fmt == "tir" and seen:
+            prims = {gv: f for gv, f in seen[0].functions.items() if isinstance(f, tvm.tirx.PrimFunc)}
+            result.dumps["tir"] = tvm.IRModule(prims).script()
+        elif fmt in ("ll", "asm"):
+            text = host_source(executable, fmt)
+            if text is None:
+                raise BuildError(f"build.dump-code: {fmt!r} needs an llvm target or host", None)
+            result.dumps[fmt] = text
+    return result

@@ -1,0 +1,202 @@
+"""`tvmc compile MODEL`: build with TVM >= 0.25, or print the build (`--emit`) for either generation."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from enum import StrEnum
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
+
+if TYPE_CHECKING:
+    from tvmc.api import Resolved
+    from tvmc.build.model import ModelSpec
+
+CONFIG_HELP = ("A named config on the search path (e.g. aws/c5) or a path to a TOML/JSON file. Repeatable: "
+               "later configs are layered on earlier ones.")
+SHAPES_HELP = ("Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]': names may hold '/', ':' and '.', quote "
+               "names with spaces (\"my input\":[1]); -1 or ? is a dynamic dimension; x:[] is a scalar.")
+OUTPUT_HELP = ("The library to write (default: the model's name with .so or .tar, in the current directory); "
+               "with --emit, where to write the text (default: stdout).")
+EMIT_HELP = ("Print the build instead of running it (no TVM needed): python (a script for TVM >= 0.25), "
+             "tvmc (old tvmc's command line, TVM <= 0.19), relay (a Relay script, TVM <= 0.19), plan (JSON).")
+
+
+class EmitFormat(StrEnum):
+    python = "python"
+    tvmc = "tvmc"
+    relay = "relay"
+    plan = "plan"
+
+
+class ModelFormat(StrEnum):
+    onnx = "onnx"
+    tflite = "tflite"
+    pytorch = "pytorch"
+    keras = "keras"
+    pb = "pb"
+    paddle = "paddle"
+    relay = "relay"
+
+
+class Progress:
+    """A one-line `stage… 3.1 s` ticker on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.name = ""
+        self.start = time.perf_counter()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._tick, daemon=True)
+
+    def __enter__(self) -> Progress:
+        if self.enabled:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_: type[BaseException] | BaseException | TracebackType | None) -> None:
+        if self.enabled:
+            self.done.set()
+            self.thread.join()
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+    def stage(self, name: str) -> None:
+        self.name = name
+
+    def _tick(self) -> None:
+        while not self.done.wait(0.2):
+            sys.stderr.write(f"\r\033[Ktvmc: {self.name}… {time.perf_counter() - self.start:.1f} s")
+            sys.stderr.flush()
+
+
+def _inputs(resolved: Resolved, model: str) -> set[Path]:
+    """Files tvmc read: never overwritten by -o."""
+    layers = {getattr(o.layer, "path", None) for o in resolved.tree.origins.values() if o.layer is not None}
+    return {Path(p) for p in layers if p is not None} | {Path(model)}
+
+
+def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec) -> str:
+    if fmt in (EmitFormat.python, EmitFormat.plan):
+        from tvmc.build.plan import plan_build
+
+        plan = plan_build(resolved.config, resolved.origins, spec)
+        if fmt is EmitFormat.python:
+            from tvmc.emit import python
+
+            text, notes = python.render(plan)
+        else:
+            from tvmc.emit import plan as plan_json
+
+            text, notes = plan_json.render(plan, resolved.to_dict())
+    else:
+        from tvmc.emit.legacy import plan_legacy
+
+        legacy = plan_legacy(resolved.config, resolved.origins, spec)
+        if fmt is EmitFormat.tvmc:
+            from tvmc.emit import tvmc_argv
+
+            text, notes = tvmc_argv.render(legacy)
+        else:
+            from tvmc.emit import relay
+
+            text, notes = relay.render(legacy)
+    for note in notes:
+        warn(note)
+    return text
+
+
+def _size(n: int) -> str:
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB" if n < 1024**2 else f"{n / 1024**2:.1f} MiB"
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
+    from tvmc.build import runner
+    from tvmc.build.model import check_exists
+    from tvmc.build.plan import plan_build
+    from tvmc.errors import UsageError
+    from tvmc.fileio import write_atomic
+
+    plan = plan_build(resolved.config, resolved.origins, spec)
+    for note in plan.notes:
+        warn(note)
+    check_exists(spec)
+    path = output or Path(spec.default_output(plan.output_format))
+    inputs = _inputs(resolved, spec.path)
+    if path.is_dir() or not path.resolve().parent.is_dir():  # say so before a build, not after it
+        what = "is a directory" if path.is_dir() else "is in a directory that does not exist"
+        raise UsageError(f"{path} {what}", f"-o {path}")
+    if path.resolve() in {p.resolve() for p in inputs}:
+        raise UsageError(f"refusing to overwrite the input file {path}", f"-o {path}")
+    started = time.perf_counter()
+    runner.require_tvm()
+    with Progress(sys.stderr.isatty()) as progress:
+        result = runner.run(plan, on_stage=progress.stage)
+    write_atomic(path, result.library, inputs=inputs)
+    for fmt, text in result.dumps.items():
+        write_atomic(f"{path}.{fmt}", text, inputs=inputs)
+    elapsed = time.perf_counter() - started
+    target = {k: v for k, v in plan.target.items() if k != "host"}
+    stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in result.timings.items())
+    lines = [f"tvmc: built {path} ({_size(len(result.library))}) from {spec.path} in {elapsed:.2f} s",
+             f"  target  {_compact(target)}",
+             f"  host    {_compact(plan.host) if plan.host else '(the target)'}",
+             f"  vm      exec-mode {plan.exec_mode}, system-lib "
+             f"{'auto' if plan.system_lib is None else str(plan.system_lib).lower()}",
+             f"  time    {stages}"]
+    lines += [f"  dump    {path}.{fmt}" for fmt in result.dumps]
+    write_stdout("\n".join(lines) + "\n")
+
+
+@reports_errors
+def compile_command(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")],
+    config: Annotated[list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH",
+                                                     help=CONFIG_HELP)] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+    model_format: Annotated[ModelFormat | None, typer.Option(
+        "--model-format", help="The model format (default: guessed from the suffix).")] = None,
+    input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC",
+                                                     help=SHAPES_HELP)] = None,
+    emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
+) -> None:
+    """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
+    from tvmc import api
+    from tvmc.build.model import model_spec
+    from tvmc.shapes import parse_input_shapes
+
+    shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
+    spec = model_spec(model, model_format.value if model_format else None, shapes)
+    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx))
+    for note in resolved.notes:
+        if not note.startswith("host: "):  # which target is the host is shown in the summary
+            warn(note)
+    if emit is None:
+        _build(resolved, spec, output)
+        return
+    text = _emit(emit, resolved, spec)
+    if output is None:
+        write_stdout(text)
+        return
+    from tvmc.fileio import write_atomic
+
+    write_atomic(output, text, inputs=_inputs(resolved, spec.path))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the top-level `compile` command."""
+    app.command("compile", cls=RewriteCommand, no_args_is_help=True)(compile_command)

@@ -1,0 +1,189 @@
+"""The legacy build plan: a config as old tvmc / Relay (TVM <= 0.19) would build it. No TVM here.
+
+Shared by `--emit tvmc` and `--emit relay`. Targets become legacy strings (`targets.to_legacy`);
+BYOC entries — legacy kinds such as `ethos-u`, or a `compiler` key — become old tvmc's codegens,
+applied in target order; the host becomes the second TVM target, as old tvmc read it.
+What legacy TVM cannot do is refused, naming the key and where it was set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tvmc import registry
+from tvmc.build.model import MODERN_HINT, ModelSpec, check_legacy
+from tvmc.build.plan import LEGACY_VERSIONS, strip_tvmc_keys, version_allows
+from tvmc.config import CompilationConfig
+from tvmc.errors import BuildError, TvmcError
+from tvmc.provenance import Origin, display_path, join, origin_of
+
+RELAY_HINT = "use --emit relay, which can express it"
+
+
+@dataclass(frozen=True)
+class Codegen:
+    """One of old tvmc's BYOC codegens (v0.14-v0.19 `REGISTERED_CODEGEN`)."""
+
+    partition: str  # the Relay partition function, called (mod, params, mod_name=..., **options)
+    config_key: str | None  # its PassContext options key, which also receives the options
+
+
+CODEGENS = {
+    "compute-library": Codegen("tvm.relay.op.contrib.arm_compute_lib.partition_for_arm_compute_lib", None),
+    "cmsis-nn": Codegen("tvm.relay.op.contrib.cmsisnn.partition_for_cmsisnn", "relay.ext.cmsisnn.options"),
+    "ethos-n": Codegen("tvm.relay.op.contrib.ethosn.partition_for_ethosn", "relay.ext.ethos-n.options"),
+    "ethos-u": Codegen("tvm.relay.op.contrib.ethosu.partition_for_ethosu", "relay.ext.ethos-u.options"),
+    "bnns": Codegen("tvm.relay.op.contrib.bnns.partition_for_bnns", None),
+    "vitis-ai": Codegen("tvm.relay.op.contrib.vitis_ai.partition_for_vitis_ai", "relay.ext.vitis_ai.options"),
+    "clml": Codegen("tvm.relay.op.contrib.clml.partition_for_clml", None),
+    "mrvl": Codegen("tvm.relay.op.contrib.mrvl.partition_for_mrvl", "relay.ext.mrvl.options"),
+}
+MODERN_ONLY_PASS_CONFIG = ("relax.", "s_tir.")
+
+
+@dataclass(frozen=True)
+class Byoc:
+    name: str
+    options: dict[str, Any]  # codegen options (legacy strings' attributes, without common ones)
+    legacy: str  # the entry as old tvmc's --target wrote it: "ethos-u -accelerator_config=..."
+    pointer: str
+
+
+@dataclass(frozen=True)
+class LegacyPlan:
+    model: ModelSpec
+    byoc: tuple[Byoc, ...]
+    target: str  # legacy string of the TVM target (without host)
+    host: str | None  # legacy string of the host; None for a CPU target that is its own host
+    executor: dict[str, Any] | None  # canonical table (None: graph)
+    runtime: dict[str, Any] | None  # canonical table (None: cpp)
+    pass_config: dict[str, Any]  # legacy names
+    disabled_pass: tuple[str, ...]
+    opt_level: int
+    build: dict[str, Any]
+    notes: tuple[str, ...]
+
+    def non_default_options(self, section: str) -> dict[str, Any]:
+        """The executor/runtime options that differ from the registry default (old tvmc's flags)."""
+        table = self.executor if section == "executor" else self.runtime
+        if table is None:
+            return {}
+        known = (registry.executors() if section == "executor" else registry.runtimes())[table["kind"]]
+        return {k: v for k, v in table.items() if k != "kind" and v != known.options[k].default}
+
+
+class LegacyPlanner:
+    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin]):
+        self.config = config
+        self.origins = origins
+        self.notes: list[str] = []
+
+    def refuse(self, pointer: str, message: str, hint: str | None = MODERN_HINT) -> BuildError:
+        origin = origin_of(self.origins, pointer)
+        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None,
+                          hint=hint)
+
+    def plan(self, model: ModelSpec) -> LegacyPlan:
+        check_legacy(model)
+        spec = self.config.tvm_version
+        if spec and not version_allows(spec, LEGACY_VERSIONS):
+            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes "
+                              "TVM <= 0.19")
+        byoc, target, host = self.targets()
+        return LegacyPlan(model=model, byoc=byoc, target=target, host=host,
+                          executor=self.component("executor"), runtime=self.component("runtime"),
+                          pass_config=self.pass_config(), disabled_pass=self.config.disabled_pass,
+                          opt_level=self.config.opt_level, build=self.build(), notes=tuple(self.notes))
+
+    def legacy_string(self, target: Mapping[str, Any], pointer: str) -> str:
+        from tvmc import targets as tg
+
+        try:
+            return tg.to_legacy(dict(target))
+        except TvmcError as err:
+            raise self.refuse(pointer, f"legacy TVM cannot express this target: {err.message}") from None
+
+    def targets(self) -> tuple[tuple[Byoc, ...], str, str | None]:
+        byoc: list[Byoc] = []
+        main: dict[str, Any] | None = None
+        main_pointer = ""
+        for index, entry in enumerate(self.config.targets):
+            pointer = f"/targets/{index}"
+            kind = registry.kind(str(entry["kind"]))
+            if kind is not None and kind.byoc:
+                byoc.append(self.codegen(str(entry["kind"]), entry, pointer))
+                continue
+            if "compiler" in entry:
+                byoc.append(self.codegen(str(entry["compiler"]), {}, join(pointer, "compiler")))
+            stripped = strip_tvmc_keys(entry)
+            stripped.pop("host", None)
+            if main is None:
+                main, main_pointer = stripped, pointer
+            elif stripped != main and "compiler" not in entry:
+                raise self.refuse(pointer, f"a second TVM target ({entry['kind']}): old tvmc read a second "
+                                  "TVM target as the host", hint="put the host in `host`")
+        if main is None:
+            raise self.refuse("/targets", "only BYOC targets: old tvmc needs a TVM target last", hint=None)
+        host = self.config.host
+        nested = self.config.targets[int(main_pointer.rsplit("/", 1)[1])].get("host")
+        host = nested if isinstance(nested, dict) else host
+        host_text = None
+        main_kind = registry.kind(str(main["kind"]))
+        is_cpu = main_kind is not None and main_kind.device_type == registry.CPU_DEVICE
+        if host and not (is_cpu and strip_tvmc_keys(host) == main):  # a CPU target is its own host by default
+            host_text = self.legacy_string(strip_tvmc_keys(host), "/host")
+        return tuple(byoc), self.legacy_string(main, main_pointer), host_text
+
+    def codegen(self, name: str, entry: Mapping[str, Any], pointer: str) -> Byoc:
+        if name not in CODEGENS:
+            raise self.refuse(pointer, f"old tvmc has no {name!r} codegen (it had {', '.join(CODEGENS)})")
+        kind = registry.kind(name)
+        common = set(registry.COMMON_OPTIONS)
+        options = {k: v for k, v in entry.items()
+                   if k not in common and k != "compiler" and not k.startswith("feature.")
+                   and (kind is None or k in kind.options or kind.open_options)}
+        legacy = " ".join([name, *(f"-{k}={_legacy_value(v)}" for k, v in options.items())])
+        return Byoc(name, options, legacy, pointer)
+
+    def component(self, section: str) -> dict[str, Any] | None:
+        table = self.config.executor if section == "executor" else self.config.runtime
+        if table is None:
+            return None
+        known = (registry.executors() if section == "executor" else registry.runtimes())[table["kind"]]
+        if "legacy" not in known.generations:
+            raise self.refuse(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")
+        return dict(table)
+
+    def pass_config(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in self.config.pass_config.items():
+            if name.startswith(MODERN_ONLY_PASS_CONFIG):
+                raise self.refuse(join("/pass-config", name), "exists only in TVM >= 0.25")
+            legacy = f"tir.{name[5:]}" if name.startswith("tirx.") else name
+            if legacy != name:
+                self.notes.append(f"pass-config {name!r} is {legacy!r} in TVM <= 0.19")
+            out[legacy] = value
+        return out
+
+    def build(self) -> dict[str, Any]:
+        build = dict(self.config.build)
+        if "relax" in build.get("dump-code", ()):
+            raise self.refuse("/build/dump-code", "'relax' code exists only in TVM >= 0.25")
+        for key in ("desired-layout-ops", "mixed-precision-ops"):
+            if key in build:
+                build[key] = [op.removeprefix("relax.") for op in build[key]]
+        return build
+
+
+def _legacy_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, list):
+        return ",".join(_legacy_value(v) for v in value)
+    return str(value)
+
+
+def plan_legacy(config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec) -> LegacyPlan:
+    return LegacyPlanner(config, origins).plan(model)
