@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tvmc import api
 
 
@@ -38,7 +37,8 @@ def test_rule3_attribute_flag_patches_the_matching_config_target(board: str) -> 
 
 
 def test_rule4_sub_key_overrides_in_full_no_mattr_append(cfgdir: Path) -> None:
-    (cfgdir / "neon.toml").write_text('targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mattr = ["+neon"] }]\n')
+    (cfgdir / "neon.toml").write_text(
+        'targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mattr = ["+neon"] }]\n')
     config = api.resolve(["neon"], [("--target-llvm-mattr", "+dotprod")]).config
     assert config.targets[0]["mattr"] == ["+dotprod"]
     appended = api.resolve(["neon"], [("--set", "targets[kind=llvm].mattr+=+dotprod")]).config

@@ -203,6 +203,18 @@ def test_unsupported_values(data: bytes, fmt: str, expected: str) -> None:
     assert line_of(data, fmt) == expected
 
 
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'{"a": ["x\\ud800"]}', "f:1:8: /a/0: string with an unpaired surrogate escape"),
+        (b'{\n "\\udc00": 1}', "f:2:2: key with an unpaired surrogate escape"),
+    ],
+)
+def test_lone_surrogates_are_refused(data: bytes, expected: str) -> None:
+    assert str(error_of(data, "json")).startswith(expected)
+    assert load_bytes(b'{"a": "\\ud83d\\ude00"}', source="f").data == {"a": "\U0001f600"}  # a pair is fine
+
+
 # --- limits ------------------------------------------------------------------------------
 
 
@@ -330,7 +342,7 @@ def test_string_limit_on_values_and_keys() -> None:
         (
             b"a = 0x1" + b"0" * 30,
             "toml",
-            "f:1:1: /a: integer 1766847064…3786976256 (37 digits) is outside the 64-bit range TVM stores",
+            "f:1:1: /a: integer 1329227995…0280344576 (37 digits) is outside the 64-bit range TVM stores",
         ),
     ],
 )

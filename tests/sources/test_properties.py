@@ -170,3 +170,28 @@ def test_syntax_soup_raises_only_tvmc_errors(text: str, fmt: str | None) -> None
 @given(st.sampled_from(["[", "{", '{"a":', "a = [", "[{", "x = {y = "]), st.integers(0, 5000), formats)
 def test_deep_nesting_is_a_limit_error_never_a_recursion_error(prefix: str, depth: int, fmt: str | None) -> None:
     check_only_tvmc_errors((prefix * depth).encode(), fmt)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(-(10**4200), 10**4200) | st.integers(INT_MIN - 3, INT_MAX + 3) | st.integers(0, 2**60_000),
+    st.sampled_from(["toml", "hex", "oct", "bin", "json"]),
+)
+def test_integers_of_any_size_load_or_are_limit_errors(n: int, style: str) -> None:
+    if style in ("hex", "oct", "bin"):
+        n = abs(n)  # TOML has no signed hex/octal/binary
+        literal = {"hex": hex, "oct": oct, "bin": bin}[style](n)
+    elif n.bit_length() > 14_000:
+        return  # str() of it is beyond Python's 4300-digit limit; covered by unit tests
+    else:
+        literal = str(n)
+    data = (f'{{"a": {literal}}}' if style == "json" else f"a = {literal}").encode()
+    if INT_MIN <= n <= INT_MAX:
+        assert load_bytes(data, source="x").data == {"a": n}
+    else:
+        try:
+            load_bytes(data, source="x")
+        except LimitError as e:
+            assert e.location is not None and (e.location.line, e.location.col) == (1, 1 if style != "json" else 2)
+        else:
+            raise AssertionError("accepted an integer beyond int64")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import tvmc
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmc.errors import ConfigNotFoundError, LimitError, Location
 from tvmc.sources import (
     ConfigEntry,
@@ -23,6 +25,7 @@ from tvmc.sources import (
 from tvmc.sources import search as search_module
 
 REPO_CONFIGS = Path(tvmc.__file__).resolve().parents[2] / "configs"
+SEARCH_DIR = Path(__file__).parent / "data" / "search"  # holds only a/x.toml (a = 1)
 
 
 def write(path: Path, text: str) -> Path:
@@ -383,3 +386,24 @@ def test_list_configs_of_a_huge_directory_is_refused(dirs: list[SearchDir], monk
     monkeypatch.setattr(search_module, "MAX_LIST_ENTRIES", 3)
     with pytest.raises(LimitError, match="holds more than 3 entries"):
         list_configs(dirs)
+
+
+@pytest.mark.parametrize(
+    "ref", ["./a\0.toml", "a\0b", "x" * 5000 + ".toml", "x" * 5000, "aws/" + "x" * 300, "~no-such-user/x", "~\0"]
+)
+def test_unusable_references_are_not_found_errors(dirs: list[SearchDir], ref: str) -> None:
+    with pytest.raises(ConfigNotFoundError):
+        find_config(ref, dirs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"a/.:\\~-_ C\0", "..", "x", "a/x", ".toml", ".json", "gpu"]), max_size=12).map("".join)
+)
+def test_any_reference_gives_a_layer_or_a_not_found_error(ref: str) -> None:
+    # The search directory holds one config; nothing outside may ever be reached by name.
+    try:
+        layer = find_config(ref, [SearchDir(SEARCH_DIR, "user")], relative_to=SEARCH_DIR / "sub")
+    except ConfigNotFoundError:
+        return
+    assert layer.data == {"a": 1}

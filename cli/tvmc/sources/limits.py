@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, TvmcError
@@ -28,6 +29,8 @@ MAX_STRING = 65_536
 MAX_LIST_ENTRIES = 20_000
 """Most directory entries walked per search directory when listing configs, so that a
 mistaken `TVMC_CONFIG_PATH=/` fails fast instead of walking the whole disk."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1
@@ -54,13 +57,20 @@ def _short(pointer: str) -> str:
     return pointer if len(pointer) <= 60 else f"…{pointer[-50:]}"
 
 
+def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
+    if len(text) > MAX_STRING:
+        return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
+    if _SURROGATE.search(text):
+        # JSON's "\ud800" decodes to a lone surrogate, which no UTF-8 output can hold.
+        return ConfigSyntaxError, f"{what} with an unpaired surrogate escape (\\ud800-\\udfff) is not valid Unicode"
+    return None
+
+
 def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
     if isinstance(value, str):
         if isinstance(value, OversizedInt):
             return LimitError, f"integer {_shorten(value)} is outside the 64-bit range TVM stores"
-        if len(value) > MAX_STRING:
-            return LimitError, f"string of {len(value)} characters is longer than {MAX_STRING}"
-        return None
+        return _string_error(value, "string")
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -83,7 +93,7 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
 def check_values(layer: Layer) -> None:
     """Raise for the first value (in document order) beyond a limit or of an unsupported kind,
     located at its key or array element."""
-    # Iterative so that a document nested through 10 000 dotted keys cannot exhaust the stack.
+    # Iterative: the depth being checked is the input's to choose.
     stack: list[tuple[str, Any, int]] = [("", layer.data, 1)]
     while stack:
         pointer, value, depth = stack.pop()
@@ -95,11 +105,9 @@ def check_values(layer: Layer) -> None:
                 children = []
                 for key, child in value.items():
                     member = f"{pointer}/{escape_token(key)}"
-                    if len(key) > MAX_STRING:
-                        raise LimitError(
-                            f"key of {len(key)} characters is longer than {MAX_STRING}",
-                            layer.locate(member),
-                        )
+                    problem = _string_error(key, "key")
+                    if problem is not None:
+                        raise problem[0](problem[1], layer.locate(member))
                     children.append((member, child, depth + 1))
             else:
                 children = [(f"{pointer}/{i}", child, depth + 1) for i, child in enumerate(value)]

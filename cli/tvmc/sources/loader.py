@@ -58,6 +58,8 @@ def load_file(path: str | Path, *, display: str | None = None) -> Layer:
         raise ConfigNotFoundError("no such config file", Location(source)) from None
     except OSError as e:
         raise ConfigNotFoundError(f"cannot read config file: {e.strerror or e}", Location(source)) from None
+    except ValueError:  # os.stat refuses paths with a NUL byte
+        raise ConfigNotFoundError("invalid file name (NUL byte)", Location(source)) from None
     return load_bytes(data, source=source, format=format_for(absolute), path=absolute)
 
 

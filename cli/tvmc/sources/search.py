@@ -68,7 +68,15 @@ def _expand_home(entry: str, env: Mapping[str, str]) -> str:
     home = env.get("HOME")
     if home and (entry == "~" or entry.startswith(("~/", "~" + os.sep))):
         return home + entry[1:]
-    return os.path.expanduser(entry)
+    return _expanduser(entry)
+
+
+def _expanduser(path: str) -> str:
+    # Unlike Path.expanduser, leaves "~nobody" as it is instead of raising.
+    try:
+        return os.path.expanduser(path)
+    except ValueError:  # a NUL byte in "~user"
+        return path
 
 
 def search_path(env: Mapping[str, str] | None = None) -> list[SearchDir]:
@@ -158,14 +166,14 @@ def find_config(
     head, _part = split_part(ref)
     if is_path_ref(ref) or is_path_ref(head):
         # A file whose name really contains the colon wins over the PATH:PART reading.
-        if head != ref and _anchor(ref, relative_to).exists():
+        if head != ref and _exists(_anchor(ref, relative_to)):
             head = ref
         return _load_path(head, relative_to, origin)
     return find_named(head, dirs, tag_lookup=tag_lookup, candidates=candidates, origin=origin)
 
 
 def _anchor(ref: str, relative_to: Path | None) -> Path:
-    path = Path(ref).expanduser()
+    path = Path(_expanduser(ref))
     return path if path.is_absolute() else (relative_to or Path.cwd()) / path
 
 
@@ -180,14 +188,14 @@ def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> L
 def _exists(path: Path) -> bool:
     try:
         return path.exists()
-    except OSError:  # e.g. a name too long for the file system
+    except (OSError, ValueError):  # a name too long for the file system, an embedded NUL
         return False
 
 
 def _is_file(path: Path) -> bool:
     try:
         return path.is_file()
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
