@@ -1,0 +1,148 @@
+"""`tvmc config validate` and `tvmc config schema`. Parsing and printing only; the work is `tvmc.validate`.
+
+Imports here stay light: this module is loaded with the `config` group, and `jsonschema` must never
+be imported by commands that do not validate (the fast engine does not use it at all).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
+from tvmc.errors import UsageError
+from tvmc.validate.diagnostics import RULES
+
+CONFIG_HELP = (
+    "Validate the config these resolve to (a name on the search path, a TVM tag, or a path; "
+    "repeatable) instead of files. Rewrite flags apply on top."
+)
+PATHS_HELP = (
+    "Config files to validate; a directory means every *.toml/*.json below it, '-' reads stdin. "
+    "Each file is checked on its own and as resolved through its 'extends' chain."
+)
+EPILOG = (
+    "Output: FILE:LINE:COL: error: key.path: message [rule-id], at the key or value of the file that set it "
+    "(also through 'extends'). Rule ids: " + ", ".join(RULES) + ". Warnings: unknown-pass-config and the "
+    "legacy-* rules; legacy-* are errors with --strict or when tvm-version says >= 0.25, and silent when it "
+    "says < 0.25. Exit codes: 0 every input valid (warnings allowed), 1 an input is invalid, 2 usage error."
+)
+
+
+class ReportFormat(StrEnum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+class Engine(StrEnum):
+    fast = "fast"
+    jsonschema = "jsonschema"
+
+
+STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
+STDIN_HELP = (
+    "Name for '-' in messages; relative 'extends' resolve against its directory; its suffix gives the format."
+)
+ENGINE_HELP = (
+    "Structural checks: 'fast' (compiled from the registry) or 'jsonschema' (python-jsonschema "
+    "with the generated schema)."
+)
+
+
+def validate(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str] | None, typer.Argument(metavar="[PATH...|-]", help=PATHS_HELP, show_default=False)
+    ] = None,
+    format: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="Report format.")
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    config: Annotated[
+        list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP)
+    ] = None,
+    stdin_filename: Annotated[
+        str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)
+    ] = None,
+    engine: Annotated[Engine, typer.Option("--engine", help=ENGINE_HELP)] = Engine.fast,
+) -> None:
+    """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
+
+    PATH: config files; a directory means every *.toml/*.json below it; '-' reads stdin. Each file is
+    checked on its own and as resolved through its 'extends' chain. Without PATH, --config and the
+    rewrite flags give the config to validate.
+    """
+    from tvmc import rewrites
+    from tvmc.validate.diagnostics import FileResult, Summary
+    from tvmc.validate.reporters import make_reporter
+    from tvmc.validate.runner import Settings, Validator
+
+    paths = paths or []
+    config = config or []
+    flags = ordered_rewrite_flags(ctx)
+    if paths and config:
+        raise UsageError("give PATHs or --config, not both", "--config")
+    if not paths and not config and not flags:
+        raise UsageError("nothing to validate: give PATH..., '-' (stdin), or --config NAME")
+    if paths.count("-") > 1:
+        raise UsageError("'-' (stdin) can be given once", "-")
+    for path in paths:
+        if path != "-" and not os.path.exists(path):
+            raise UsageError(f"no such file or directory: {path}", path)
+    settings = Settings(
+        strict=strict, engine=engine.value, rewrites=tuple(rewrites.argv_rewrites(flags)) if paths else ()
+    )
+    validator = Validator(settings)
+    results: list[FileResult] | None = None
+    if not paths:  # resolved before the report starts: a flag that does not apply is a usage error
+        results = [validator.resolved(config, flags)]
+    reporter = make_reporter(format.value, sys.stdout, sys.stderr, os.environ)
+    summary = Summary()
+    reporter.start()
+    stream = (
+        validator.run(paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename)
+        if results is None
+        else results
+    )
+    try:
+        for result in stream:
+            summary.add(result)
+            reporter.file(result)
+        reporter.finish(summary)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, no traceback
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise typer.Exit(0 if summary.ok else 1)
+
+
+def schema(
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (atomically); '-' is stdout."),
+    ] = None,
+) -> None:
+    """Print the JSON Schema (2020-12) of config files, generated from the TVM registry."""
+    from tvmc.validate.schema import schema_text
+
+    text = schema_text()
+    if output is None or str(output) == "-":
+        write_stdout(text)
+        return
+    from tvmc.fileio import write_atomic
+
+    write_atomic(output, text)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `validate` and `schema` to the `config` group."""
+    app.command("validate", cls=RewriteCommand, epilog=EPILOG)(reports_errors(validate))
+    app.command("schema")(reports_errors(schema))

@@ -1,0 +1,142 @@
+"""Findings (a problem at a pointer of a tree), Diagnostics (located in a file) and the rule ids.
+
+Rule ids are stable: users grep for them, CI filters on them, and the corpus asserts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tvmc.errors import Location
+from tvmc.provenance import display_path
+
+Severity = Literal["error", "warning"]
+
+# id → what it means. Documented in `tvmc config validate --help` and the README.
+RULES: dict[str, str] = {
+    # reading the file
+    "syntax": "The file is not valid TOML/JSON (or has duplicate keys, bad UTF-8, a non-object document).",
+    "limit": "The file is beyond a documented input limit (size, nesting, integer range, string length).",
+    "unreadable": "The file cannot be read (missing, a directory, permissions).",
+    # structure (what the JSON Schema says)
+    "unknown-key": "A top-level key or build option that tvmc does not know.",
+    "wrong-type": "A value of the wrong type (TVM's spelling: str, int, bool, Array<str>, ...).",
+    "invalid-value": "A value outside its enum, range or pattern (opt-level, output-format, tvm-version).",
+    "missing-key": "A required key is missing (a target's 'kind' or 'tag'; a resolved executor's 'kind').",
+    "unknown-kind": "A target kind that neither modern nor legacy TVM has.",
+    "unknown-tag": "A target string that is neither a TVM tag nor a target string starting with a kind.",
+    "unknown-option": "An option the target kind (or executor/runtime) does not have.",
+    "wrong-kind-option": "An executor/runtime option that belongs to another kind than the chosen one.",
+    "unknown-executor": "An executor name that is not graph, aot or vm.",
+    "unknown-runtime": "A runtime name that is not cpp or crt.",
+    "unknown-compiler": "A target 'compiler' that is not a known BYOC codegen.",
+    "pass-config-type": "A PassContext config value of the wrong type.",
+    "unknown-pass-config": "A PassContext config name TVM does not register (warning).",
+    # semantics (over the resolved config)
+    "invalid-target": "A target TVM would reject (canonicalization error from tvmc.targets).",
+    "aot-interface-api": "The aot executor with interface-api = 'c' needs unpacked-api = true.",
+    "host-conflict": "A target's own host differs from the config's host (or from another target's host).",
+    "host-not-cpu": "The host (or a target's host) is not a CPU-side kind (device type cpu, or hexagon).",
+    "duplicate-device": "Two plain targets for the same device type without a distinguishing 'compiler' (or "
+    "the same compiler twice).",
+    "compiler-mismatch": "A 'compiler' that cannot refine the target kind it is set on.",
+    # The legacy-* rules are warnings; errors with --strict or when tvm-version says >= 0.25; silent when
+    # tvm-version says < 0.25 (the config is meant for legacy TVM).
+    "legacy-kind": "A target kind only legacy TVM has.",
+    "legacy-option": "A target option only legacy TVM has (tvmc moves it to the executor/runtime).",
+    "legacy-tag": "A tag name only legacy TVM has (renamed since).",
+    "legacy-component": "An executor or runtime only legacy TVM has (graph, aot, crt).",
+    "extends-unresolved": "An 'extends' entry that names no config on the search path, no file and no tag.",
+    "extends-cycle": "An 'extends' chain that comes back to a config already in it.",
+    "config-not-found": "A --config name or path that does not resolve.",
+    "internal": "tvmc failed on this input (a bug: please report it).",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A problem at a pointer of a tree (a document or a resolved config), not yet located."""
+
+    rule: str
+    pointer: str
+    message: str
+    suggestion: str | None = None
+    severity: Severity = "error"
+    location: Location | None = None  # set only when finer than the pointer's (inside a target string)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A finding located where the offending key or value was written (or the flag that set it)."""
+
+    rule: str
+    severity: Severity
+    pointer: str
+    message: str
+    source: str | None  # the file (or flag / env text) that supplied the value
+    line: int | None = None
+    col: int | None = None
+    suggestion: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The readable key path: `targets[0].mcpu`."""
+        return display_path(self.pointer)
+
+    @property
+    def full_message(self) -> str:
+        """The message with its did-you-mean, as the text and GitHub reporters print it."""
+        return self.message + (f" (did you mean {self.suggestion!r}?)" if self.suggestion else "")
+
+    def where(self) -> str:
+        """`FILE:LINE:COL`, `FILE:LINE`, `FILE`, or `<unknown>`."""
+        if self.source is None:
+            return "<unknown>"
+        if self.line is None:
+            return self.source
+        return f"{self.source}:{self.line}" + (f":{self.col}" if self.col is not None else "")
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.source or "", self.line or 0, self.col or 0, self.pointer, self.rule)
+
+
+@dataclass
+class FileResult:
+    """Everything found for one input (a file, stdin, or a resolved --config)."""
+
+    name: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+
+@dataclass
+class Summary:
+    """Totals over a run (kept as counters, so memory stays flat however many files there are)."""
+
+    files: int = 0
+    invalid: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+    def add(self, result: FileResult) -> None:
+        self.files += 1
+        errors = len(result.errors)
+        self.errors += errors
+        self.warnings += len(result.diagnostics) - errors
+        self.invalid += 1 if errors else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.invalid == 0

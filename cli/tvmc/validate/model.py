@@ -1,0 +1,208 @@
+"""What a config may contain, derived once from the registry and `config.TOP_LEVEL`/`BUILD_OPTIONS`.
+
+This is the single source of both the JSON Schema (`schema.py`) and the fast structural checks
+(`checks.py`): each reads the same per-kind option tables, enums and value types, so the two
+cannot drift apart (a test runs both on the corpus and compares).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from tvmc import registry
+from tvmc.config import BUILD_OPTIONS, INTERNAL_DEFAULTS, TOP_LEVEL, KeySpec
+
+SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
+TARGET_TYPES = (registry.TARGET, registry.TARGET_ARRAY)
+MODERN_SINCE = (0, 25)  # `tvm-version` lower bounds at or above this mean "modern TVM only"
+
+# Descriptions of the options every kind has (the registry only knows their types).
+COMMON_DESCRIPTIONS = {
+    "kind": "The target kind (TVM TargetKind name).",
+    "keys": "Keys used to look up schedules/strategies; TVM derives defaults from the kind and device.",
+    "tag": "A TVM target tag. Without 'kind' the target is the tag's registered config plus the other "
+    "keys of this table as overrides; with 'kind' it is only a label.",
+    "device": "Device name (adds a key, e.g. 'mali', 'arm_cpu').",
+    "model": "Device model name.",
+    "libs": "External libraries to use (e.g. 'cudnn', 'cublas').",
+    "host": "The host target of this target (CPU-side code).",
+    "from_device": "Query attributes from the device with this index (-1: do not query).",
+    "target_device_type": "Override of the kind's device type (DLDeviceType).",
+    "compiler": "tvmc: a BYOC codegen that refines this target (partitions offloadable operators to it).",
+}
+FEATURE_PREFIX = "feature."
+FEATURE_PATTERN = r"^feature\..+$"
+
+# `tvm-version`: comma-separated PEP 440-like clauses such as ">=0.25", "<=0.19, >0.8", "0.27".
+_CLAUSE = r"(?:>=|<=|==|!=|~=|>|<|=)?\s*[0-9]+(?:\.[0-9]+){0,2}"
+TVM_VERSION_PATTERN = rf"^\s*{_CLAUSE}(?:\s*,\s*{_CLAUSE})*\s*$"
+TVM_VERSION_RE = re.compile(TVM_VERSION_PATTERN)
+_CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
+
+
+@dataclass(frozen=True)
+class KindModel:
+    """A target kind as a config may write it: every accepted key and its TVM type."""
+
+    name: str
+    options: dict[str, str]  # declared options, then `compiler`, then legacy-only options
+    defaults: dict[str, Any]
+    device_type: int
+    legacy: bool  # the kind only exists in legacy TVM
+    byoc: bool
+    open_options: bool  # our option list is incomplete: unknown options are accepted
+    legacy_options: dict[str, registry.LegacyOption]
+    last_version: str | None
+    renamed_to: str | None
+
+
+@cache
+def kinds() -> dict[str, KindModel]:
+    """Every kind, modern ones winning over a legacy kind of the same name, sorted by name."""
+    legacy_opts = registry.legacy_options()
+    found: dict[str, registry.Kind] = {**registry.legacy_kinds(), **registry.kinds()}
+    out: dict[str, KindModel] = {}
+    for name in sorted(found):
+        kind = found[name]
+        extra = {k: v for k, v in legacy_opts.get(name, {}).items() if k not in kind.options}
+        # Legacy kinds' option lists omit `kind` itself.
+        options = {
+            "kind": registry.STR,
+            **kind.options,
+            "compiler": registry.STR,
+            **{k: v.type for k, v in extra.items()},
+        }
+        out[name] = KindModel(
+            name,
+            options,
+            dict(kind.defaults),
+            kind.device_type,
+            kind.legacy,
+            kind.byoc,
+            kind.open_options,
+            extra,
+            kind.last_version,
+            kind.renamed_to,
+        )
+    return out
+
+
+@cache
+def tag_kinds() -> dict[str, str]:
+    """Tag name → the kind of its registered config, also for the old names of renamed tags (the
+    pipeline accepts those with a note; `rules` warns about them)."""
+    out = {}
+    for name in registry.tag_names():
+        config = registry.tag_config(name) or {}
+        out[name] = str(config.get("kind", ""))
+    for old, new in registry.renamed_tags().items():
+        out.setdefault(old, out.get(new, ""))
+    return dict(sorted(out.items()))
+
+
+@cache
+def target_string_pattern() -> str:
+    """Strings that are not tags: a legacy target string starting with a kind name, or JSON text."""
+    # Kind names are [A-Za-z0-9_-]: no escaping (re.escape's "\\-" is not a valid ECMA-262 escape).
+    names = "|".join(sorted(kinds(), key=lambda k: (-len(k), k)))
+    assert re.fullmatch(r"[\w|-]+", names), names
+    return rf"^(?:(?:{names})(?:\s.*)?|\s*\{{.*)$"
+
+
+@cache
+def target_string_re() -> re.Pattern[str]:
+    return re.compile(target_string_pattern(), re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ComponentOption:
+    name: str
+    type: str
+    description: str
+    default: Any
+    enum: tuple[str, ...]
+    owners: tuple[str, ...]  # the executor/runtime kinds that have it
+
+
+def components(section: str) -> dict[str, registry.Component]:
+    return registry.executors() if section == "executor" else registry.runtimes()
+
+
+@cache
+def component_union(section: str) -> dict[str, ComponentOption]:
+    """Every option of any executor (or runtime) kind: what a table without `kind` may set."""
+    out: dict[str, ComponentOption] = {}
+    for comp in components(section).values():
+        for name, opt in comp.options.items():
+            prev = out.get(name)
+            owners = (*prev.owners, comp.name) if prev else (comp.name,)
+            out[name] = ComponentOption(name, opt.type, opt.description, opt.default, opt.enum, owners)
+    return out
+
+
+def pass_config_json_type(tvm_type: str) -> str:
+    """The JSON type of a PassContext config value (structured `*Config` types are tables)."""
+    if tvm_type in ("bool",):
+        return "boolean"
+    if tvm_type in ("int", "ir.IntImm"):
+        return "integer"
+    if tvm_type == "str":
+        return "string"
+    if tvm_type.startswith(("ffi.Array", "Array<")):
+        return "array"
+    return "object"
+
+
+def value_type(tvm_type: str) -> str:
+    """A TVM option type as the plain value type checked for it (`target.Target` is handled apart)."""
+    return {"ir.IntImm": "int"}.get(tvm_type, tvm_type)
+
+
+TOP_LEVEL_KEYS: dict[str, KeySpec] = {
+    SCHEMA_KEY: KeySpec(
+        "str",
+        "The JSON Schema of this file, for editors (ignored by tvmc). In TOML, "
+        "write a '#:schema PATH-OR-URL' comment on the first line instead.",
+    ),
+    **TOP_LEVEL,
+}
+BUILD_KEYS = BUILD_OPTIONS
+TOP_LEVEL_DEFAULTS = INTERNAL_DEFAULTS
+MAX_EXTENDS = 32  # layering.MAX_EXTENDS_FANOUT
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+def tvm_generation(spec: Any) -> str | None:
+    """What a `tvm-version` specifier admits: "modern" (only TVM >= 0.25), "legacy" (only TVM < 0.25),
+    or None (no specifier, an invalid one, or a range spanning both)."""
+    if not isinstance(spec, str) or not TVM_VERSION_RE.match(spec):
+        return None
+    lower: tuple[int, ...] = (0,)
+    upper: tuple[int, ...] | None = None  # exclusive
+    for clause in spec.split(","):
+        m = _CLAUSE_RE.fullmatch(clause)
+        if m is None:
+            return None
+        op, version = m.group(1) or "==", parse_version(m.group(2))
+        bumped = (*version[:-1], version[-1] + 1)  # the next release: ">0.24" means ">=0.25"
+        if op in (">=", "~="):
+            lower = max(lower, version)
+        elif op == ">":
+            lower = max(lower, bumped)
+        elif op == "<":
+            upper = version if upper is None else min(upper, version)
+        elif op == "<=":
+            upper = bumped if upper is None else min(upper, bumped)
+        elif op in ("==", "="):
+            lower, upper = max(lower, version), bumped if upper is None else min(upper, bumped)
+    if lower >= MODERN_SINCE:
+        return "modern"
+    if upper is not None and upper <= MODERN_SINCE:
+        return "legacy"
+    return None

@@ -1,0 +1,367 @@
+"""Semantic rules over a resolved tree: everything the schema cannot say about one file.
+
+Each rule collects every violation (unlike `canonicalize_config`, which stops at the first) and
+reports it at the pointer of the key that causes it; the runner turns pointers into file:line:col
+through the tree's origins. Subtrees with structural errors are skipped, so one typo is reported
+once, by the check that understands it best.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from tvmc import registry
+from tvmc import targets as tg
+from tvmc.errors import Location, TargetError
+from tvmc.provenance import display_path, is_within, join
+from tvmc.validate import model
+from tvmc.validate.canon import Target, canonicalize, difference
+from tvmc.validate.checks import first
+from tvmc.validate.diagnostics import Finding, Severity
+
+CPU_SIDE = (registry.CPU_DEVICE, 16)  # hexagon's scalar cores run host code
+_OPTION_IN_MESSAGE = re.compile(
+    r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)="""
+)
+
+StringStart = Callable[[str], Location | None]
+
+
+class _Rules:
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        structural: list[Finding],
+        strict: bool,
+        partial: bool,
+        string_start: StringStart | None,
+    ) -> None:
+        self.data = data
+        self.partial = partial  # only this file's document: values a parent would add are unknown
+        self.broken = [f.pointer for f in structural if f.severity == "error"]
+        self.string_start = string_start
+        self.findings: list[Finding] = []
+        version = data.get("tvm-version")
+        generation = model.tvm_generation(version)
+        # A config that declares legacy TVM may use legacy features; one that declares modern TVM may not.
+        self.legacy_ok = generation == "legacy"
+        self.legacy_severity: Severity = "error" if strict or generation == "modern" else "warning"
+        self.legacy_why = (
+            f" (an error: tvm-version {version!r} targets TVM >= 0.25)"
+            if generation == "modern"
+            else " (an error: --strict)"
+            if strict
+            else ""
+        )
+
+    def add(
+        self,
+        rule: str,
+        pointer: str,
+        message: str,
+        suggestion: str | None = None,
+        severity: Severity = "error",
+        location: Location | None = None,
+    ) -> None:
+        self.findings.append(Finding(rule, pointer, message, suggestion, severity, location))
+
+    def clean(self, pointer: str) -> bool:
+        """No structural error at or below `pointer` (nor at an ancestor: a wrong-typed container)."""
+        return not any(is_within(b, pointer) or is_within(pointer, b) for b in self.broken)
+
+    # ---- targets -------------------------------------------------------------------------------
+
+    def canonical(self, raw: Any, pointer: str) -> Target | None:
+        try:
+            canonical, compiler, lifted = canonicalize(raw)
+        except TargetError as err:
+            problem, at = err, None
+            start = self.string_start(pointer) if self.string_start and isinstance(raw, str) else None
+            if start is not None:  # again, uncached, to get the column inside the string
+                try:
+                    canonicalize(raw, start)
+                except TargetError as located_err:
+                    problem = located_err
+                    at = located_err.location if located_err.location != start else None
+            text = problem.message + (f"; {problem.hint}" if problem.hint else "")
+            where = self.option_pointer(raw, pointer, problem.message)
+            self.add("invalid-target", where, text, first(list(problem.suggestions)), location=at)
+            return None
+        return Target(pointer, raw, canonical, compiler, lifted)
+
+    @staticmethod
+    def option_pointer(raw: Any, pointer: str, message: str) -> str:
+        """The key a target error is about, when the message names one the table has."""
+        if isinstance(raw, dict):
+            for groups in _OPTION_IN_MESSAGE.findall(message):
+                name = next((g for g in groups if g), "")
+                if name in raw and name != "kind":
+                    return join(pointer, name)
+        return pointer
+
+    def nodes(self, raw: Any, canonical: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, str, Any]]:
+        """(pointer, kind, raw node) of a target and of its nested hosts and composite devices, walking
+        the canonical target (which knows every kind) beside the raw one (which knows the pointers)."""
+        yield pointer, str(canonical.get("kind")), raw
+        nested = isinstance(raw, dict)
+        host = canonical.get("host")
+        if isinstance(host, Mapping):
+            inside = nested and "host" in raw
+            yield from self.nodes(
+                raw["host"] if inside else None, host, join(pointer, "host") if inside else pointer
+            )
+        devices = canonical.get("devices")
+        if canonical.get("kind") == "composite" and isinstance(devices, list):
+            raw_devices = raw.get("devices") if nested else None
+            for index, device in enumerate(devices):
+                if not isinstance(device, Mapping):
+                    continue
+                if isinstance(raw_devices, list) and index < len(raw_devices):
+                    yield from self.nodes(raw_devices[index], device, join(join(pointer, "devices"), index))
+                else:
+                    yield from self.nodes(None, device, pointer)
+
+    def legacy(self, target: Target) -> None:
+        if self.legacy_ok:
+            return
+        for pointer, kind_name, raw in self.nodes(target.raw, target.canonical, target.pointer):
+            written = raw.get("kind") if isinstance(raw, dict) else None
+            kind = model.kinds().get(written if isinstance(written, str) else kind_name)  # before renames
+            if kind is None:
+                continue
+            where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
+            if kind.legacy:
+                comp = registry.compilers().get(kind.name)
+                instead = (
+                    f"; TVM >= 0.25 writes it as a 'compiler' of a {_device(kind.device_type)} target"
+                    if comp
+                    else f"; TVM renamed it to {kind.renamed_to!r}"
+                    if kind.renamed_to
+                    else ""
+                )
+                self.add(
+                    "legacy-kind",
+                    where,
+                    f"target kind {kind.name!r} only exists in legacy TVM (last in "
+                    f"{kind.last_version}){instead}{self.legacy_why}",
+                    severity=self.legacy_severity,
+                )
+            if isinstance(raw, dict):
+                for opt in raw:
+                    old = kind.legacy_options.get(opt)
+                    if old is not None:
+                        moved = f"; write {old.lifts_to} instead" if old.lifts_to else ""
+                        self.add(
+                            "legacy-option",
+                            join(pointer, opt),
+                            f"{opt!r} is a target option only legacy TVM "
+                            f"({', '.join(old.versions)}) has{moved}{self.legacy_why}",
+                            severity=self.legacy_severity,
+                        )
+            elif isinstance(raw, str) and target.lifted and pointer == target.pointer:
+                moved = ", ".join(f"{s}.{k}" for s, opts in target.lifted.items() for k in opts)
+                self.add(
+                    "legacy-option",
+                    pointer,
+                    f"the target string sets {moved}, which only legacy TVM keeps "
+                    f"in a target; write them in the config{self.legacy_why}",
+                    severity=self.legacy_severity,
+                )
+            tag = (
+                raw
+                if isinstance(raw, str)
+                else raw.get("tag")
+                if isinstance(raw, dict) and "kind" not in raw
+                else None
+            )
+            renamed = registry.renamed_tags().get(tag) if isinstance(tag, str) else None
+            if renamed is not None:
+                at = pointer if isinstance(raw, str) else join(pointer, "tag")
+                self.add(
+                    "legacy-tag",
+                    at,
+                    f"tag {tag!r} only exists in legacy TVM{self.legacy_why}",
+                    renamed,
+                    severity=self.legacy_severity,
+                )
+
+    def compiler(self, target: Target) -> None:
+        if target.compiler is None:
+            return
+        comp = registry.compilers().get(target.compiler)
+        if comp is None:
+            return  # unknown-compiler (structural) already said so
+        device = tg.device_type(target.canonical)
+        if device not in comp.device_types:
+            suits = sorted(
+                k.name
+                for k in model.kinds().values()
+                if k.device_type in comp.device_types and not k.legacy and not k.byoc
+            )
+            where = join(target.pointer, "compiler") if isinstance(target.raw, dict) else target.pointer
+            self.add(
+                "compiler-mismatch",
+                where,
+                f"compiler {target.compiler!r} cannot refine a "
+                f"{target.canonical['kind']!r} target (device type {_device(device)}); it refines "
+                f"{', '.join(suits) or 'no modern kind'}",
+            )
+
+    def hosts(self, targets: list[Target], host: Target | None) -> None:
+        if host is not None:
+            self.cpu_side(host.canonical, host.pointer, host.raw, "the host")
+        for t in targets:
+            own = t.canonical.get("host")
+            if not isinstance(own, dict):
+                continue
+            where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
+            self.cpu_side(
+                own,
+                where,
+                t.raw.get("host") if isinstance(t.raw, dict) else None,
+                f"the host of targets[{t.pointer.rsplit('/', 1)[1]}]",
+            )
+            if host is not None and own != host.canonical:
+                self.add(
+                    "host-conflict",
+                    where,
+                    f"this target's own host differs from the config's host "
+                    f"({difference(own, host.canonical)}); remove one of them or make them equal",
+                )
+        if host is None:
+            hosted = [t for t in targets if isinstance(t.canonical.get("host"), dict)]
+            for t in hosted[1:]:
+                if t.canonical["host"] != hosted[0].canonical["host"]:
+                    where = (
+                        join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
+                    )
+                    self.add(
+                        "host-conflict",
+                        where,
+                        f"this target's host differs from the host of {_show(hosted[0].pointer)} "
+                        f"({difference(t.canonical['host'], hosted[0].canonical['host'])}); one build has "
+                        "one host: set it once, as 'host'",
+                    )
+
+    def cpu_side(self, canonical: Mapping[str, Any], pointer: str, raw: Any, what: str) -> None:
+        device = tg.device_type(canonical)
+        if device not in CPU_SIDE:
+            where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
+            self.add(
+                "host-not-cpu",
+                where,
+                f"{what} is a {canonical['kind']!r} target (device type "
+                f"{_device(device)}); a host must run on the CPU (device type cpu, or hexagon)",
+            )
+
+    def devices(self, targets: list[Target]) -> None:
+        plain: dict[int, Target] = {}
+        refined: dict[tuple[int, str], Target] = {}
+        for t in targets:
+            kind = t.canonical["kind"]
+            if kind == "composite":
+                continue  # a container: it takes no device slot
+            device = tg.device_type(t.canonical)
+            byoc = model.kinds()[kind].byoc
+            if t.compiler is not None or byoc:
+                name = t.compiler or kind
+                if (device, name) in refined:
+                    self.add(
+                        "duplicate-device",
+                        t.pointer,
+                        f"compiler {name!r} is given twice for device type "
+                        f"{_device(device)} (also {_show(refined[device, name].pointer)})",
+                    )
+                refined.setdefault((device, name), t)
+            elif device in plain:
+                other = plain[device]
+                self.add(
+                    "duplicate-device",
+                    t.pointer,
+                    f"a second plain target for device type {_device(device)} "
+                    f"({_show(other.pointer)} is {other.canonical['kind']!r}); keep one, or add a 'compiler' "
+                    "to this one to make it a BYOC refinement",
+                )
+            else:
+                plain[device] = t
+
+    # ---- executor / runtime ----------------------------------------------------------------------
+
+    def components(self, targets: list[Target]) -> None:
+        for section in ("executor", "runtime"):
+            value = self.data.get(section)
+            explicit = value if isinstance(value, dict) and self.clean(join("", section)) else {}
+            effective: dict[str, tuple[Any, str]] = {}
+            for t in targets:  # legacy target strings/options lift settings; explicit ones win
+                for opt, setting in t.lifted.get(section, {}).items():
+                    effective.setdefault(opt, (setting, t.pointer))
+            effective.update({opt: (v, join(join("", section), opt)) for opt, v in explicit.items()})
+            kind, kind_at = effective.get("kind", (None, ""))
+            comp = model.components(section).get(kind) if isinstance(kind, str) else None
+            if comp is None:
+                continue
+            if comp.generations == ("legacy",) and not self.legacy_ok:
+                self.add(
+                    "legacy-component",
+                    kind_at,
+                    f"{section} {kind!r} only exists in legacy TVM (<= 0.19){self.legacy_why}",
+                    severity=self.legacy_severity,
+                )
+            if section == "executor" and kind == "aot":
+                api, api_at = effective.get("interface-api", ("packed", ""))
+                unpacked = effective.get("unpacked-api", (False, ""))[0]
+                unknown = self.partial and "unpacked-api" not in effective  # a parent may set it
+                if api == "c" and unpacked is not True and not unknown:
+                    self.add(
+                        "aot-interface-api",
+                        api_at,
+                        "interface-api = 'c' needs unpacked-api = true "
+                        "(the C interface calls operators with unpacked arguments)",
+                    )
+
+    def run(self) -> list[Finding]:
+        targets: list[Target] = []
+        raw_targets = self.data.get("targets")
+        if isinstance(raw_targets, list):
+            for index, raw in enumerate(raw_targets):
+                pointer = join("/targets", index)
+                if self.clean(pointer):
+                    found = self.canonical(raw, pointer)
+                    if found is not None:
+                        targets.append(found)
+        host = None
+        if "host" in self.data and self.clean("/host"):
+            host = self.canonical(self.data["host"], "/host")
+        for t in [*targets, *([host] if host else [])]:
+            self.legacy(t)
+        for t in targets:
+            self.compiler(t)
+        self.hosts(targets, host)
+        self.devices(targets)
+        self.components(targets)
+        return self.findings
+
+
+def _device(device: int) -> str:
+    return registry.DEVICE_NAMES.get(device, str(device))
+
+
+def _show(pointer: str) -> str:
+    return display_path(pointer)
+
+
+def semantic_findings(
+    data: Mapping[str, Any],
+    structural: list[Finding],
+    *,
+    strict: bool = False,
+    partial: bool = False,
+    string_start: StringStart | None = None,
+) -> list[Finding]:
+    """Every semantic finding of a resolved tree. `structural` are its structural findings (their
+    subtrees are skipped); `partial` says the tree lacks what unresolvable parents would add;
+    `string_start(pointer)` may give where a string value's text begins, so that errors inside
+    legacy target strings get their exact column."""
+    return _Rules(data, structural, strict, partial, string_start).run()

@@ -1,0 +1,298 @@
+"""Inputs → one `FileResult` each, streamed: files, directories, stdin, or the `--config` resolution.
+
+Per file: read it (syntax errors carry the parser's position), check its own document (what the
+schema says), expand its `extends` chain, then check the merged tree again and apply the semantic
+rules. Findings are pointers; they are located through the tree's origins, so a value that came
+through `extends` is reported in the file that set it. Positions are computed only for files that
+have findings, and nothing is kept between files except a small cache of parent configs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from tvmc import sources
+from tvmc.errors import (
+    ConfigLayerError,
+    ConfigNotFoundError,
+    ConfigSyntaxError,
+    LimitError,
+    Location,
+    TargetError,
+    TvmcError,
+    UsageError,
+)
+from tvmc.layering import Tree
+from tvmc.provenance import origin_of
+from tvmc.validate.checks import check_document, completeness_findings
+from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
+from tvmc.validate.resolve import Resolver
+from tvmc.validate.rules import semantic_findings
+
+SUFFIXES = (".toml", ".json")
+Structural = Callable[[Mapping[str, Any]], list[Finding]]
+Locate = Callable[[str], Location]
+
+
+@dataclass(frozen=True)
+class Settings:
+    strict: bool = False
+    engine: str = "fast"  # "fast" (compiled checks) or "jsonschema" (python-jsonschema, opt-in)
+    rewrites: tuple[Any, ...] = ()  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
+
+
+def iter_paths(paths: Iterable[str]) -> Iterator[str]:
+    """Each argument; a directory becomes every *.toml/*.json below it (sorted, hidden ones skipped),
+    produced lazily so that a huge tree starts reporting at once."""
+    for given in paths:
+        if given != "-" and os.path.isdir(given):
+            for top, dirs, files in os.walk(given):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.lower().endswith(SUFFIXES) and not name.startswith("."):
+                        yield os.path.join(top, name)
+        else:
+            yield given
+
+
+def rule_for(err: TvmcError) -> str:
+    """The rule id of a core error that ends a file's (or a resolution's) validation."""
+    if isinstance(err, ConfigSyntaxError):
+        return "syntax"
+    if isinstance(err, LimitError):
+        return "limit"
+    if isinstance(err, ConfigNotFoundError):
+        return "extends-unresolved" if err.location is not None and err.location.line else "config-not-found"
+    if isinstance(err, ConfigLayerError):
+        return "extends-cycle" if "cycle" in err.message else "extends-unresolved"
+    if isinstance(err, TargetError):
+        return "invalid-target"
+    if isinstance(err, UsageError):
+        return "rewrite"
+    return "internal"
+
+
+_POINTER_PREFIX = re.compile(r"(/[^:\s]*): (.+)", re.DOTALL)
+
+
+def error_diagnostic(err: TvmcError, rule: str, name: str) -> Diagnostic:
+    loc = err.location or Location(name)
+    text = err.message + (f"; {err.hint}" if err.hint else "")
+    pointer = ""
+    m = _POINTER_PREFIX.fullmatch(text)
+    if m is not None:  # the loader writes "/targets/0/num-cores: message": keep the pointer apart
+        pointer, text = m.group(1), m.group(2)
+    suggestion = err.suggestions[0] if err.suggestions else None
+    return Diagnostic(rule, "error", pointer, text, loc.source, loc.line, loc.col, suggestion)
+
+
+def located(finding: Finding, loc: Location) -> Diagnostic:
+    at = finding.location or loc
+    return Diagnostic(
+        finding.rule,
+        finding.severity,
+        finding.pointer,
+        finding.message,
+        at.source,
+        at.line,
+        at.col,
+        finding.suggestion,
+    )
+
+
+def _string_start(layer: sources.Layer, pointer: str) -> Location | None:
+    """Where the text of a quoted string array element begins (for columns inside target strings)."""
+    if not pointer.rsplit("/", 1)[-1].isdigit() or layer.text is None:
+        return None
+    pos = layer.positions.get(pointer)
+    if pos is None:
+        return None
+    line, col = pos
+    text = layer.text.split("\n", line)[line - 1] if line > 0 else ""
+    quote = text[col - 1 : col]
+    if quote in ("'", '"') and text[col - 1 : col + 2] != quote * 3:
+        return Location(layer.source, line, col + 1)
+    return None
+
+
+def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Callable[[str], Location | None]]:
+    """Locators through a tree's origins; the tree is asked for only when something is located."""
+
+    def locate(pointer: str) -> Location:
+        origin = origin_of(tree_of().origins, pointer)
+        return origin.location() if origin is not None else Location(name)
+
+    def start(pointer: str) -> Location | None:
+        origin = origin_of(tree_of().origins, pointer)
+        layer = origin.layer if origin is not None and origin.kind == "file" else None
+        return _string_start(layer, origin.pointer) if isinstance(layer, sources.Layer) and origin else None
+
+    return locate, start
+
+
+class Validator:
+    """Validates inputs one at a time; keeps only a bounded cache between them."""
+
+    def __init__(self, settings: Settings, dirs: Sequence[sources.SearchDir] | None = None) -> None:
+        self.settings = settings
+        self.dirs = sources.search_path() if dirs is None else dirs
+        self.resolver = Resolver(self.dirs)
+        self.structural: Structural = check_document
+        if settings.engine == "jsonschema":
+            from tvmc.validate.jsonschema_engine import schema_findings
+
+            self.structural = schema_findings
+
+    # ---- inputs ----------------------------------------------------------------------------------
+
+    def run(
+        self, paths: Iterable[str], *, stdin: BinaryIO | None = None, stdin_name: str | None = None
+    ) -> Iterator[FileResult]:
+        for path in iter_paths(paths):
+            yield self.stdin(stdin, stdin_name) if path == "-" else self.file(path)
+
+    def file(self, path: str) -> FileResult:
+        # A relative path is shown as given (normalised); `display_path` (pathlib) costs more than
+        # validating a small file, so only absolute paths go through it.
+        name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(Path(path))
+        return self._guarded(
+            name, lambda: self._load_and_check(name, lambda: sources.load_file(path, display=name))
+        )
+
+    def stdin(self, stream: BinaryIO | None, name: str | None) -> FileResult:
+        shown = name or "<stdin>"
+        path = Path(os.path.abspath(name)) if name else None
+        fmt = sources.loader.format_for(Path(name)) if name else None
+        return self._guarded(
+            shown,
+            lambda: self._load_and_check(
+                shown, lambda: sources.load_stdin(stream, source=shown, format=fmt, path=path)
+            ),
+        )
+
+    def resolved(
+        self, configs: Sequence[str], flags: Sequence[tuple[str, str]], env: Mapping[str, str] | None = None
+    ) -> FileResult:
+        """The config `--config`/flags (and the TVMC_* environment) resolve to; it must be complete."""
+        name = " ".join(f"--config {c}" for c in configs) or "<flags>"
+        return self._guarded(name, lambda: self._resolved(name, configs, flags, env), flags_decide=True)
+
+    # ---- the work --------------------------------------------------------------------------------
+
+    def _guarded(
+        self, name: str, work: Callable[[], list[Diagnostic]], *, flags_decide: bool = False
+    ) -> FileResult:
+        try:
+            diagnostics = work()
+        except UsageError as err:
+            if flags_decide:  # resolving --config/flags: a flag that does not apply is a usage error
+                raise
+            diagnostics = [error_diagnostic(err, "rewrite", name)]  # per file: report it, go on
+        except TvmcError as err:
+            diagnostics = [error_diagnostic(err, rule_for(err), name)]
+        except (RecursionError, MemoryError) as err:
+            diagnostics = [
+                Diagnostic("limit", "error", "", f"input too complex ({type(err).__name__})", name)
+            ]
+        except Exception as err:  # a bug in a check must not hide the other files, nor print a traceback
+            diagnostics = [
+                Diagnostic("internal", "error", "", f"tvmc failed: {type(err).__name__}: {err}", name)
+            ]
+        return FileResult(name, diagnostics)
+
+    def _load_and_check(self, name: str, load: Callable[[], sources.Layer]) -> list[Diagnostic]:
+        try:
+            layer = load()
+        except ConfigNotFoundError as err:  # the file itself: missing, a directory, unreadable
+            return [error_diagnostic(err, "unreadable", name)]
+        return self.layer(layer)
+
+    def layer(self, layer: sources.Layer) -> list[Diagnostic]:
+        """Every diagnostic of one loaded file: its own document, its chain, and the resolved tree."""
+        strict = self.settings.strict
+        own = self.structural(layer.data)
+
+        def own_semantics(partial: bool) -> list[Diagnostic]:
+            findings = semantic_findings(
+                layer.data,
+                own,
+                strict=strict,
+                partial=partial,
+                string_start=lambda p: _string_start(layer, p),
+            )
+            return [located(f, layer.locate(f.pointer)) for f in [*own, *findings]]
+
+        if "extends" not in layer.data and not self.settings.rewrites:
+            # The common case: the document is the resolved config; positions are computed only
+            # when something was found.
+            return _ordered(layer.source, own_semantics(partial=False))
+        chain = self.resolver.chain(layer)
+        if chain.diagnostics:
+            # Without its parents the file is only part of a config: check what it says itself.
+            return _ordered(layer.source, [*own_semantics(partial=True), *chain.diagnostics])
+        found = {_dedupe_key(d): d for d in (located(f, layer.locate(f.pointer)) for f in own)}
+        rewrite_list = self.settings.rewrites
+        tree = chain.tree(origins=bool(rewrite_list))  # flags record their origins as they apply
+        if rewrite_list:
+            from tvmc import rewrites
+
+            try:
+                rewrites.apply_all(tree, rewrite_list)
+            except TvmcError as err:
+                found[("", 0, 0, "rewrite")] = error_diagnostic(err, "rewrite", layer.source)
+                return _ordered(layer.source, list(found.values()))
+        merged = self.structural(tree.data)
+        holder: list[Tree] = [tree] if rewrite_list else []
+
+        def located_tree() -> Tree:  # built on first use: the same merge, now with origins
+            if not holder:
+                holder.append(chain.tree())
+            return holder[0]
+
+        locate, start = _tree_locators(located_tree, layer.source)
+        semantic = semantic_findings(tree.data, merged, strict=strict, string_start=start)
+        # The merged tree holds the file's own values too: same place and rule → one diagnostic
+        # (the merged one, which knows the kind chosen by a parent).
+        found.update(
+            {_dedupe_key(d): d for d in (located(f, locate(f.pointer)) for f in [*merged, *semantic])}
+        )
+        return _ordered(layer.source, list(found.values()))
+
+    def _resolved(
+        self,
+        name: str,
+        configs: Sequence[str],
+        flags: Sequence[tuple[str, str]],
+        env: Mapping[str, str] | None,
+    ) -> list[Diagnostic]:
+        from tvmc import api
+
+        tree = api.resolve_tree(list(configs), list(flags), env=env, search=self.dirs)
+        structural = [*self.structural(tree.data), *completeness_findings(tree.data)]
+        locate, start = _tree_locators(lambda: tree, name)
+        semantic = semantic_findings(tree.data, structural, strict=self.settings.strict, string_start=start)
+        diagnostics = [located(f, locate(f.pointer)) for f in [*structural, *semantic]]
+        return _ordered(name, diagnostics, parent_warnings=True)  # every file here is the config
+
+
+def _dedupe_key(d: Diagnostic) -> tuple[str, int, int, str]:
+    return (d.source or "", d.line or 0, d.col or 0, d.rule)
+
+
+def _ordered(name: str, diagnostics: list[Diagnostic], *, parent_warnings: bool = False) -> list[Diagnostic]:
+    """The input's own diagnostics first (by position), then those located elsewhere.
+
+    For a file, warnings located in another file (a parent) are left to that file's own validation:
+    a base extended by twenty configs would otherwise repeat them twenty times. Its errors stay, as
+    they make this file invalid; so do warnings located at flags (no line)."""
+    kept = [
+        d
+        for d in diagnostics
+        if parent_warnings or d.severity == "error" or d.source == name or d.line is None
+    ]
+    return sorted(kept, key=lambda d: (d.source != name, *d.sort_key()))

@@ -1,0 +1,58 @@
+"""What validation derives from the registry: TVM generations, kinds, target strings."""
+
+from __future__ import annotations
+
+import pytest
+from tvmc import registry
+from tvmc.validate import model
+
+
+@pytest.mark.parametrize(
+    ("spec", "generation"),
+    [
+        (">=0.25", "modern"),
+        ("0.27", "modern"),
+        ("~=0.25", "modern"),
+        (">0.24", "modern"),
+        ("==0.27.0", "modern"),
+        ("<=0.19", "legacy"),
+        ("<0.25", "legacy"),
+        ("<=0.24", "legacy"),
+        (">=0.9, <0.20", "legacy"),
+        (">=0.9", None),
+        (">=0.20", None),
+        ("banana", None),
+        (None, None),
+        (3, None),
+    ],
+)
+def test_tvm_generation(spec: object, generation: str | None) -> None:
+    assert model.tvm_generation(spec) == generation
+
+
+def test_every_kind_is_modelled_with_its_options() -> None:
+    kinds = model.kinds()
+    assert set(kinds) == set(registry.kinds()) | set(registry.legacy_kinds())
+    for name, kind in kinds.items():
+        assert "kind" in kind.options and kind.options["compiler"] == "str", name
+    assert not kinds["llvm"].legacy and kinds["cmsis-nn"].legacy and kinds["cmsis-nn"].byoc
+    assert (
+        "system-lib" in kinds["llvm"].legacy_options and "system-lib" not in registry.kinds()["llvm"].options
+    )
+
+
+def test_target_strings() -> None:
+    pattern = model.target_string_re()
+    for text in (
+        "llvm",
+        "llvm -mcpu=skylake",
+        "cuda -arch=sm_80",
+        "ethos-u -accelerator_config=x",
+        '{"kind": "llvm"}',
+        "c",
+    ):
+        assert pattern.match(text), text
+    for text in ("nvidia/a100", "llvmx", "", " llvm", "cudax -arch=1"):
+        assert not pattern.match(text), text
+    assert model.tag_kinds()["nvidia/nvidia-a100"] == "cuda"
+    assert model.tag_kinds()["nvidia/gtx1080ti"] == "cuda"  # a renamed tag keeps its kind

@@ -1,0 +1,118 @@
+"""The generated JSON Schema: checked in and current, valid 2020-12, documented, and printable."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import ROOT, Invoke
+from tvmc import registry
+from tvmc.validate import model, schema
+
+CHECKED_IN = ROOT / schema.SCHEMA_PATH
+
+
+def _properties(node: Any) -> Iterator[tuple[str, Any]]:
+    """Every declared (name, subschema) under `properties`/`patternProperties` (not the conditions of
+    `if`, which only discriminate)."""
+    if isinstance(node, dict):
+        for key in ("properties", "patternProperties"):
+            yield from (node.get(key) or {}).items()
+        for key, value in node.items():
+            if key != "if":
+                yield from _properties(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _properties(value)
+
+
+def test_checked_in_schema_is_current() -> None:
+    assert CHECKED_IN.read_text(encoding="utf-8") == schema.schema_text(), \
+        "stale: run python scripts/gen_schema.py"
+
+
+def test_gen_schema_check_mode_detects_staleness(tmp_path: Path) -> None:
+    script = ROOT / "scripts" / "gen_schema.py"
+    stale = tmp_path / "schema.json"
+    stale.write_text("{}\n")
+    check = [sys.executable, str(script), "--check", "-o", str(stale)]
+    assert subprocess.run(check, capture_output=True).returncode == 1
+    assert subprocess.run([sys.executable, str(script), "-o", str(stale)], capture_output=True).returncode == 0
+    assert stale.read_text(encoding="utf-8") == schema.schema_text()
+    assert subprocess.run(check, capture_output=True).returncode == 0
+
+
+def test_schema_is_valid_2020_12() -> None:
+    doc = json.loads(CHECKED_IN.read_text(encoding="utf-8"))
+    assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(doc)
+
+
+def test_every_property_has_a_description() -> None:
+    missing = [name for name, sub in _properties(schema.build_schema())
+               if isinstance(sub, dict) and "$ref" not in sub and not sub.get("description")]
+    assert not missing
+
+
+def test_top_level_keys_and_editor_markers() -> None:
+    doc = schema.build_schema()
+    assert set(doc["properties"]) == set(model.TOP_LEVEL_KEYS) and "$schema" in doc["properties"]
+    assert doc["additionalProperties"] is False
+    assert doc["properties"]["opt-level"]["default"] == 3
+    validator = jsonschema.Draft202012Validator(doc)
+    assert validator.is_valid({"$schema": "x.json", "targets": ["llvm"]})
+    assert validator.is_valid({"extends": "aws/c5"}) and validator.is_valid({"extends": ["a", "b"]})
+    assert not validator.is_valid({"extends": [1]})
+
+
+def test_enums_kinds_components_and_defaults() -> None:
+    defs = schema.build_schema()["$defs"]
+    kind_enum = defs["target-table"]["properties"]["kind"]["enum"]
+    assert set(registry.kinds()) | set(registry.legacy_kinds()) == set(kind_enum)
+    assert set(defs["executor"]["properties"]["kind"]["enum"]) == set(registry.executors())
+    assert set(defs["runtime"]["properties"]["kind"]["enum"]) == set(registry.runtimes())
+    assert set(registry.tag_names()) <= set(defs["tag-name"]["enum"])
+    # Defaults where TVM declares them: target kinds, executor/runtime options.
+    assert defs["kind-cuda"]["properties"]["max_num_threads"]["default"] == 1024
+    assert defs["executor-aot"]["properties"]["link-params"]["default"] is True
+    assert defs["executor-graph"]["properties"]["link-params"]["default"] is False
+    assert defs["executor-aot"]["properties"]["interface-api"]["enum"] == ["packed", "c"]
+    assert defs["kind-llvm"]["properties"]["system-lib"]["deprecated"] is True
+    passes = schema.build_schema()["properties"]["pass-config"]["properties"]
+    assert passes["tirx.UnrollLoop"]["type"] == "object" and passes["tirx.disable_vectorize"]["type"] == "boolean"
+
+
+@pytest.mark.parametrize(("doc", "valid"), [
+    ({"targets": [{"kind": "llvm", "mcpu": "x"}]}, True),
+    ({"targets": [{"kind": "llvm", "mcpux": "x"}]}, False),
+    ({"targets": [{"tag": "nvidia/nvidia-a100", "arch": "sm_80"}]}, True),
+    ({"targets": [{"tag": "nvidia/nvidia-a100", "mtriple": "x"}]}, False),  # overrides: the tag's kind
+    ({"targets": ["nvidia/nvidia-a100", "llvm -mcpu=skylake", '{"kind": "cuda"}']}, True),
+    ({"targets": ["nvidia/nvidia-a1000"]}, False),
+    ({"executor": {"kind": "aot", "unpacked-api": True}}, True),
+    ({"executor": {"kind": "graph", "unpacked-api": True}}, False),
+    ({"executor": {"unpacked-api": True}}, True),  # a layer may leave the kind to a parent
+    ({"pass-config": {"some.unknown": 1}}, True),
+    ({"pass-config": {"tirx.noalias": "yes"}}, False),
+])
+def test_schema_decisions(doc: dict[str, Any], valid: bool) -> None:
+    assert jsonschema.Draft202012Validator(schema.build_schema()).is_valid(doc) is valid
+
+
+def test_config_schema_command(tvmc: Invoke, tmp_path: Path) -> None:
+    printed = tvmc("schema")
+    assert printed.exit_code == 0 and printed.stdout == schema.schema_text()
+    assert tvmc("schema", "-o", "-").stdout == schema.schema_text()
+    out = tmp_path / "s.json"
+    out.write_text("old")
+    written = tvmc("schema", "-o", str(out))
+    assert written.exit_code == 0 and written.stdout == ""
+    assert out.read_text(encoding="utf-8") == schema.schema_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic: no temporary left
+    assert tvmc("schema", "-o", str(tmp_path)).exit_code == 2  # a directory is a usage error
