@@ -1,0 +1,100 @@
+"""`tvmc config diff` and `tvmc config migrate`, added to the `config` group by `register`."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tvmc.cli.common import reports_errors, warn, write_stdout
+
+DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
+
+A and B are config references like --config takes: a name on the search path (aws/c5), a TVM
+tag, NAME:PART (nvidia/jetson-nano:cuda) or a path to a TOML/JSON file. --set rewrites both
+sides; --left-set / --right-set one side (PATH=VALUE or PATH+=VALUE, as `config show --set`).
+Configs are compared in canonical form and `description` is ignored, like the fingerprint.
+
+Exit status: 0 when the configs are equal (same fingerprint), 1 when they differ, 2 on an
+error (as diff(1)).
+"""
+
+MIGRATE_HELP = """Convert what old tvmc (TVM <= 0.19) used into a tvmc config (TOML).
+
+OLD is an old tvmc JSON config file, a file holding a `tvmc compile` command line (a shell
+script or a snippet), a legacy target string ('llvm -mcpu=cascadelake', 'cmsis-nn, c'), or any
+of these given as the text itself; `-` reads stdin. Everything that cannot be carried (tuning
+options, the model, output paths, removed features) is listed with the reason on stderr and
+as comments in the file.
+"""
+
+
+class DiffFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def register(app: typer.Typer) -> None:
+    """Add `diff` and `migrate` to the `config` command group."""
+    app.command("diff", help=DIFF_HELP)(diff_command)
+    app.command("migrate", help=MIGRATE_HELP)(migrate_command)
+
+
+_Left = Annotated[str, typer.Argument(metavar="A", help="The left config: name, tag, NAME:PART or path.")]
+_Right = Annotated[str, typer.Argument(metavar="B", help="The right config: name, tag, NAME:PART or path.")]
+_Edits = list[str] | None
+_SetBoth = Annotated[_Edits, typer.Option("--set", metavar="PATH=VALUE", help="Rewrite both sides.")]
+_SetLeft = Annotated[_Edits, typer.Option("--left-set", metavar="PATH=VALUE", help="Rewrite side A.")]
+_SetRight = Annotated[_Edits, typer.Option("--right-set", metavar="PATH=VALUE", help="Rewrite side B.")]
+_Format = Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]
+_Old = Annotated[str, typer.Argument(metavar="OLD", help="Old config file, command-line file, text, or -.")]
+_Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="NEW",
+                                              help="Write the config to NEW (atomically), not to stdout.")]
+
+
+@reports_errors
+def diff_command(left: _Left, right: _Right, set_: _SetBoth = None, left_set: _SetLeft = None,
+                 right_set: _SetRight = None, format: _Format = DiffFormat.text) -> None:
+    from tvmc import api, rewrites
+    from tvmc import diff as diffing
+    from tvmc.errors import TvmcError
+    from tvmc.provenance import Origin
+
+    try:
+        sides = []
+        for ref, own, flag in ((left, left_set, "--left-set"), (right, right_set, "--right-set")):
+            # Shared rewrites first, then the side's own; each origin names the flag it came from.
+            edits = [("--set", e) for e in set_ or []] + [(flag, e) for e in own or []]
+            rws = [rw for name, e in edits
+                   for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))]
+            sides.append(api.resolve([ref], rws))
+    except TvmcError as err:
+        # Like diff(1): 1 means "different", so trouble of any kind is 2.
+        typer.echo(f"tvmc: error: {err.one_line()}", err=True)
+        raise typer.Exit(2) from None
+    differences = diffing.diff(sides[0], sides[1])
+    if format is DiffFormat.json:
+        write_stdout(diffing.format_json(differences, (left, sides[0]), (right, sides[1])))
+    else:
+        write_stdout(diffing.format_text(differences, left, right))
+    if differences:
+        raise typer.Exit(1)
+
+
+@reports_errors
+def migrate_command(old: _Old, output: _Output = None) -> None:
+    from tvmc.migrate import migrate
+
+    result = migrate(old)
+    for item in result.dropped:
+        warn(f"not carried: {item}")
+    for note in result.notes:
+        typer.echo(f"tvmc: note: {note}", err=True)
+    if output is None:
+        write_stdout(result.toml_text)
+        return
+    from tvmc.fileio import write_atomic
+
+    write_atomic(output, result.toml_text, inputs=result.inputs)

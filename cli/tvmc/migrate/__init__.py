@@ -1,0 +1,151 @@
+"""`tvmc config migrate`: what users of old tvmc have → a tvmc config.
+
+    >>> from tvmc.migrate import migrate
+    >>> result = migrate("tvmc compile --target 'llvm -mcpu=cascadelake' --trials 3 model.onnx")
+    >>> result.config["targets"]
+    [{'kind': 'llvm', 'mcpu': 'cascadelake'}]
+    >>> [d.what for d in result.dropped]
+    ['model.onnx', '--trials 3']
+
+OLD is an old tvmc JSON config file, a file holding a `tvmc compile` command line (a shell
+script or a README snippet), a legacy target string, or any of these as text. The result
+resolves to the same targets, executor, runtime and pass config as the original meant; what a
+config cannot carry is listed in `dropped` with the reason (and as comments in the TOML).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tvmc import registry, sources
+from tvmc.config import CompilationConfig, canonicalize_config
+from tvmc.migrate import inputs, writer
+from tvmc.migrate.convert import convert
+from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
+from tvmc.provenance import Origin
+from tvmc.values import ValueTypeError, check_value
+
+__all__ = ["Dropped", "MigrationResult", "migrate"]
+
+LAST_RELAY_TVM = "0.19"  # the last release with tvmc, Relay, its executors/runtimes and MLF
+
+
+@dataclass(frozen=True)
+class MigrationResult:
+    """The migrated config as TOML text, what could not be carried (with reasons), and notes."""
+
+    toml_text: str
+    dropped: tuple[Dropped, ...]
+    notes: tuple[str, ...] = ()
+    config: dict[str, Any] = field(default_factory=dict)  # the TOML's content
+    inputs: tuple[Path, ...] = ()  # files that were read (never to be overwritten)
+
+
+def migrate(old: str | Path, *, stdin_text: str | None = None) -> MigrationResult:
+    """Migrate OLD (a path, `-` for stdin, or the text itself); raises TvmcError for bad input."""
+    given = inputs.read(old, stdin_text=stdin_text)
+    files = [given.path] if given.path is not None else []
+    readings: list[Reading] = []
+    if given.form == "config":
+        assert given.layer is not None
+        readings.append(read_config_json(given.layer))
+        about = f"the old tvmc config {given.source}"
+    elif given.form == "target":
+        where = given.source if given.source != "<text>" else given.text
+        target = Setting("--target", given.text, given.text, Origin("flag", where))
+        readings.append(Reading([target], [], [], []))
+        about = f"the target {given.text!r}" if given.source == "<text>" else f"the target in {given.source}"
+    else:
+        where = f"{given.source}:{given.line}" if given.source != "<text>" else ""
+        command = read_command(given.tokens, where)
+        base = given.path.parent if given.path is not None else None
+        for ref in command.configs[:-1]:
+            command.dropped.append(Dropped(ref.shown, "a later --config replaces it (old tvmc used the last one)",
+                                           ref.where))
+        reading = _old_config(command.configs[-1], base, command, files) if command.configs else None
+        readings += [reading, command] if reading is not None else [command]
+        about = f"the tvmc command in {given.source}" if given.source != "<text>" else "a tvmc command line"
+    converted = convert(readings)
+    doc, notes = _finish(converted.tree.data, about, whole_config=given.form != "target")
+    notes = list(dict.fromkeys([*converted.notes, *notes]))
+    text = writer.render(doc, origin=about, dropped=converted.dropped, notes=notes)
+    return MigrationResult(text, tuple(converted.dropped), tuple(notes), doc, tuple(files))
+
+
+def _old_config(ref: Setting, base: Path | None, command: Reading, files: list[Path]) -> Reading | None:
+    """An old `--config NAME`: a JSON file next to the command (or in the working directory)."""
+    name = str(ref.value)
+    if name == "default":
+        command.notes.append(f"{ref.shown}: old tvmc's default config (an llvm target) is tvmc's default too")
+        return None
+    # Old tvmc appended .json unless the name contained it, and looked in the working directory first.
+    file_name = name if ".json" in name else f"{name}.json"
+    for directory in (Path.cwd(), *([base] if base is not None else [])):
+        path = directory / file_name
+        if path.is_file():
+            files.append(path)
+            return read_config_json(sources.load_file(path))
+    command.dropped.append(Dropped(ref.shown, "old tvmc looked this name up in TVM's configs/ directory, "
+                                   "which is not here: migrate that JSON file and layer it with --config"))
+    return None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def legacy_features(config: CompilationConfig) -> list[tuple[str, str]]:
+    """(what, last TVM version that had it) for everything in the config only legacy TVM builds."""
+    out: list[tuple[str, str]] = []
+    for kind_name in sorted({t["kind"] for t in config.targets} | {config.host["kind"]}):
+        kind = registry.kind(kind_name)
+        if kind is not None and kind.legacy:
+            out.append((f"target kind {kind_name!r}", kind.last_version or LAST_RELAY_TVM))
+    for section, table, known in (("executor", config.executor, registry.executors()),
+                                  ("runtime", config.runtime, registry.runtimes())):
+        if table is not None and "modern" not in known[table["kind"]].generations:
+            out.append((f"{section} {table['kind']!r}", LAST_RELAY_TVM))
+    if config.build.get("output-format") == "mlf":
+        out.append(("output-format 'mlf'", LAST_RELAY_TVM))
+    return out
+
+
+def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[dict[str, Any], list[str]]:
+    """The config document: typed, `tvm-version` set for legacy-only configs, checked to resolve."""
+    config, _ = canonicalize_config(data, {})
+    legacy = legacy_features(config)
+    notes: list[str] = []
+    doc: dict[str, Any] = {"description": f"Migrated from {about}"}
+    if legacy:
+        version = min((v for _, v in legacy), key=_version_key)
+        doc["tvm-version"] = f"<={version}"
+        why = ", ".join(f"{what} (last in TVM {v})" for what, v in legacy)
+        notes.append(f"tvm-version <={version}: {why}")
+    elif whole_config and "executor" not in data:
+        notes.append("no executor given: old tvmc built with the graph executor and the cpp runtime "
+                     "(TVM <= 0.19); the config leaves them unset so that it builds with TVM >= 0.25")
+    passes = data.get("pass-config")
+    if isinstance(passes, dict):
+        data["pass-config"] = {name: value for name, value in (_pass_config(n, v, not legacy, notes)
+                                                                for n, v in passes.items())}
+    doc.update({k: data[k] for k in writer.ORDER if k in data})
+    canonicalize_config(doc, {})  # the migrated config must resolve on its own
+    return doc, notes
+
+
+def _pass_config(name: str, value: Any, modern: bool, notes: list[str]) -> tuple[str, Any]:
+    """TVM renamed the `tir.*` pass configs to `tirx.*`; a modern config uses the new name."""
+    known = registry.pass_configs()
+    twin = "tirx." + name[len("tir."):] if name.startswith("tir.") else None
+    if name in known or twin is None or twin not in known:
+        return name, value
+    if known[twin] in ("bool", "int", "str"):
+        with contextlib.suppress(ValueTypeError):  # a wrong value is reported when the config resolves
+            value = check_value(value, known[twin])
+    if modern:
+        notes.append(f"pass-config {name!r} is {twin!r} in TVM >= 0.25")
+        return twin, value
+    return name, value

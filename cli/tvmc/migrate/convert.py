@@ -1,0 +1,181 @@
+"""Old tvmc settings → a tvmc config tree, through tvmc's own rewrites.
+
+Old tvmc applied its flags as argparse values: order did not matter, a command-line value
+replaced the config file's default for the same flag, and `--pass-config` entries accumulated.
+Here the effective settings are computed the same way and then applied as tvmc rewrites in a
+fixed order (targets before their options, an executor before its options), so that every flag
+tvmc shares with old tvmc means exactly what `tvmc config show` would make of it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tvmc import registry, rewrites
+from tvmc import targets as tg
+from tvmc.config import BUILD_OPTIONS
+from tvmc.errors import TvmcError, UsageError
+from tvmc.layering import Tree
+from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, flag_text, old_flags
+from tvmc.rewrites import Key, Rewrite
+from tvmc.values import ValueTypeError, coerce_text
+
+OLD_DEFAULTS = {"executor": "graph", "runtime": "cpp"}  # old tvmc's argparse defaults
+_PHASES = {"--target": 0, "--target-host": 1, "--executor": 3, "--runtime": 5, "--pass-config": 7,
+           "--opt-level": 8}
+_SECTION_PHASE = {"target": 2, "executor": 4, "runtime": 6}
+
+
+@dataclass
+class Converted:
+    tree: Tree
+    dropped: list[Dropped]
+    notes: list[str]
+
+
+def effective(readings: Sequence[Reading]) -> tuple[list[Setting], list[str]]:
+    """The settings old tvmc would have used: per flag, the command line over the config file;
+    `--pass-config` entries accumulate, the last per name winning."""
+    chosen: dict[str, Setting] = {}
+    notes: list[str] = []
+    for setting in (s for r in readings for s in r.settings):
+        key = setting.flag
+        if key == "--pass-config":
+            key += ":" + str(setting.value).partition("=")[0].strip()
+        earlier = chosen.pop(key, None)
+        if earlier is not None and earlier.value != setting.value:
+            where = f" ({earlier.where})" if earlier.where else ""
+            notes.append(f"{earlier.shown}{where} is overridden by {setting.shown}, as in old tvmc")
+        chosen[key] = setting
+    ordered = sorted(chosen.values(), key=_phase)  # stable: input order within a phase
+    return ordered, notes
+
+
+def _phase(setting: Setting) -> int:
+    if setting.flag in _PHASES:
+        return _PHASES[setting.flag]
+    spec = rewrites.generated_flags().get(setting.flag)
+    return _SECTION_PHASE[spec.section] if spec is not None else 9
+
+
+def convert(readings: Sequence[Reading]) -> Converted:
+    """Apply the effective settings of `readings` (config files first) to an empty tree."""
+    settings, notes = effective(readings)
+    out = Converted(Tree({}, {}), [d for r in readings for d in r.dropped],
+                    [*(n for r in readings for n in r.notes), *notes])
+    try:
+        for setting in settings:
+            _apply(out, setting)
+    except UsageError as err:  # a bad value in the old input is invalid input, not a usage error
+        raise TvmcError(err.message, err.location, suggestions=err.suggestions, hint=err.hint) from None
+    data = out.tree.data
+    if "targets" not in data:
+        data["targets"] = ["llvm"]
+        out.notes.append("no target given: old tvmc's default config (host/default.json) supplied llvm")
+    for section, name in OLD_DEFAULTS.items():
+        table = data.get(section)
+        if isinstance(table, dict) and "kind" not in table:
+            table["kind"] = name  # options without a kind: old tvmc's default kind
+            out.notes.append(f"{section} options without a {section}: old tvmc's default {section} "
+                             f"{name!r} is written out")
+    return out
+
+
+def _apply(out: Converted, setting: Setting) -> None:
+    flag = old_flags().get(setting.flag)
+    if flag is None or flag.action == "drop":
+        reason = flag.reason if flag is not None else "not an option of old tvmc compile"
+        out.dropped.append(Dropped(setting.shown, reason, setting.where))
+        return
+    if flag.action == "disabled-pass":
+        value = setting.value
+        passes = value if isinstance(value, list) else [p.strip() for p in str(value).split(",") if p.strip()]
+        if passes:
+            rewrites.apply(out.tree, Rewrite("set", (Key("disabled-pass"),), setting.origin, value=passes))
+        return
+    if flag.action.startswith("build:"):
+        _apply_build(out, setting, flag.action[len("build:"):])
+        return
+    spec = rewrites.generated_flags().get(setting.flag)
+    text = flag_text(setting.value)
+    if setting.flag == "--target":
+        rewrites.apply_all(out.tree, _target_rewrites(out, setting, text))
+    elif spec is not None and spec.section == "target":
+        _apply_target_option(out, setting, spec, text)
+    elif spec is not None:
+        table = out.tree.data.get(spec.section)
+        kind = table.get("kind") if isinstance(table, dict) else None
+        if kind is None and spec.owner == OLD_DEFAULTS[spec.section]:
+            out.notes.append(f"{setting.shown}: old tvmc's default {spec.section} was {spec.owner!r}; it is "
+                             "written out")
+            rewrites.apply(out.tree, Rewrite("set", (Key(spec.section), Key("kind")), setting.origin,
+                                             value=spec.owner))
+        elif kind != spec.owner:
+            actual = kind or OLD_DEFAULTS[spec.section]
+            out.dropped.append(Dropped(setting.shown, f"the {spec.section} is {actual!r}, not {spec.owner!r} "
+                                       "(old tvmc refused this combination)", setting.where))
+            return
+        rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
+    else:
+        rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
+
+
+def _target_rewrites(out: Converted, setting: Setting, text: str) -> list[Rewrite]:
+    value = text.strip()
+    if registry.is_tag(value):  # kept as the tag's name rather than its expansion
+        return [Rewrite("set", (Key("targets"),), setting.origin, value=[value])]
+    if not setting.from_file and registry.kind(value.split(" ")[0]) is None and os.path.isfile(value):
+        # Old tvmc read a --target naming a file as a JSON target (a kind name is never a file here).
+        with open(value, encoding="utf-8") as handle:
+            value = handle.read().strip()
+        out.notes.append(f"{setting.shown}: the target was read from the file {text.strip()!r}")
+    out.notes.extend(tg.parse_targets(value, source=setting.origin.location()).notes)
+    return rewrites.flag_rewrites("--target", value, origin=setting.origin, first_target=True)
+
+
+def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSpec, text: str) -> None:
+    data = out.tree.data
+    kinds = [tg.kind_of(t) for t in data.get("targets") or []]
+    if spec.owner in kinds:
+        rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
+    elif "host" in data and tg.kind_of(data["host"]) == spec.owner:
+        # Old tvmc applied --target-<kind>-<attr> to the host entry of a target list too.
+        rewrites.apply(out.tree, Rewrite("set", (Key("host"), Key(spec.option)), setting.origin, text=text))
+    else:
+        refused = f"'Passed {spec.name} but did not specify {spec.owner} target'"
+        out.dropped.append(Dropped(setting.shown, f"there is no {spec.owner} target (old tvmc refused this: "
+                                   f"{refused})", setting.where))
+
+
+def _apply_build(out: Converted, setting: Setting, key: str) -> None:
+    spec = BUILD_OPTIONS[key]
+    raw = setting.value
+    value: Any
+    try:
+        if key == "cross-compiler-options":  # old tvmc split this on spaces
+            value = [str(v) for v in raw] if isinstance(raw, list) else str(raw).split()
+        elif key == "dump-code":
+            value = []
+            for item in raw if isinstance(raw, list) else str(raw).split(","):
+                item = str(item).strip()
+                if item in spec.enum:
+                    value.append(item)
+                elif item:
+                    reason = "Relay no longer exists; 'relax' dumps the Relax IR" if item == "relay" else \
+                        f"not one of {', '.join(spec.enum)}"
+                    out.dropped.append(Dropped(f"{setting.shown} ({item})", reason, setting.where))
+            if not value:
+                return
+        elif spec.type == "Array<str>":
+            value = [str(v) for v in raw] if isinstance(raw, list) else [str(raw)]
+        else:
+            value = coerce_text(flag_text(raw), spec.type)
+    except ValueTypeError as err:
+        raise TvmcError(f"{setting.shown}: {err}", setting.origin.location()) from None
+    if key == "tuning-records":
+        out.notes.append(f"{setting.shown}: old tvmc read the path relative to the working directory (and "
+                         "ignored a missing file); tvmc reads it relative to the config file")
+    rewrites.apply(out.tree, Rewrite("set", (Key("build"), Key(key)), setting.origin, value=value))

@@ -1,0 +1,52 @@
+"""`tvmc config migrate OLD [-o NEW]` through the CLI."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+OLD = Path(__file__).resolve().parent / "old_tvmc"
+runner = CliRunner()
+
+
+def test_migrate_prints_toml_and_reports_what_is_not_carried(app: typer.Typer) -> None:
+    result = runner.invoke(app, ["config", "migrate", str(OLD / "tune_config_test.json")])
+    assert result.exit_code == 0, result.output
+    assert tomllib.loads(result.stdout)["targets"] == [{"kind": "llvm"}]
+    assert 'tvmc: warning: not carried: trials = "2"' in result.stderr
+    assert "tvmc: warning" not in result.stdout and "#   - trials" in result.stdout
+
+
+def test_migrate_writes_atomically_and_never_over_its_input(app: typer.Typer, tmp_path: Path) -> None:
+    old = tmp_path / "old.json"
+    old.write_text((OLD / "compile_config_test.json").read_text(), encoding="utf-8")
+    new = tmp_path / "new.toml"
+    result = runner.invoke(app, ["config", "migrate", str(old), "-o", str(new)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert tomllib.loads(new.read_text())["executor"] == {"kind": "aot"}
+    show = runner.invoke(app, ["config", "show", "--config", str(new), "--format", "json"])
+    assert show.exit_code == 0 and '"kind": "cmsis-nn"' in show.stdout
+    before = old.read_text()
+    refused = runner.invoke(app, ["config", "migrate", str(old), "-o", str(old)])
+    assert refused.exit_code == 2 and "refusing to overwrite" in refused.stderr
+    assert old.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.toml", "old.json"]  # no temporary left
+
+
+def test_migrate_reads_stdin_and_text(app: typer.Typer) -> None:
+    command = "tvmc compile --target='llvm -mcpu=skylake' m.onnx"
+    piped = runner.invoke(app, ["config", "migrate", "-"], input=command)
+    assert piped.exit_code == 0 and 'mcpu = "skylake"' in piped.stdout
+    assert "not carried: m.onnx" in piped.stderr
+    text = runner.invoke(app, ["config", "migrate", "cmsis-nn, c"])
+    assert text.exit_code == 0 and 'tvm-version = "<=0.18"' in text.stdout
+
+
+def test_migrate_bad_input_is_exit_1(app: typer.Typer) -> None:
+    result = runner.invoke(app, ["config", "migrate", "tvmc run --device cpu m.tar"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("tvmc: error: ") and "tvmc run" in result.stderr
+    assert "Traceback" not in result.output
