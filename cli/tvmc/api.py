@@ -75,7 +75,8 @@ def resolve(configs: Sequence[ConfigRef] = (), rewrite_list: Sequence[RewriteLik
     """The whole pipeline: configs (names or paths) and rewrites → a canonical CompilationConfig."""
     tree = resolve_tree(configs, rewrite_list, env=env, search=search)
     config, notes = canonicalize_config(tree.data, tree.origins)
-    return Resolved(config, canonical_origins(config.to_dict(), tree), tuple(dict.fromkeys(notes)), tree)
+    all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
+    return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree)
 
 
 def _tree_node(data: Any, pointer: str) -> Any:

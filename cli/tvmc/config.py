@@ -112,8 +112,13 @@ class CompilationConfig:
         return canonical
 
     def fingerprint(self) -> str:
-        """SHA-256 of the canonical form without `description`: equal for equal meaning."""
+        """SHA-256 of the canonical form without `description`: equal for equal meaning.
+
+        A target without its own host is built with the effective host, so it is hashed with it:
+        writing the default host out (or putting it on the target) does not change the meaning.
+        """
         meaning = {k: v for k, v in self.to_dict().items() if k != "description"}
+        meaning["targets"] = [t if "host" in t else {**t, "host": self.host} for t in meaning["targets"]]
         text = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -210,7 +215,9 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         notes.extend(parsed.notes)
         for section, settings in parsed.lifted.items():
             current = executor if section == "executor" else runtime
-            merged = {**settings, **(current if isinstance(current, dict) else {})}
+            # Legacy TVM defaulted to graph/cpp when only sub-options were given (tvm-targets.md §8.4).
+            default_kind = {"executor": "graph", "runtime": "cpp"}[section]
+            merged = {"kind": default_kind, **settings, **(current if isinstance(current, dict) else {})}
             if section == "executor":
                 executor = merged
             else:
@@ -218,7 +225,7 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
     host = data.get("host")
     host_spec = tg.parse_target(host, source=_where(origins, "/host")).spec if host is not None else None
     system = tg.resolve_system(specs, host_spec, source_of=lambda i: _where(origins, f"/targets/{i}"))
-    notes.extend(system.notes)
+    # system.notes only explain which target became the host; `--origin` shows that already.
     build = data.get("build", {})
     if not isinstance(build, dict):
         raise ConfigError("build: expected a table", _where(origins, "/build"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ class Tree:
 
     data: dict[str, Any]
     origins: Origins
+    notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
 
     @staticmethod
     def defaults() -> Tree:
@@ -43,7 +44,8 @@ class Tree:
 
 
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
-    data = {k: v for k, v in layer.data.items() if k != "extends"}
+    # `extends` is consumed by layering; `$schema` only tells editors which schema to use.
+    data = {k: v for k, v in layer.data.items() if k not in ("extends", "$schema")}
     return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)))
 
 

@@ -55,7 +55,7 @@ class Select:
 
 
 Segment = Key | Index | Select
-Op = Literal["set", "append", "unset"]
+Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class Rewrite:
     value: Any = None
     text: str | None = None  # raw flag text, typed from the registry where the type is known
     hint: str | None = None  # said when the path matches nothing (e.g. "pass --executor aot first")
+    notes: tuple[str, ...] = ()  # conversions the flag implied, reported with the result
 
 
 # ---- path grammar ------------------------------------------------------------------------------
@@ -178,13 +179,19 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
     from tvmc import targets as tg
 
     parsed = tg.parse_targets(value, source=origin.location())
-    out = [Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets))]
+    out = [Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets),
+                   notes=parsed.notes)]
     if parsed.host is not None:
         out.append(Rewrite("set", (Key("host"),), origin, value=parsed.host))
     for section, settings in parsed.lifted.items():
+        # Legacy TVM's defaults when only sub-options were given (spec tvm-targets.md §8.4).
+        out.append(Rewrite("default", (Key(section), Key("kind")), origin, value=LEGACY_DEFAULT_KIND[section]))
         for option, setting in settings.items():
             out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
     return out
+
+
+LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
 
 
 def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool = True) -> list[Rewrite]:
@@ -323,10 +330,12 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     pointer = "".join(join("", t) for t in tokens)
     origin = tree.origins.get(pointer, Origin.default())
     parsed = tg.parse_target(node, source=origin.location())
+    tree.notes.extend(parsed.notes)
     parent[tokens[-1]] = copy.deepcopy(parsed.spec)
     tree.origins.update(origins_for(parsed.spec, pointer, lambda _p: origin))
     for section, settings in parsed.lifted.items():
         table = tree.data.setdefault(section, {})
+        settings = {"kind": LEGACY_DEFAULT_KIND[section], **settings}
         for option, value in settings.items():
             if option not in table:
                 table[option] = value
@@ -477,6 +486,9 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
     present = key in parent if isinstance(parent, dict) else True
     if rw.op == "set":
         _place(tree, tokens, _typed(tree, rw, tokens), rw.origin)
+    elif rw.op == "default":
+        if not present:
+            _place(tree, tokens, _typed(tree, rw, tokens), rw.origin)
     elif rw.op == "unset":
         if not present:
             raise UsageError(f"{_show(tokens)} is not set", rw.origin.source)
@@ -504,3 +516,4 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
 def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
     for rw in rewrites:
         apply(tree, rw)
+        tree.notes.extend(rw.notes)

@@ -106,3 +106,26 @@ def test_version_and_help() -> None:
     assert runner.invoke(app, ["--version"]).stdout.startswith("tvmc ")
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0 and "config" in result.stdout and "target" in result.stdout
+
+
+def test_show_as_tvm_target_reports_what_a_target_cannot_hold() -> None:
+    result = runner.invoke(app, ["config", "show", "--target", "cuda -arch=sm_80", "--target-host", "llvm",
+                                 "--pass-config", "tir.disable_vectorize=true", "--as", "tvm-target"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["kind"] == "cuda" and doc["arch"] == "sm_80" and doc["host"]["kind"] == "llvm"
+    assert "pass-config" in result.stderr
+
+
+def test_json_config_may_name_its_schema(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"$schema": "../schemas/compilation-config.schema.json", "targets": ["llvm"]}')
+    code, out, err = run(["config", "show", "--config", str(path), "--format", "json"])
+    assert code == 0, err and "$schema" not in out
+
+
+def test_legacy_options_in_target_flags_are_lifted_with_a_note() -> None:
+    code, out, err = run(["config", "show", "--target", "c -link-params=0", "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["executor"] == {"kind": "graph", "link-params": False}
+    assert "link-params moved to executor.link-params" in err

@@ -35,10 +35,12 @@ def _root(
 
 
 def _register_groups() -> None:
-    from tvmc.cli import compile_cmd, config_cmd, target_cmd
+    from tvmc.cli import compile_cmd, config_cmd, target_cmd, tooling_cmd, validate_cmd
 
     app.add_typer(config_cmd.app, name="config", help="Resolve, inspect and list compilation configs.")
     app.add_typer(target_cmd.app, name="target", help="Parse, canonicalize and explain TVM targets.")
+    validate_cmd.register(config_cmd.app)
+    tooling_cmd.register(config_cmd.app)
     compile_cmd.register(app)
 
 

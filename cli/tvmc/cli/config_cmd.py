@@ -24,6 +24,11 @@ class ConfigFormat(StrEnum):
     json = "json"
 
 
+class ShowAs(StrEnum):
+    config = "config"
+    tvm_target = "tvm-target"
+
+
 class ListFormat(StrEnum):
     text = "text"
     json = "json"
@@ -44,6 +49,9 @@ def show(
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
+    as_: ShowAs = typer.Option(ShowAs.config, "--as", help="config: the canonical config; tvm-target: the "
+                               "JSON to pass to tvm.target.Target in TVM >= 0.25 (what it cannot hold is "
+                               "reported on stderr)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE (atomically)."),
 ) -> None:
     """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
@@ -54,6 +62,12 @@ def show(
         warn(note)
     if hash_:
         text = resolved.fingerprint() + "\n"
+    elif as_ is ShowAs.tvm_target:
+        from tvmc.emit.tvm_target import to_tvm_target_text
+
+        text, dropped = to_tvm_target_text(resolved.config)
+        for line in dropped:
+            warn(f"not in the TVM target: {line}")
     elif format is ConfigFormat.json:
         text = canonical.to_json(resolved.to_dict(), resolved.origins if origin else None)
     elif origin:
