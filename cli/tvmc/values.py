@@ -8,6 +8,7 @@ never again), integers are checked, arrays take a TOML array or a comma list.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from typing import Any
 
 BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
@@ -67,21 +68,21 @@ def coerce_text(text: str, type_: str) -> Any:
 
 
 def type_name(value: Any) -> str:
-    """A value's type as TVM names it in its messages."""
+    """A JSON/Python-level name for the type of a bad value (TVM prints its FFI type key)."""
     if value is None:
         return "None"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int"
+        return "int" if INT64[0] <= value <= INT64[1] else "int outside the 64-bit range"
     if isinstance(value, float):
         return "float"
     if isinstance(value, str):
         return "str"
-    if isinstance(value, list):
-        return "Array"
-    if isinstance(value, dict):
-        return "Map"
+    if isinstance(value, Mapping):
+        return "dict"
+    if isinstance(value, list | tuple):
+        return "list"
     return type(value).__name__
 
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tvmc.config import sort_keys
 from tvmc.provenance import Origin, display_path, walk
 
 SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
@@ -26,15 +27,7 @@ def to_compact_json(data: Any) -> str:
 def to_toml(data: Mapping[str, Any]) -> str:
     import tomli_w  # only the TOML paths pay for it
 
-    return tomli_w.dumps(_sorted(data), multiline_strings=False)
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+    return tomli_w.dumps(sort_keys(data), multiline_strings=False)
 
 
 def _is_leaf(data: Any, pointer: str) -> bool:

@@ -117,39 +117,31 @@ def tvm_version() -> str:
     return str(_data()["tvm_version"])
 
 
+def _kind(name: str, entry: dict[str, Any], *, legacy: bool) -> Kind:
+    return Kind(
+        name=name,
+        options=dict(entry["options"]),
+        defaults=dict(entry["defaults"]),
+        default_keys=tuple(entry["default_keys"]),
+        device_type=int(entry["device_type"]),
+        legacy=legacy,
+        byoc=bool(entry.get("byoc")),
+        last_version=entry.get("last_version"),
+        open_options=bool(entry.get("open_options")),
+        renamed_to=entry.get("renamed_to"),
+    )
+
+
 @cache
 def kinds() -> dict[str, Kind]:
     """Every target kind TVM 0.27 registers."""
-    return {
-        name: Kind(
-            name=name,
-            options=dict(entry["options"]),
-            defaults=dict(entry["defaults"]),
-            default_keys=tuple(entry["default_keys"]),
-            device_type=int(entry["device_type"]),
-        )
-        for name, entry in _data()["kinds"].items()
-    }
+    return {name: _kind(name, entry, legacy=False) for name, entry in _data()["kinds"].items()}
 
 
 @cache
 def legacy_kinds() -> dict[str, Kind]:
     """Kinds (and tvmc BYOC codegens) that only legacy TVM had."""
-    return {
-        name: Kind(
-            name=name,
-            options=dict(entry["options"]),
-            defaults=dict(entry["defaults"]),
-            default_keys=tuple(entry["default_keys"]),
-            device_type=int(entry["device_type"]),
-            legacy=True,
-            byoc=bool(entry.get("byoc")),
-            last_version=entry.get("last_version"),
-            open_options=bool(entry.get("open_options")),
-            renamed_to=entry.get("renamed_to"),
-        )
-        for name, entry in _data()["legacy"]["kinds"].items()
-    }
+    return {name: _kind(name, entry, legacy=True) for name, entry in _data()["legacy"]["kinds"].items()}
 
 
 def kind(name: str) -> Kind | None:

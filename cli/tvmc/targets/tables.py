@@ -13,6 +13,7 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.values import type_name as type_name  # re-exported: targets modules use T.type_name
 
 # Type codes. Keep the common ones small: the canonicalizer tests them in this order.
 STR, INT, BOOL, STR_ARRAY, INT_ARRAY, TARGET, TARGET_ARRAY, ANY = range(8)
@@ -87,31 +88,18 @@ def all_kind_names() -> tuple[str, ...]:
     return tuple(sorted(tables()))
 
 
+def shown(text: str) -> str:
+    """User text inside a TVM-style message: escaped when it holds line breaks or other
+    unprintable characters, so that the message stays one line."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
 def unknown_kind(name: str, loc: Location | None) -> TargetError:
     names = all_kind_names()
     lowered = [n for n in names if n.lower() == name.lower()]
     suggestions = lowered or did_you_mean(name, names)
     hint = f"{name!r} is a tag: write {{'tag': {name!r}}}" if registry.is_tag(name) else None
-    return TargetError(f'Target kind "{name}" is not defined', loc, suggestions=suggestions, hint=hint)
-
-
-def type_name(value: Any) -> str:
-    """A JSON/Python-level name for the type of a bad value (TVM prints its FFI type key)."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int" if INT64_MIN <= value <= INT64_MAX else "int outside the 64-bit range"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, Mapping):
-        return "dict"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
+    return TargetError(f'Target kind "{shown(name)}" is not defined', loc, suggestions=suggestions, hint=hint)
 
 
 def type_error(opt: str, typ: str, value: Any, loc: Location | None, where: str = "") -> TargetError:
