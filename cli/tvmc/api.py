@@ -20,7 +20,7 @@ from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, canonicalize_config
 from tvmc.errors import Location
 from tvmc.layering import Tree
-from tvmc.provenance import Origin, Origins, join, origin_of, split, walk
+from tvmc.provenance import Origin, Origins, join, origin_of, printable, split, walk
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
@@ -46,7 +46,7 @@ class Resolved:
 
 
 def _refs(configs: Sequence[ConfigRef]) -> list[tuple[str, Location | None]]:
-    return [(c, Location(f"--config {c}")) if isinstance(c, str) else c for c in configs]
+    return [(c, Location(f"--config {printable(c)}")) if isinstance(c, str) else c for c in configs]
 
 
 def _rewrites(items: Sequence[RewriteLike]) -> list[rewrites.Rewrite]:

@@ -19,7 +19,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, inputs: Iterable[Path |
     target = Path(path)
     resolved = target.resolve()
     for item in inputs:
-        if item is not None and Path(item).resolve() == resolved:
+        if item is not None and _same(Path(item), resolved):
             raise UsageError(f"refusing to overwrite the input file {target}", f"{flag} {path}")
     if target.is_dir():
         raise UsageError(f"{target} is a directory", f"{flag} {path}")
@@ -45,6 +45,17 @@ def write_atomic(path: str | Path, data: str | bytes, *, inputs: Iterable[Path |
             raise TvmcError(f"cannot write {target}: {err.strerror}", f"{flag} {path}") from None
         raise
     return target
+
+
+def _same(item: Path, resolved: Path) -> bool:
+    """Whether `item` is the file at `resolved`: the same path once symlinks and `..` are resolved,
+    or another name for the same file (a hard link, a case-insensitive file system)."""
+    if item.resolve() == resolved:
+        return True
+    try:
+        return os.path.samefile(item, resolved)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
 
 
 def _umask() -> int:

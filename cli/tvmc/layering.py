@@ -21,7 +21,7 @@ from typing import Any
 from tvmc import registry, sources
 from tvmc.config import INTERNAL_DEFAULTS
 from tvmc.errors import ConfigLayerError, Location, TvmcError
-from tvmc.provenance import Origin, Origins, drop, join, origins_for
+from tvmc.provenance import Origin, Origins, drop, join, origins_for, printable, walk
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
 MAX_EXTENDS_FANOUT = 32  # entries in one `extends` list
@@ -36,6 +36,8 @@ class Tree:
     data: dict[str, Any]
     origins: Origins
     notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
+    # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
+    inputs: list[Path] = field(default_factory=list)
 
     @staticmethod
     def defaults() -> Tree:
@@ -46,7 +48,8 @@ class Tree:
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
     # `extends` is consumed by layering; `$schema` only tells editors which schema to use.
     data = {k: v for k, v in layer.data.items() if k not in ("extends", "$schema")}
-    return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)))
+    return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
+                inputs=[layer.path] if layer.path is not None else [])
 
 
 def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
@@ -64,14 +67,16 @@ def _merge_table(base: dict[str, Any], origins: Origins, over: Mapping[str, Any]
             _merge_table(current, origins, value, over_origins, here)
             origins[here] = over_origins.get(here, origins.get(here))  # type: ignore[assignment]
             continue
+        drop(origins, here, current)
         base[key] = copy.deepcopy(value)
-        drop(origins, here)
-        origins.update({p: o for p, o in over_origins.items() if p == here or p.startswith(here + "/")})
+        # Walk the new subtree rather than scan every origin: linear in what changes.
+        origins.update({p: over_origins[p] for p, _ in walk(value, here) if p in over_origins})
 
 
 def merge(base: Tree, over: Tree) -> None:
     """Layer `over` on top of `base`, in place."""
     _merge_table(base.data, base.origins, over.data, over.origins, "")
+    base.inputs.extend(over.inputs)  # a file extended twice is listed twice: harmless, and linear
 
 
 class _Expander:
@@ -109,7 +114,7 @@ class _Expander:
         out: list[tuple[sources.Layer, tuple[str, ...]]] = []
         for index, parent in enumerate(extends):
             out += self.layers(parent, relative_to=layer.path.parent if layer.path else None,
-                               chain=(*chain, f"{layer.source} extends {parent}"), stack=tuple(names),
+                               chain=(*chain, f"{layer.source} extends {printable(parent)}"), stack=tuple(names),
                                where=layer.locate(f"/extends/{index}"))
         out.append((layer, chain))
         return out
@@ -181,7 +186,7 @@ def build_tree(config_refs: Sequence[tuple[str, Location | None]], dirs: Sequenc
     """Defaults, then the base config or each --config in order, merged into one tree."""
     tree = Tree.defaults()
     if config_refs:
-        refs = [(ref, where, (f"--config {ref}",)) for ref, where in config_refs]
+        refs = [(ref, where, (f"--config {printable(ref)}",)) for ref, where in config_refs]
     else:
         names, why = base_refs(env)
         refs = [(name, None, (why,)) for name in names]

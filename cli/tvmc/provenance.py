@@ -96,16 +96,31 @@ def origins_for(value: Any, pointer: str, origin_at: Any) -> Origins:
     return {p: origin_at(p[base:]) for p, _ in walk(value, pointer)}
 
 
-def drop(origins: Origins, prefix: str) -> None:
-    """Forget the origins of a subtree (it is being replaced or removed)."""
-    for key in [k for k in origins if is_within(k, prefix)]:
-        del origins[key]
+_UNKNOWN: Any = object()
 
 
-def rebase(origins: Origins, old: str, new: str) -> None:
-    """Move a subtree's origins (a list element shifted by an insert or delete)."""
-    moved = {new + k[len(old):]: v for k, v in origins.items() if is_within(k, old)}
-    drop(origins, old)
+def drop(origins: Origins, prefix: str, value: Any = _UNKNOWN) -> None:
+    """Forget the origins of a subtree (it is being replaced or removed).
+
+    Given the subtree's current `value`, only its own nodes are visited: every node has its
+    origin under its own pointer, so this is linear in the subtree instead of in all origins
+    (which made layering and long rewrite lists quadratic)."""
+    if value is _UNKNOWN:
+        for key in [k for k in origins if is_within(k, prefix)]:
+            del origins[key]
+        return
+    for pointer, _ in walk(value, prefix):
+        origins.pop(pointer, None)
+
+
+def rebase(origins: Origins, old: str, new: str, value: Any = _UNKNOWN) -> None:
+    """Move a subtree's origins (a list element shifted by an insert or delete); `value`, the
+    subtree, bounds the work as for `drop`."""
+    if value is _UNKNOWN:
+        moved = {new + k[len(old):]: v for k, v in origins.items() if is_within(k, old)}
+    else:
+        moved = {new + p[len(old):]: origins[p] for p, _ in walk(value, old) if p in origins}
+    drop(origins, old, value)
     origins.update(moved)
 
 
@@ -117,6 +132,12 @@ def origin_of(origins: Mapping[str, Origin], pointer: str) -> Origin | None:
         if not pointer:
             return None
         pointer = pointer.rsplit("/", 1)[0]
+
+
+def printable(text: str) -> str:
+    """User text as messages and origins show it, on one line: quoted (Python-style) when it holds
+    line breaks or other unprintable characters."""
+    return text if text.isprintable() else repr(text)
 
 
 def display_path(pointer: str) -> str:

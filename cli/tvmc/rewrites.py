@@ -31,7 +31,8 @@ from tvmc import registry
 from tvmc.config import BUILD_OPTIONS, TOP_LEVEL
 from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.layering import Tree
-from tvmc.provenance import Origin, drop, join, origins_for, rebase
+from tvmc.provenance import Origin, drop, join, origins_for, printable, rebase
+from tvmc.sources.limits import MAX_DEPTH, MAX_STRING
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
 
 MAX_REWRITES = 10_000
@@ -80,9 +81,7 @@ _SELECT = re.compile(r"\[([A-Za-z0-9_\-]+)=([^\]]*)\]")
 
 
 def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
-    """Parse a path at the start of `text`; returns the path and the unparsed rest."""
-    if len(text) > MAX_PATH_LENGTH:
-        raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)
+    """Parse a path at the start of `text`; returns the path and the unparsed rest (`=VALUE`...)."""
     segments: list[Segment] = []
     pos = 0
     while True:
@@ -96,6 +95,8 @@ def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
         while m := (_INDEX.match(text, pos) or _SELECT.match(text, pos)):
             segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), m.group(2)))
             pos = m.end()
+        if pos > MAX_PATH_LENGTH:  # the path only: the value after it may be longer
+            raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)
         if text.startswith(".", pos):
             pos += 1
             continue
@@ -194,8 +195,23 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
 LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
 
 
+def flag_text(flag: str, value: str) -> str:
+    """A flag as messages and `--origin` show it, on one line: the value is quoted when it holds
+    line breaks or other unprintable characters."""
+    return f"{flag}={printable(value)}" if flag.startswith("--") else f"{flag} {printable(value)}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool = True) -> list[Rewrite]:
     """The rewrites one command-line flag (or its environment variable) stands for."""
+    if _SURROGATE.search(value):
+        # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
+        raise UsageError("the value is not valid UTF-8 text", origin.source)
+    if len(value) > MAX_STRING:  # the limit strings in config files have
+        raise UsageError(f"the value of {len(value)} characters is longer than {MAX_STRING}",
+                         origin.location() if origin.kind == "env" else flag)  # not the whole value
     if flag == "--target":
         return _targets_rewrites(value, origin, first_target)
     if flag == "--target-host":
@@ -250,7 +266,7 @@ def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:
     out: list[Rewrite] = []
     seen_target = False
     for flag, value in pairs:
-        text = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
+        text = flag_text(flag, value)
         out += flag_rewrites(flag, value, origin=Origin("flag", text), first_target=not seen_target)
         seen_target = seen_target or flag == "--target"
         if len(out) > MAX_REWRITES:
@@ -263,8 +279,6 @@ def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:
 
 def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
     """The registry type of the value at a concrete path, if known (raises for unknown options)."""
-    from tvmc import targets as tg
-
     top = tokens[0]
     if len(tokens) == 1:
         spec = TOP_LEVEL.get(str(top))
@@ -279,7 +293,7 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         node = _get(tree.data, owner_tokens)
         if not isinstance(node, dict | str):
             return None
-        kind = registry.kind(tg.kind_of(tg.parse_target(node).spec))
+        kind = registry.kind(_kind_of(node))
         if kind is None or rest[0] in ("compiler",):
             return "str" if rest[0] == "compiler" else None
         if rest[0] not in kind.options and not rest[0].startswith("feature.") and not kind.open_options:
@@ -306,6 +320,16 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
             raise ValueTypeError(f"{tokens[1]!r} is not a build option" + _suggest(str(tokens[1]), BUILD_OPTIONS))
         return spec.type
     return None
+
+
+def _kind_of(node: dict[str, Any] | str) -> str:
+    """The kind of a target as written. Of a table only `kind`/`tag` are parsed: its other values
+    (a list that `+=` keeps growing) would make every selector match cost their size."""
+    from tvmc import targets as tg
+
+    if isinstance(node, dict):
+        node = {k: v for k, v in node.items() if k in ("kind", "tag")}
+    return tg.kind_of(tg.parse_target(node).spec)
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
@@ -350,10 +374,9 @@ def _is_target_slot(tokens: list[str | int]) -> bool:
 
 
 def _matches(tree: Tree, tokens: list[str | int], node: Any, select: Select) -> bool:
-    from tvmc import targets as tg
 
     if select.key == "kind" and tokens and tokens[0] in ("targets", "host"):
-        return tg.kind_of(tg.parse_target(node).spec) == select.value if isinstance(node, dict | str) else False
+        return _kind_of(node) == select.value if isinstance(node, dict | str) else False
     return isinstance(node, dict) and str(node.get(select.key)) == select.value
 
 
@@ -391,13 +414,12 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
 
 
 def _no_match(tree: Tree, path: tuple[Segment, ...], segment: Segment) -> str:
-    from tvmc import targets as tg
 
     if isinstance(segment, Select) and path[0] == Key("targets"):
         kinds = []
         for entry in tree.data.get("targets") or []:
             try:
-                kinds.append(tg.kind_of(tg.parse_target(entry).spec))
+                kinds.append(_kind_of(entry))
             except TvmcError:
                 kinds.append("?")
         return f"no target of {segment.key} {segment.value!r} (targets: {', '.join(kinds) or 'none'})"
@@ -419,18 +441,35 @@ def _show(tokens: list[str | int]) -> str:
     return display_path(_pointer(tokens)) or "the config"
 
 
+def _depth(value: Any) -> int:
+    """Levels of nested tables/lists in a value (a scalar is 0); iterative, as the depth is the input's."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def _typed(tree: Tree, rw: Rewrite, tokens: list[str | int], *, element: bool = False) -> Any:
     if rw.text is None:
         return copy.deepcopy(rw.value)
     try:
         type_ = _type_at(tree, tokens)
         if element and type_ and type_.startswith("Array<"):
-            return coerce_text(rw.text, type_)
-        return coerce_text(rw.text, type_) if type_ else parse_literal(rw.text)
+            value = coerce_text(rw.text, type_)
+        else:
+            value = coerce_text(rw.text, type_) if type_ else parse_literal(rw.text)
     except ValueTypeError as err:
         raise UsageError(f"{_show(tokens)}: {err}", rw.origin.source) from None
     except TvmcError as err:
         raise UsageError(f"{_show(tokens)}: {err.message}", rw.origin.source) from None
+    # The document is level 1 and each path token one more, as for config files (sources.MAX_DEPTH).
+    if len(tokens) + _depth(value) > MAX_DEPTH:
+        raise UsageError(f"{_show(tokens)}: the value nests deeper than {MAX_DEPTH} levels", rw.origin.source)
+    return value
 
 
 def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> None:
@@ -439,11 +478,11 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     pointer = _pointer(tokens)
     if key == "kind" and isinstance(parent, dict) and parent.get("kind", value) != value:
         # A kind change replaces the whole table, so options of the old kind never leak.
+        drop(tree.origins, _pointer(tokens[:-1]), parent)
         parent.clear()
-        drop(tree.origins, _pointer(tokens[:-1]))
         tree.origins[_pointer(tokens[:-1])] = origin
+    drop(tree.origins, pointer, parent.get(key) if isinstance(parent, dict) else parent[key])
     parent[key] = value
-    drop(tree.origins, pointer)
     tree.origins.update(origins_for(value, pointer, lambda _p: origin))
 
 
@@ -451,6 +490,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     """Apply one rewrite to the tree, in place."""
     if not rw.path:
         raise UsageError("empty path", rw.origin.source)
+    if len(rw.path) >= MAX_DEPTH:
+        raise UsageError(f"path deeper than {MAX_DEPTH} levels", rw.origin.source)
     if isinstance(rw.path[0], Key) and rw.path[0].name not in TOP_LEVEL:
         raise UsageError(f"unknown config key {rw.path[0].name!r}", rw.origin.source,
                          suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)))
@@ -492,12 +533,14 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
     elif rw.op == "unset":
         if not present:
             raise UsageError(f"{_show(tokens)} is not set", rw.origin.source)
+        removed = parent[key]
         del parent[key]
-        drop(tree.origins, _pointer(tokens))
+        drop(tree.origins, _pointer(tokens), removed)
         if isinstance(parent, list):
             assert isinstance(key, int)
             for index in range(key, len(parent)):
-                rebase(tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]))
+                rebase(tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]),
+                       parent[index])
     else:
         current = parent.get(key) if isinstance(parent, dict) else parent[key]
         if current is None:

@@ -1,13 +1,107 @@
-"""The `tvmc` command: parses argv, calls the API, prints. Logic lives in the core modules."""
+"""The `tvmc` command: parses argv, calls the API, prints. Logic lives in the core modules.
+
+Commands are loaded lazily: `tvmc config show` imports and builds only the `config` group, and
+`tvmc --help` (and completing a command name) imports none, using the summaries in `COMMANDS`.
+Each loader registers its commands exactly as an eager app would (`x_cmd.register(group_app)`).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import click
 import typer
+from typer.core import TyperGroup
 
 from tvmc import __version__
 
+
+def _register(group: typer.Typer, register: Callable[[typer.Typer], None]) -> None:
+    """`register(group)`, unless its commands are there already (registered by a caller that
+    still wires them eagerly, such as a test fixture): registering twice adds every command again."""
+    probe = typer.Typer()
+    register(probe)
+    if not {c.name for c in probe.registered_commands} & {c.name for c in group.registered_commands}:
+        register(group)
+
+
+# Each loader runs once per process (typer builds a new root group per invocation), as the eager
+# registration at import did.
+@cache
+def _config() -> click.Command:
+    from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
+
+    _register(config_cmd.app, validate_cmd.register)
+    _register(config_cmd.app, tooling_cmd.register)
+    return typer.main.get_group(config_cmd.app)
+
+
+@cache
+def _target() -> click.Command:
+    from tvmc.cli import target_cmd
+
+    return typer.main.get_group(target_cmd.app)
+
+
+@cache
+def _compile() -> click.Command:
+    from tvmc.cli import compile_cmd
+
+    holder = typer.Typer(rich_markup_mode=None)
+    compile_cmd.register(holder)
+    command = typer.main.get_group(holder).get_command(click.Context(click.Group()), "compile")
+    assert command is not None
+    return command
+
+
+# name → (one-line summary shown by `tvmc --help` and completion, loader); in --help order.
+COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
+    "config": ("Resolve, inspect and list compilation configs.", _config),
+    "target": ("Parse, canonicalize and explain TVM targets.", _target),
+    "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).",
+                _compile),
+}
+
+
+class LazyGroup(TyperGroup):
+    """A group whose subcommands are imported and built only when one of them is run."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[str, click.Command] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        if cmd_name not in self._loaded:
+            command = COMMANDS[cmd_name][1]()
+            command.name = cmd_name
+            self._loaded[cmd_name] = command
+        return self._loaded[cmd_name]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (summary, _) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        names = [CompletionItem(name, help=summary) for name, (summary, _) in COMMANDS.items()
+                 if name.startswith(incomplete)]
+        options = click.Command.shell_complete(self, ctx, incomplete)  # the group's own options
+        return [*names, *options]
+
+
 app = typer.Typer(
     name="tvmc",
+    cls=LazyGroup,
     help="Layered TVM compilation configs: show, validate, convert, and compile with them.",
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -34,18 +128,9 @@ def _root(
     """
 
 
-def _register_groups() -> None:
-    from tvmc.cli import compile_cmd, config_cmd, target_cmd, tooling_cmd, validate_cmd
-
-    app.add_typer(config_cmd.app, name="config", help="Resolve, inspect and list compilation configs.")
-    app.add_typer(target_cmd.app, name="target", help="Parse, canonicalize and explain TVM targets.")
-    validate_cmd.register(config_cmd.app)
-    tooling_cmd.register(config_cmd.app)
-    compile_cmd.register(app)
-
-
-_register_groups()
-
-
 def main() -> None:
-    app(prog_name="tvmc")
+    try:
+        app(prog_name="tvmc")
+    except OSError as err:  # output click itself could not write (help to a full disk); pipes are handled
+        sys.stderr.write(f"tvmc: error: cannot write the output: {err.strerror or err}\n")
+        sys.exit(1)

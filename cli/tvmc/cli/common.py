@@ -19,9 +19,17 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 
+def one_line(text: str) -> str:
+    """`text` on one printable line: line breaks and other control characters (which user input
+    can carry into a message) are shown escaped, as in a Python string literal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def fail(err: TvmcError) -> NoReturn:
     """Print one line for a tvmc error and exit with its code (1 invalid input, 2 usage)."""
-    typer.echo(f"tvmc: error: {err.one_line()}", err=True)
+    typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
     raise typer.Exit(err.exit_code)
 
 
@@ -45,12 +53,26 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 
 def warn(message: str) -> None:
-    typer.echo(f"tvmc: warning: {message}", err=True)
+    typer.echo(f"tvmc: warning: {one_line(message)}", err=True)
 
 
 def write_stdout(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Write command output as UTF-8 whatever the locale, so that the same input prints the same
+    bytes; text that UTF-8 cannot hold is escaped rather than crashing the write."""
+    data = text.encode("utf-8", "backslashreplace")
+    try:
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a text-only stream (tests may substitute one)
+            sys.stdout.write(data.decode("utf-8"))
+            sys.stdout.flush()
+        else:
+            sys.stdout.flush()  # what was written as text goes first
+            buffer.write(data)
+            buffer.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): click exits quietly
+    except OSError as err:  # e.g. a full disk behind `> file`
+        raise TvmcError(f"cannot write the output: {err.strerror or err}", "<stdout>") from None
 
 
 def unused(*_: Any) -> None:

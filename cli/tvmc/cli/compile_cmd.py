@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
@@ -79,8 +80,7 @@ class Progress:
 
 def _inputs(resolved: Resolved, model: str) -> set[Path]:
     """Files tvmc read: never overwritten by -o."""
-    layers = {getattr(o.layer, "path", None) for o in resolved.tree.origins.values() if o.layer is not None}
-    return {Path(p) for p in layers if p is not None} | {Path(model)}
+    return {*resolved.tree.inputs, Path(model)}
 
 
 def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec) -> str:
@@ -165,8 +165,8 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
 def compile_command(
     ctx: typer.Context,
     model: Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")],
-    config: Annotated[list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH",
-                                                     help=CONFIG_HELP)] = None,
+    config: Annotated[list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
+                                                     autocompletion=complete_config)] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
     model_format: Annotated[ModelFormat | None, typer.Option(
         "--model-format", help="The model format (default: guessed from the suffix).")] = None,

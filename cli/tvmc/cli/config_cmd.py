@@ -10,6 +10,7 @@ import click
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
@@ -45,7 +46,8 @@ def resolve_from_cli(ctx: click.Context, configs: list[str]):  # type: ignore[no
 @reports_errors
 def show(
     ctx: typer.Context,
-    config: list[str] = typer.Option([], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP),
+    config: list[str] = typer.Option([], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
+                                     autocompletion=complete_config),
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
@@ -79,8 +81,7 @@ def show(
         return
     from tvmc.fileio import write_atomic
 
-    inputs = {getattr(o.layer, "path", None) for o in resolved.tree.origins.values()}
-    write_atomic(output, text, inputs=inputs)
+    write_atomic(output, text, inputs=resolved.tree.inputs)
 
 
 @app.command("list")

@@ -16,6 +16,7 @@ from typing import Any
 import click
 from typer.core import TyperCommand
 
+from tvmc.cli import completion
 from tvmc.rewrites import generated_flags
 
 ARGV_KEY = "tvmc.argv"
@@ -56,20 +57,36 @@ class _RewriteOption(click.Option):
         self.help_section = help_section
 
 
+_COMPLETERS = {"--target": completion.complete_target, "--target-host": completion.complete_target,
+               "--executor": completion.complete_executor, "--runtime": completion.complete_runtime,
+               "--pass-config": completion.complete_pass_config}
+
+
 def _make_options() -> list[click.Option]:
     return [
         _RewriteOption([*decls, param], help_section=section, metavar=metavar, help=help_, multiple=True,
-                       expose_value=True, type=click.STRING, show_default=False)
+                       expose_value=True, type=click.STRING, show_default=False,
+                       shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL"
+                                                      else None))
         for param, decls, metavar, help_, section in _option_specs()
     ]
 
 
 class RewriteCommand(TyperCommand):
-    """A typer command that also accepts every rewrite flag, in order."""
+    """A typer command that also accepts every rewrite flag, in order.
+
+    The ~400 options are made when the command first needs its parameters (to parse, show help
+    or complete), not when the app is built: a group builds all its commands, but runs one."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.params.extend(_make_options())
+        self._rewrite_options = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._rewrite_options:
+            self._rewrite_options = True
+            self.params.extend(_make_options())
+        return super().get_params(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[ARGV_KEY] = list(args)

@@ -10,8 +10,8 @@ from typing import Any
 import typer
 
 from tvmc import registry
-from tvmc.cli.common import reports_errors, warn, write_stdout
-from tvmc.errors import Location, TargetError, TvmcError, UsageError, did_you_mean
+from tvmc.cli.common import one_line, reports_errors, warn, write_stdout
+from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
 
 app = typer.Typer(
     help="Parse, canonicalize and explain TVM targets.",
@@ -49,11 +49,25 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def _stdin_text() -> str:
+    """Standard input as the config loader reads it: at most MAX_FILE_BYTES, strict UTF-8."""
+    from tvmc.sources import MAX_FILE_BYTES, read_limited
+
+    data = read_limited(sys.stdin.buffer)
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitError(f"standard input is larger than {MAX_FILE_BYTES} bytes; refusing to read it", "<stdin>")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise TargetError(f"invalid UTF-8 (byte 0x{data[err.start]:02x})", Location("<stdin>", line)) from None
+
+
 def _inputs(args: list[str]) -> list[tuple[str, Location]]:
     items: list[tuple[str, Location]] = []
     for i, arg in enumerate(args, 1):
         if arg == "-":
-            for n, line in enumerate(sys.stdin.read().splitlines(), 1):
+            for n, line in enumerate(_stdin_text().splitlines(), 1):
                 if line.strip():
                     items.append((line, Location("<stdin>", n, 1)))
         else:
@@ -87,7 +101,7 @@ def canonicalize_cmd(
         except TvmcError as err:
             failed = True
             write_stdout(json.dumps({"error": err.one_line()}) + "\n")
-            typer.echo(f"tvmc: error: {err.one_line()}", err=True)
+            typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
             continue
         for note in parsed.notes:
             warn(f"{loc.source}: {note}")

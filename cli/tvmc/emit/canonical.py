@@ -53,7 +53,12 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _one_line(json.dumps(value, ensure_ascii=False))
     if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return _one_line(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return str(value)
+
+
+def _one_line(text: str) -> str:
+    # JSON leaves U+2028, U+2029 and C1 controls raw; a line-per-value view must escape them.
+    return text if text.isprintable() else "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)

@@ -26,9 +26,11 @@ def display_path(path: Path) -> str:
     """How a file is named in messages: relative to the working directory when under it."""
     absolute = Path(os.path.abspath(path))
     try:
-        return str(absolute.relative_to(Path.cwd()))
+        shown = str(absolute.relative_to(Path.cwd()))
     except (ValueError, OSError):  # not under cwd, or cwd was deleted
-        return str(absolute)
+        shown = str(absolute)
+    # A name with a line break or undecodable bytes is quoted, so that messages stay one line.
+    return shown if shown.isprintable() else repr(shown)
 
 
 def format_for(path: Path) -> str | None:

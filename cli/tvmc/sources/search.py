@@ -271,7 +271,8 @@ def _not_found(
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
     suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
     searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
-    what = f"{name}.toml or {name}.json on the search path" + (" and no TVM target tag" if tags else "")
+    shown = name if name.isprintable() else repr(name)[1:-1]  # the message stays one line
+    what = f"{shown}.toml or {shown}.json on the search path" + (" and no TVM target tag" if tags else "")
     return ConfigNotFoundError(
         f"config {name!r} not found: no {what}", origin, suggestions=suggestions, hint=f"searched {searched}"
     )
@@ -315,7 +316,8 @@ def _config_files(d: SearchDir) -> list[tuple[str, Path]]:
                 continue
             path = Path(top) / file
             name = path.relative_to(d.path).with_suffix("").as_posix()
-            if name_problem(name) is None:
+            # Regular files only, as name lookup: opening a FIFO to read its description would block.
+            if name_problem(name) is None and _is_file(path):
                 found.append((name, path))
     found.sort(key=lambda item: (item[0], SUFFIXES.index(item[1].suffix)))
     return found

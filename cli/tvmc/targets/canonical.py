@@ -287,6 +287,11 @@ def _canon_str_uncached(text: str, loc: Location | None, machine: Machine, where
 
 
 def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[str, Any]:
+    from tvmc.sources.json_positions import too_deep
+    from tvmc.sources.limits import MAX_DEPTH
+
+    if too_deep(text, MAX_DEPTH) is not None:  # json.loads recurses: bound it like config files
+        raise TargetError(f"{where}target JSON nested deeper than {MAX_DEPTH} levels", loc)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:

@@ -188,14 +188,14 @@ def parse_pairs(text: str, loc: Location | None, begin: Callable[[str, Location 
         tok, off = tokens[i]
         key_text = tok.lstrip("-")
         if key_text == tok:
-            raise TargetError(f"Attribute keys should start with '-', not an attribute key: {tok}",
+            raise TargetError(f"Attribute keys should start with '-', not an attribute key: {T.shown(tok)}",
                               at(loc, off), hint=_hint_for_stray(tok))
         if not key_text:
-            raise TargetError(f"Not an attribute key: {tok}", at(loc, off))
+            raise TargetError(f"Not an attribute key: {T.shown(tok)}", at(loc, off))
         if "=" in key_text:
             key, value = key_text.split("=", 1)
             if not key or not value:
-                raise TargetError(f'Empty attribute key or value in "{tok}"', at(loc, off),
+                raise TargetError(f'Empty attribute key or value in "{T.shown(tok)}"', at(loc, off),
                                   hint="write '' for an empty value, e.g. -keys=''")
             i += 1
         elif i + 1 < len(tokens) and not tokens[i + 1][0].startswith("-"):
@@ -205,7 +205,7 @@ def parse_pairs(text: str, loc: Location | None, begin: Callable[[str, Location 
             key, value = key_text, "1"
             i += 1
         if key in seen:
-            raise TargetError(f'The key "{key}" appears more than once', at(loc, off),
+            raise TargetError(f'The key "{T.shown(key)}" appears more than once', at(loc, off),
                               hint="arrays are written once, comma-separated: -mattr=+a,+b")
         seen.add(key)
         code, typ = type_of(key, at(loc, off))

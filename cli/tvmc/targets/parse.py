@@ -8,18 +8,21 @@ Validation against TVM's rules is `canonicalize`'s job.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tvmc import registry
-from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.errors import LimitError, Location, TargetError, did_you_mean
+from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
 from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (spec §8.4).
 _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,10 @@ def parse_target(value: str | Mapping[str, Any], *, source: str | Location | Non
     loc = as_location(source)
     ctx = _Ctx()
     if isinstance(value, str):
+        if _SURROGATE.search(value):  # Python's stand-in for undecodable argv bytes; files refuse them too
+            raise TargetError("the target is not valid UTF-8 text", loc)
+        if len(value) > MAX_STRING:  # the limit of every string in a config file
+            raise LimitError(f"a target string of {len(value)} characters is longer than {MAX_STRING}", loc)
         spec = _parse_top_str(value, loc, ctx)
     elif isinstance(value, Mapping):
         spec = _convert_dict(value, loc, ctx, legacy_text=False)

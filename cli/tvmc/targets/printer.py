@@ -100,6 +100,10 @@ def to_legacy(canonical: Mapping[str, Any], *, where: str = "") -> str:
                 continue
             raise TargetError(f"{where}cannot write {key!r} in the legacy string form: TVM does not "
                               "recompute it from the other options")
+        if table is not None and key not in table.codes and key != "compiler" and not isinstance(value, str):
+            # An option a kind with open options does not declare reads back as text (spec §2.5).
+            raise TargetError(f"{where}cannot write '{key}' in the legacy string form: {kind!r} does not "
+                              f"declare the option, so the string would give back text, not {T.type_name(value)}")
         if isinstance(value, Mapping):
             attrs.append(f"-{key}={_value_text(to_legacy(value, where=f'{where}{key}: '))}")
         elif isinstance(value, (list, tuple)):

@@ -90,7 +90,9 @@ def all_kind_names() -> tuple[str, ...]:
 
 def shown(text: str) -> str:
     """User text inside a TVM-style message: escaped when it holds line breaks or other
-    unprintable characters, so that the message stays one line."""
+    unprintable characters, so that the message stays one line, and cut short when long."""
+    if len(text) > 80:
+        text = f"{text[:40]}…{text[-20:]} ({len(text)} characters)"
     return text if text.isprintable() else repr(text)[1:-1]
 
 

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Start-up and scale of tvmc, measured side by side with a bare Python on this machine.
+
+    scripts/bench_startup.py [--runs 15] [--budget 5] [--skip-scale]
+
+Start-up: `tvmc config show --config aws/c5 --format json`, `tvmc --help` and one shell-completion
+keystroke, each against `python -c pass`, interleaved, median of --runs; the bytecode cache is
+warm (a private PYTHONPYCACHEPREFIX, as an installed tvmc has its .pyc files). Exits 1 if a
+command takes more than --budget times bare Python.
+
+Scale: resolving an N-file `extends` set with N rewrites, for N = 10, 100, 1000 separately and
+together (in process, best of 5), to show the cost grows linearly; and the goal case, a 100-deep
+chain with 1000 rewrites (< 100 ms). `extends` chains stop at 128 (layering.MAX_EXTENDS_DEPTH),
+so 1000 files are a 100-deep chain whose links also extend leaf files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+
+
+def _env(cache: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("TVMC_")}
+    env.update(PYTHONPYCACHEPREFIX=cache, PYTHONPATH=str(ROOT / "cli"))
+    return env
+
+
+STARTUP: dict[str, tuple[list[str], dict[str, str]]] = {
+    "python -c pass": (["-c", "pass"], {}),
+    "tvmc config show --config aws/c5 --format json": (
+        ["-m", "tvmc", "config", "show", "--config", "aws/c5", "--format", "json"], {}),
+    "tvmc --help": (["-m", "tvmc", "--help"], {}),
+    "tvmc config show --config aws/<TAB>": (
+        ["-m", "tvmc"], {"_TVMC_COMPLETE": "complete_bash", "COMP_WORDS": "tvmc config show --config aws/",
+                         "COMP_CWORD": "4"}),
+}
+
+
+def _run(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([PYTHON, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
+def startup(runs: int) -> dict[str, float]:
+    """Median wall time of each command; runs are interleaved so that machine load hits all alike."""
+    with tempfile.TemporaryDirectory(prefix="tvmc-pyc-") as cache:
+        env = _env(cache)
+        for args, extra in STARTUP.values():  # warm the bytecode cache and the file system
+            _run(args, {**env, **extra})
+        times: dict[str, list[float]] = {name: [] for name in STARTUP}
+        for _ in range(runs):
+            for name, (args, extra) in STARTUP.items():
+                times[name].append(_run(args, {**env, **extra}))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+# ---- scale ----------------------------------------------------------------------------------------
+
+
+def write_configs(directory: Path, files: int, depth: int) -> Path:
+    """`files` config files: a `depth`-deep chain c0 → c1 → …, the rest extended as leaves by the
+    links (fan-out at most 32), each file setting a few values of its own."""
+    leaves = files - depth
+    per_link = -(-leaves // depth) if leaves > 0 else 0
+    assert per_link < 32, "fan-out beyond layering.MAX_EXTENDS_FANOUT"
+    made = 0
+    for i in range(depth):
+        own = [f"leaf{i}-{j}.toml" for j in range(min(per_link, leaves - made))]
+        made += len(own)
+        for j, leaf in enumerate(own):
+            (directory / leaf).write_text(f'[pass-config]\n"leaf{i}.{j}" = {j}\n')
+        parents = own + ([f"c{i + 1}.toml"] if i + 1 < depth else [])
+        lines = [f"extends = {parents!r}".replace("'", '"')] if parents else []
+        if i + 1 == depth:
+            lines.append('targets = [{ kind = "llvm", mcpu = "skylake" }]')
+        lines += [f'description = "layer {i}"', f"opt-level = {i % 4}", "[pass-config]", f'"layer{i}" = {i}',
+                  "[build]", f'cross-compiler-options = ["-O{i % 3}"]']
+        (directory / f"c{i}.toml").write_text("\n".join(lines) + "\n")
+    return directory / "c0.toml"
+
+
+def rewrite_flags(count: int) -> list[tuple[str, str]]:
+    """A mix: new keys, a generated target flag, list appends, -O, a top-level string."""
+    makers: list[Callable[[int], tuple[str, str]]] = [
+        lambda i: ("--set", f'pass-config."rw{i}"={i}'), lambda i: ("--target-llvm-mcpu", f"cpu{i}"),
+        lambda i: ("--set", f"targets[kind=llvm].mattr+=+f{i}"), lambda i: ("-O", str(i % 4)),
+        lambda i: ("--set", f'description="d{i}"')]
+    return [makers[i % len(makers)](i) for i in range(count)]
+
+
+def resolve_ms(files: int, depth: int, rewrites: int, repeat: int = 5) -> float:
+    """Best of `repeat`: load, layer, rewrite, canonicalize, and render JSON with origins."""
+    from tvmc import api
+    from tvmc.emit import canonical
+
+    with tempfile.TemporaryDirectory(prefix="tvmc-scale-") as tmp:
+        top = str(write_configs(Path(tmp), files, depth))
+        flags = rewrite_flags(rewrites)
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            resolved = api.resolve([top], flags, env={})
+            canonical.to_json(resolved.to_dict(), resolved.origins)
+            best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def scale() -> tuple[dict[str, list[float]], float]:
+    sizes = (10, 100, 1000)
+    rows = {
+        "extends files (chain ≤ 100 deep)": [resolve_ms(n, min(n, 100), 0) for n in sizes],
+        "rewrites (one file)": [resolve_ms(1, 1, n) for n in sizes],
+        "both": [resolve_ms(n, min(n, 100), n) for n in sizes],
+    }
+    return rows, resolve_ms(100, 100, 1000)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="runs of each start-up command (median)")
+    parser.add_argument("--budget", type=float, default=5.0, help="allowed ratio to a bare `python -c pass`")
+    parser.add_argument("--skip-scale", action="store_true", help="only measure start-up")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "cli"))
+    print(f"start-up, median of {args.runs} runs ({Path(PYTHON).name} {sys.version.split()[0]}, warm .pyc):")
+    medians = startup(args.runs)
+    bare = medians["python -c pass"]
+    ok = True
+    for name, seconds in medians.items():
+        ratio = seconds / bare
+        over = name != "python -c pass" and ratio > args.budget
+        ok = ok and not over
+        print(f"  {name:<44} {seconds * 1000:7.1f} ms  {ratio:4.1f}x{'  OVER BUDGET' if over else ''}")
+    if not args.skip_scale:
+        rows, goal = scale()
+        print("\nresolve + canonical JSON with origins, best of 5 (ms):")
+        print(f"  {'N =':<34} {10:>8} {100:>8} {1000:>8}   1000/100")
+        for label, values in rows.items():
+            print(f"  {label:<34} " + " ".join(f"{v:8.1f}" for v in values) + f"   {values[2] / values[1]:6.1f}x")
+        print(f"\n100-deep extends chain + 1000 rewrites: {goal:.1f} ms (goal < 100 ms)")
+        ok = ok and goal < 100
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Start-up: each command imports only what it needs, the lazy group and the lazy rewrite options
+behave like eager ones, and `config show` / `--help` stay within 5x a bare Python."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+from tvmc.cli import app as app_module
+
+from .harness import MODEL, ROOT, run_cli
+
+HEAVY = ("jsonschema", "tvm", "tomli_w", "rich", "pydantic", "onnx", "numpy")
+IMPORTS = """
+import json, sys
+sys.argv = ["tvmc", *json.loads(sys.argv[1])]
+from tvmc.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def imported(*argv: str) -> set[str]:
+    """Every module a real `tvmc ARGV` process has imported when it ends."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli")}
+    proc = subprocess.run([sys.executable, "-c", IMPORTS, json.dumps(argv)], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    modules: list[str] = json.loads(proc.stderr.strip().splitlines()[-1])
+    return set(modules)
+
+
+def heavy(modules: set[str]) -> set[str]:
+    """The heavy packages among `modules`, by top-level name."""
+    return {m.split(".")[0] for m in modules} & set(HEAVY)
+
+
+def test_config_show_json_imports_nothing_heavy() -> None:
+    modules = imported("config", "show", "--config", "aws/c5", "--format", "json")
+    assert "tvmc.api" in modules  # it did run
+    assert not heavy(modules)
+    assert not {"tvmc.cli.compile_cmd", "tvmc.cli.target_cmd", "tvmc.build.plan", "tvmc.emit.python"} & modules
+
+
+def test_each_command_imports_what_it_needs_only() -> None:
+    toml = imported("config", "show", "--config", "aws/c5")
+    assert heavy(toml) == {"tomli_w"}  # the TOML writer, for the TOML output only
+    help_ = imported("--help")
+    assert not heavy(help_) and not {m for m in help_ if m.startswith(("tvmc.cli.", "tvmc.rewrites", "tvmc.registry"))
+                                     and m not in ("tvmc.cli.app",)}
+    emit = imported("compile", str(MODEL), "--config", "aws/c5", "--emit", "python")
+    assert "tvmc.emit.python" in emit and not heavy(emit) and "tvmc.cli.config_cmd" not in emit
+    validate = imported("config", "validate", str(ROOT / "configs" / "aws" / "c5.toml"), "--engine", "jsonschema")
+    assert heavy(validate) == {"jsonschema"}  # only when asked for
+
+
+def test_static_summaries_match_the_commands() -> None:
+    for name, (summary, load) in app_module.COMMANDS.items():
+        command = load()
+        assert command.get_short_help_str(limit=300) == summary, name
+    result = run_cli(["--help"])
+    assert all(name in result.stdout for name in app_module.COMMANDS)
+
+
+def test_running_commands_in_process_does_not_register_them_again() -> None:
+    from tvmc.cli import config_cmd
+
+    for _ in range(3):
+        assert run_cli(["config", "show", "--config", "aws/c5", "--hash"]).exit_code == 0
+    names = [info.name or (info.callback.__name__ if info.callback else "") for info in
+             config_cmd.app.registered_commands]
+    assert len(names) == len(set(names))
+
+
+def test_rewrite_options_are_built_only_for_the_command_that_runs() -> None:
+    code = ("from tvmc.cli.app import _config; import click; g = _config(); "
+            "print(sum(len(c.params) for c in g.commands.values()), "
+            "len(g.commands['show'].get_params(click.Context(g.commands['show']))))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    built, show = map(int, out.split())
+    assert built < 60 < show  # ~20 declared parameters in all; ~400 once `show` asks for its own
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_startup", ROOT / "scripts" / "bench_startup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(os.environ.get("HARDENING_SKIP_TIMING") == "1", reason="HARDENING_SKIP_TIMING=1")
+def test_start_up_within_5x_a_bare_python() -> None:
+    medians = load_bench().startup(runs=5)
+    bare = medians["python -c pass"]
+    for name, seconds in medians.items():
+        assert seconds < 5 * bare, f"{name}: {seconds * 1000:.0f} ms, bare python {bare * 1000:.0f} ms"
+    # A completion keystroke costs about what the command costs.
+    assert medians["tvmc config show --config aws/<TAB>"] < 1.5 * medians[
+        "tvmc config show --config aws/c5 --format json"]
