@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.common import one_line, reports_errors, warn, write_stdout
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
 
@@ -72,7 +72,7 @@ def diff_command(left: _Left, right: _Right, set_: _SetBoth = None, left_set: _S
             sides.append(api.resolve([ref], rws))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
-        typer.echo(f"tvmc: error: {err.one_line()}", err=True)
+        typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
         raise typer.Exit(2) from None
     differences = diffing.diff(sides[0], sides[1])
     if format is DiffFormat.json:
@@ -91,7 +91,7 @@ def migrate_command(old: _Old, output: _Output = None) -> None:
     for item in result.dropped:
         warn(f"not carried: {item}")
     for note in result.notes:
-        typer.echo(f"tvmc: note: {note}", err=True)
+        typer.echo(f"tvmc: note: {one_line(note)}", err=True)
     if output is None:
         write_stdout(result.toml_text)
         return

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.validate.diagnostics import RULES
@@ -67,7 +68,8 @@ def validate(
     ] = ReportFormat.text,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
     config: Annotated[
-        list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP)
+        list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
+                                       autocompletion=complete_config)
     ] = None,
     stdin_filename: Annotated[
         str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)

@@ -38,7 +38,9 @@ def read(old: str | Path, *, stdin_text: str | None = None) -> OldInput:
     if isinstance(old, Path):
         return classify(_read_file(old), str(old), old)
     if old == "-":
-        text = stdin_text if stdin_text is not None else sys.stdin.read()
+        # Read like a config file: bounded, and decoded with a located error (never a traceback).
+        text = stdin_text if stdin_text is not None else _decode(sources.read_limited(sys.stdin.buffer),
+                                                                   Location("<stdin>"))
         return classify(text, "<stdin>", None)
     if "\n" not in old and not old.lstrip().startswith("{") and _names_file(old):
         return classify(_read_file(Path(old)), old, Path(old))
@@ -63,13 +65,16 @@ def _read_file(path: Path) -> str:
             data = sources.read_limited(handle)
     except OSError as err:
         raise ConfigNotFoundError(f"cannot read {path}: {err.strerror or err}", Location(str(path))) from None
+    return _decode(data, Location(str(path)))
+
+
+def _decode(data: bytes, where: Location) -> str:
     if len(data) > sources.MAX_FILE_BYTES:
-        raise TvmcError(f"larger than {sources.MAX_FILE_BYTES} bytes; refusing to read it",
-                        Location(str(path)))
+        raise TvmcError(f"larger than {sources.MAX_FILE_BYTES} bytes; refusing to read it", where)
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise TvmcError("not UTF-8 text", Location(str(path))) from None
+    except UnicodeDecodeError as err:
+        raise TvmcError(f"not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})", where) from None
 
 
 def classify(text: str, source: str, path: Path | None) -> OldInput:
@@ -122,6 +127,9 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _split(line: str, source: str, number: int) -> list[str]:
+    # shlex builds tokens by string concatenation (quadratic in a token's length): bound the line.
+    if len(line) > sources.MAX_STRING:
+        raise TvmcError(f"command line longer than {sources.MAX_STRING} characters", Location(source, number))
     try:
         return shlex.split(line, comments=True)
     except ValueError as err:  # unbalanced quotes
