@@ -57,8 +57,9 @@ def _interpreters(minor: int) -> list[str]:
     found = [shutil.which(f"python3.{minor}") or ""]
     pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     found += sorted(glob.glob(os.path.join(pyenv, "versions", f"3.{minor}.*", "bin", f"python3.{minor}")))
+    found.append(str(ROOT / ".venvs" / f"py3.{minor}" / "bin" / "python"))  # made by scripts/setup-pythons
     found += EXTRA_PYTHONS
-    return [p for p in dict.fromkeys(found) if p]
+    return [p for p in dict.fromkeys(found) if p and os.path.exists(p)]
 
 
 def _usable(python: str, minor: int) -> str | None:

@@ -109,7 +109,7 @@ def test_stdin_is_read_with_a_limit() -> None:
         (b"a = 1\na = 2\n", "toml", "f:2:6: invalid TOML: Cannot overwrite a value"),
         (b"a = [1,\n  2\n", "toml", "f:3:1: invalid TOML: Unclosed array"),
         (b'{\n  "a": 1,\n  "b": [1 2]\n}', "json", "f:3:11: invalid JSON: Expecting ',' delimiter"),
-        (b'{"a": 1,}', "json", "f:1:9: invalid JSON: Expecting property name enclosed in double quotes"),
+        (b'{"a": 1,}', "json", "f:1:8: invalid JSON: trailing comma before the end of the object"),
         (b"", "json", "f:1:1: invalid JSON: Expecting value"),
     ],
 )

@@ -184,7 +184,8 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=parse_json_int)
     except json.JSONDecodeError as e:
-        raise ConfigSyntaxError(f"invalid JSON: {e.msg}", Location(source, e.lineno, e.colno)) from None
+        message, offset = _json_error(text, e)
+        raise ConfigSyntaxError(f"invalid JSON: {message}", Location(source, *offset_position(text, offset))) from None
     except _DuplicateKey:
         dup = json_positions.index_json(text, stop_at_duplicate=True).duplicate
         if dup is None:  # the indexer stopped at malformed text before the duplicate
@@ -203,6 +204,20 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
             Location(source, *offset_position(text, start)),
         )
     return value
+
+
+_JSON_SPACE = " \t\r\n"
+
+
+def _json_error(text: str, e: json.JSONDecodeError) -> tuple[str, int]:
+    """The decoder's message and offset, except that a trailing comma is reported the same way on
+    every Python (3.13 says "Illegal trailing comma" at the comma; 3.11 "Expecting ..." after it)."""
+    comma = e.pos if text[e.pos : e.pos + 1] == "," else len(text[: e.pos].rstrip(_JSON_SPACE)) - 1
+    if 0 <= comma < len(text) and text[comma] == ",":
+        after = len(text) - len(text[comma + 1 :].lstrip(_JSON_SPACE))
+        if text[after : after + 1] in ("}", "]"):
+            return f"trailing comma before the end of the {'object' if text[after] == '}' else 'array'}", comma
+    return e.msg, e.pos
 
 
 def _json_type(value: Any) -> str:
