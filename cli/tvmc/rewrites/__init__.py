@@ -1,0 +1,72 @@
+"""The rewrite stage: every flag and environment variable is one `Rewrite`, applied in order.
+
+Grammar of paths: dotted keys, list indexes and selectors, quoted keys for names with dots:
+
+    opt-level   targets[0].mcpu   targets[kind=llvm].mattr   pass-config."tir.disable_vectorize"
+
+Operations: `set` (PATH=VALUE), `append` (PATH+=VALUE), `unset` (PATH). VALUE is TOML literal
+syntax and a bare word is a string; where the registry knows the type (target options,
+executor/runtime options, pass configs, build options) the value is typed from it.
+
+Every generated flag is sugar for one of these:
+    --target V                   set targets (repeated: the first replaces, the rest append)
+    --target-<kind>-<attr> V     set targets[kind=<kind>].<attr>   (error if no such target)
+    --target-host V              set host
+    --executor N / --runtime N   set executor.kind / runtime.kind  (a kind change drops old options)
+    --executor-<n>-<opt> V       set executor[kind=<n>].<opt>       (error if the executor is another kind)
+    --pass-config NAME=V         set pass-config."NAME"
+    -O / --opt-level N           set opt-level
+"""
+
+from tvmc.rewrites.apply import apply, apply_all
+from tvmc.rewrites.flags import (
+    ENV_FLAGS,
+    LEGACY_DEFAULT_KIND,
+    REWRITE_FLAGS,
+    FlagSpec,
+    argv_rewrites,
+    env_rewrites,
+    flag_name,
+    flag_rewrites,
+    flag_text,
+    generated_flags,
+)
+from tvmc.rewrites.grammar import (
+    MAX_PATH_LENGTH,
+    MAX_REWRITES,
+    Index,
+    Key,
+    Op,
+    Rewrite,
+    Segment,
+    Select,
+    parse_path,
+    parse_set,
+    parse_unset,
+)
+
+__all__ = [
+    "ENV_FLAGS",
+    "LEGACY_DEFAULT_KIND",
+    "MAX_PATH_LENGTH",
+    "MAX_REWRITES",
+    "REWRITE_FLAGS",
+    "FlagSpec",
+    "Index",
+    "Key",
+    "Op",
+    "Rewrite",
+    "Segment",
+    "Select",
+    "apply",
+    "apply_all",
+    "argv_rewrites",
+    "env_rewrites",
+    "flag_name",
+    "flag_rewrites",
+    "flag_text",
+    "generated_flags",
+    "parse_path",
+    "parse_set",
+    "parse_unset",
+]

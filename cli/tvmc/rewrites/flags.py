@@ -1,0 +1,166 @@
+"""Flags and environment variables → rewrites; the `--target-<kind>-<attr>`, `--executor-<n>-<opt>`
+and `--runtime-<n>-<opt>` flags generated from the registry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from tvmc import registry
+from tvmc.errors import UsageError, did_you_mean
+from tvmc.provenance import Origin, printable
+from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
+from tvmc.sources.limits import MAX_STRING
+
+
+def flag_name(*parts: str) -> str:
+    """One separator style for every generated flag: `--target-cuda-max-num-threads`."""
+    return "--" + "-".join(p.replace("_", "-") for p in parts)
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """A generated flag: which rewrite it makes, and its help."""
+
+    name: str
+    section: str  # "target" | "executor" | "runtime"
+    owner: str  # kind / executor / runtime name
+    option: str
+    type: str
+    help: str
+    aliases: tuple[str, ...] = ()
+
+
+@cache
+def generated_flags() -> dict[str, FlagSpec]:
+    """Every `--target-<kind>-<attr>`, `--executor-<name>-<opt>`, `--runtime-<name>-<opt>` flag."""
+    flags: dict[str, FlagSpec] = {}
+    all_kinds = {**registry.legacy_kinds(), **registry.kinds()}
+    for kind_name in sorted(all_kinds):
+        kind = all_kinds[kind_name]
+        suffix = f" (legacy TVM <= {kind.last_version})" if kind.legacy else ""
+        for option, type_ in kind.options.items():
+            if option in ("kind", "host"):
+                continue
+            name = flag_name("target", kind_name, option)
+            verbatim = f"--target-{kind_name}-{option}"
+            flags[name] = FlagSpec(name, "target", kind_name, option, type_,
+                                   f"{option} of the {kind_name} target ({type_}){suffix}",
+                                   (verbatim,) if verbatim != name else ())
+    for section, comps in (("executor", registry.executors()), ("runtime", registry.runtimes())):
+        for comp_name, comp in comps.items():
+            for option, spec in comp.options.items():
+                name = flag_name(section, comp_name, option)
+                flags[name] = FlagSpec(name, section, comp_name, option, spec.type,
+                                       f"{spec.description} ({spec.type}, default {spec.default!r})")
+    return flags
+
+
+@cache
+def _flag_lookup() -> dict[str, FlagSpec]:
+    lookup = {}
+    for spec in generated_flags().values():
+        lookup[spec.name] = spec
+        for alias in spec.aliases:
+            lookup[alias] = spec
+    return lookup
+
+
+def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
+    from tvmc import targets as tg
+
+    parsed = tg.parse_targets(value, source=origin.location())
+    out = [Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets),
+                   notes=parsed.notes)]
+    if parsed.host is not None:
+        out.append(Rewrite("set", (Key("host"),), origin, value=parsed.host))
+    for section, settings in parsed.lifted.items():
+        # Legacy TVM's defaults when only sub-options were given (spec tvm-targets.md §8.4).
+        out.append(Rewrite("default", (Key(section), Key("kind")), origin, value=LEGACY_DEFAULT_KIND[section]))
+        for option, setting in settings.items():
+            out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
+    return out
+
+
+LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
+
+
+def flag_text(flag: str, value: str) -> str:
+    """A flag as messages and `--origin` show it, on one line: the value is quoted when it holds
+    line breaks or other unprintable characters."""
+    return f"{flag}={printable(value)}" if flag.startswith("--") else f"{flag} {printable(value)}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool = True) -> list[Rewrite]:
+    """The rewrites one command-line flag (or its environment variable) stands for."""
+    if _SURROGATE.search(value):
+        # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
+        raise UsageError("the value is not valid UTF-8 text", origin.source)
+    if len(value) > MAX_STRING:  # the limit strings in config files have
+        raise UsageError(f"the value of {len(value)} characters is longer than {MAX_STRING}",
+                         origin.location() if origin.kind == "env" else flag)  # not the whole value
+    if flag == "--target":
+        return _targets_rewrites(value, origin, first_target)
+    if flag == "--target-host":
+        from tvmc import targets as tg
+
+        return [Rewrite("set", (Key("host"),), origin, value=tg.parse_target(value, source=origin.location()).spec)]
+    if flag in ("--executor", "--runtime"):
+        section = flag[2:]
+        known = registry.executors() if section == "executor" else registry.runtimes()
+        if value not in known:
+            raise UsageError(f"unknown {section} {value!r} (known: {', '.join(known)})", origin.source,
+                             suggestions=did_you_mean(value, list(known)))
+        return [Rewrite("set", (Key(section), Key("kind")), origin, value=value)]
+    if flag == "--pass-config":
+        name, eq, text = value.partition("=")
+        if not eq or not name.strip():
+            raise UsageError(f"expected NAME=VALUE, got {value!r}", origin.source)
+        return [Rewrite("set", (Key("pass-config"), Key(name.strip())), origin, text=text.strip())]
+    if flag in ("-O", "--opt-level"):
+        return [Rewrite("set", (Key("opt-level"),), origin, text=value)]
+    if flag == "--set":
+        return [parse_set(value, origin.source, origin)]
+    if flag == "--unset":
+        return [parse_unset(value, origin.source, origin)]
+    spec = _flag_lookup().get(flag)
+    if spec is None:
+        raise UsageError(f"unknown flag {flag}", origin.source,
+                         suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)))
+    if spec.section == "target":
+        return [Rewrite("set", (Key("targets"), Select("kind", spec.owner), Key(spec.option)), origin, text=value)]
+    return [Rewrite("set", (Key(spec.section), Select("kind", spec.owner), Key(spec.option)), origin, text=value,
+                    hint=f"pass --{spec.section} {spec.owner} before it")]
+
+
+REWRITE_FLAGS = ("--target", "--target-host", "--executor", "--runtime", "--pass-config", "-O", "--opt-level",
+                 "--set", "--unset")
+ENV_FLAGS = {"TVMC_TARGET": "--target", "TVMC_TARGET_HOST": "--target-host", "TVMC_EXECUTOR": "--executor",
+             "TVMC_RUNTIME": "--runtime", "TVMC_OPT_LEVEL": "--opt-level"}
+
+
+def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:
+    """The environment layer: TVMC_TARGET, TVMC_TARGET_HOST, TVMC_EXECUTOR, TVMC_RUNTIME, TVMC_OPT_LEVEL."""
+    out: list[Rewrite] = []
+    for var, flag in ENV_FLAGS.items():
+        if env.get(var, "").strip():
+            out += flag_rewrites(flag, env[var].strip(), origin=Origin("env", var))
+    return out
+
+
+def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:
+    """Rewrites from (flag, value) pairs in command-line order."""
+    out: list[Rewrite] = []
+    seen_target = False
+    for flag, value in pairs:
+        text = flag_text(flag, value)
+        out += flag_rewrites(flag, value, origin=Origin("flag", text), first_target=not seen_target)
+        seen_target = seen_target or flag == "--target"
+        if len(out) > MAX_REWRITES:
+            raise UsageError(f"more than {MAX_REWRITES} rewrites", text)
+    return out

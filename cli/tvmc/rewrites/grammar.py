@@ -1,0 +1,95 @@
+"""Rewrites and their path grammar: `opt-level`, `targets[0].mcpu`, `targets[kind=llvm].mattr`,
+`pass-config."tir.disable_vectorize"`; `PATH=VALUE`, `PATH+=VALUE`, `PATH`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tvmc.errors import UsageError
+from tvmc.provenance import Origin
+
+MAX_REWRITES = 10_000
+MAX_PATH_LENGTH = 1_000
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+
+
+@dataclass(frozen=True)
+class Index:
+    index: int
+
+
+@dataclass(frozen=True)
+class Select:
+    key: str
+    value: str
+
+
+Segment = Key | Index | Select
+Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One edit of the config tree. `text` values are typed at apply time from the registry."""
+
+    op: Op
+    path: tuple[Segment, ...]
+    origin: Origin
+    value: Any = None
+    text: str | None = None  # raw flag text, typed from the registry where the type is known
+    hint: str | None = None  # said when the path matches nothing (e.g. "pass --executor aot first")
+    notes: tuple[str, ...] = ()  # conversions the flag implied, reported with the result
+
+
+# ---- path grammar ------------------------------------------------------------------------------
+
+_BARE = re.compile(r"[A-Za-z0-9_\-]+")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_INDEX = re.compile(r"\[(-?\d+)\]")
+_SELECT = re.compile(r"\[([A-Za-z0-9_\-]+)=([^\]]*)\]")
+
+
+def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
+    """Parse a path at the start of `text`; returns the path and the unparsed rest (`=VALUE`...)."""
+    segments: list[Segment] = []
+    pos = 0
+    while True:
+        if m := _BARE.match(text, pos):
+            segments.append(Key(m.group(0)))
+        elif m := _QUOTED.match(text, pos):
+            segments.append(Key(m.group(1).replace('\\"', '"').replace("\\\\", "\\")))
+        else:
+            raise UsageError(f"expected a key at column {pos + 1} of {text!r}", flag)
+        pos = m.end()
+        while m := (_INDEX.match(text, pos) or _SELECT.match(text, pos)):
+            segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), m.group(2)))
+            pos = m.end()
+        if pos > MAX_PATH_LENGTH:  # the path only: the value after it may be longer
+            raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)
+        if text.startswith(".", pos):
+            pos += 1
+            continue
+        return tuple(segments), text[pos:]
+
+
+def parse_set(expr: str, flag: str, origin: Origin) -> Rewrite:
+    """`PATH=VALUE` or `PATH+=VALUE` (from --set)."""
+    path, rest = parse_path(expr, flag)
+    if rest.startswith("+="):
+        return Rewrite("append", path, origin, text=rest[2:])
+    if rest.startswith("="):
+        return Rewrite("set", path, origin, text=rest[1:])
+    raise UsageError(f"expected PATH=VALUE or PATH+=VALUE, got {expr!r}", flag)
+
+
+def parse_unset(expr: str, flag: str, origin: Origin) -> Rewrite:
+    path, rest = parse_path(expr, flag)
+    if rest:
+        raise UsageError(f"unexpected {rest!r} after the path", flag)
+    return Rewrite("unset", path, origin)
