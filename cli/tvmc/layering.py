@@ -45,9 +45,16 @@ class Tree:
         return Tree(data, origins_for(data, "", lambda _p: Origin.default()))
 
 
+NOT_CONFIG = ("extends", "$schema")  # consumed by layering / only for editors: never merged
+
+
+def own_data(layer: sources.Layer) -> dict[str, Any]:
+    """The config values a layer contributes (without `extends` and `$schema`)."""
+    return {k: v for k, v in layer.data.items() if k not in NOT_CONFIG}
+
+
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
-    # `extends` is consumed by layering; `$schema` only tells editors which schema to use.
-    data = {k: v for k, v in layer.data.items() if k not in ("extends", "$schema")}
+    data = own_data(layer)
     return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
                 inputs=[layer.path] if layer.path is not None else [])
 

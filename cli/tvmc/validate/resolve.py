@@ -33,10 +33,7 @@ class Chain:
         alone: per-node origins cost more than the checks, and are only needed to locate findings."""
         tree = Tree({}, {})
         for layer, chain in self.layers:
-            if origins:
-                over = layering.layer_tree(layer, chain)
-            else:
-                over = Tree({k: v for k, v in layer.data.items() if k != "extends"}, {})
+            over = layering.layer_tree(layer, chain) if origins else Tree(layering.own_data(layer), {})
             layering.merge(tree, over)
         return tree
 
