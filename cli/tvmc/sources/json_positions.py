@@ -20,6 +20,8 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\[\s\S])*+"?|[\[\]{}]')
 def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     """The first `[`/`{` outside strings nesting deeper than `limit` (the outermost bracket is
     level 1), as (offset, message), or None. Run before json.loads, which recurses."""
+    if text.count("[") + text.count("{") <= limit:
+        return None  # even if every bracket nested, the limit would hold: skip the scan
     depth = 0
     for m in _TOKENS.finditer(text):
         c = m.group()

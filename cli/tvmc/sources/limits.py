@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, TvmcError
-from tvmc.sources.layer import Layer, escape_token
+from tvmc.sources.layer import Layer, make_pointer
 
 MAX_FILE_BYTES = 1_000_000
 """Largest config document accepted, in bytes (files are stat'ed first; stdin is read up to
@@ -60,7 +60,7 @@ def _short(pointer: str) -> str:
 def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
     if len(text) > MAX_STRING:
         return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
-    if _SURROGATE.search(text):
+    if not text.isascii() and _SURROGATE.search(text):
         # JSON's "\ud800" decodes to a lone surrogate, which no UTF-8 output can hold.
         return ConfigSyntaxError, f"{what} with an unpaired surrogate escape (\\ud800-\\udfff) is not valid Unicode"
     return None
@@ -93,27 +93,28 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
 def check_values(layer: Layer) -> None:
     """Raise for the first value (in document order) beyond a limit or of an unsupported kind,
     located at its key or array element."""
-    # Iterative: the depth being checked is the input's to choose.
-    stack: list[tuple[str, Any, int]] = [("", layer.data, 1)]
+    # Iterative: the depth being checked is the input's to choose. Paths stay tuples and become
+    # pointers only for the value reported, which keeps this walk cheap for valid files.
+    stack: list[tuple[tuple[str | int, ...], Any, int]] = [((), layer.data, 1)]
     while stack:
-        pointer, value, depth = stack.pop()
+        path, value, depth = stack.pop()
         if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
-                message = f"{_short(pointer)}: nesting deeper than {MAX_DEPTH} levels"
-                raise LimitError(message, layer.locate(pointer))
+                pointer = make_pointer(path)
+                raise LimitError(f"{_short(pointer)}: nesting deeper than {MAX_DEPTH} levels", layer.locate(pointer))
             if isinstance(value, dict):
-                children = []
+                children: list[tuple[tuple[str | int, ...], Any, int]] = []
                 for key, child in value.items():
-                    member = f"{pointer}/{escape_token(key)}"
                     problem = _string_error(key, "key")
                     if problem is not None:
-                        raise problem[0](problem[1], layer.locate(member))
-                    children.append((member, child, depth + 1))
+                        raise problem[0](problem[1], layer.locate(make_pointer((*path, key))))
+                    children.append(((*path, key), child, depth + 1))
             else:
-                children = [(f"{pointer}/{i}", child, depth + 1) for i, child in enumerate(value)]
+                children = [((*path, i), child, depth + 1) for i, child in enumerate(value)]
             stack.extend(reversed(children))
             continue
         problem = _value_error(value)
         if problem is not None:
             error_type, message = problem
+            pointer = make_pointer(path)
             raise error_type(f"{_short(pointer)}: {message}", layer.locate(pointer))

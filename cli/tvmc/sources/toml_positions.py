@@ -59,6 +59,8 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     None. Run before tomllib, which recurses on brackets (RecursionError at ~1000 levels) and
     is quadratic in the parts of a dotted key. The document counts as level 1, like in the
     data; key parts are counted per key (the exact depth is checked after parsing)."""
+    if text.count("[") + text.count("{") + text.count(".") < limit - 1:
+        return None  # every bracket and dot nested still stays within the limit: skip the scan
     depth = 1
     for m in _TOKENS.finditer(text):
         kind = m.lastgroup
