@@ -129,3 +129,14 @@ def test_legacy_options_in_target_flags_are_lifted_with_a_note() -> None:
     assert code == 0, err
     assert json.loads(out)["executor"] == {"kind": "graph", "link-params": False}
     assert "link-params moved to executor.link-params" in err
+
+
+def test_config_list_shows_tag_configs_apart_from_files() -> None:
+    code, out, _ = run(["config", "list"])
+    assert code == 0 and out.rstrip().endswith("(and 287 TVM tags, usable as config names: tvmc config list --tags)")
+    code, out, _ = run(["config", "list", "--tags"])
+    lines = out.splitlines()
+    tags_at = lines.index("TVM tags (usable as config names):")
+    assert "  nvidia/geforce-rtx-4090" in lines[tags_at:] and all("aws/c5 " not in x for x in lines[tags_at:])
+    doc = json.loads(run(["config", "list", "--format", "json"])[1])
+    assert len(doc["tags"]) == 287 and "nvidia/nvidia-a100" in doc["tags"]

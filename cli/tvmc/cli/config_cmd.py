@@ -88,14 +88,15 @@ def show(
 @reports_errors
 def list_(
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
-    tags: bool = typer.Option(False, "--tags", help="Also list TVM tags usable as config names."),
+    tags: bool = typer.Option(False, "--tags",
+                              help="List the TVM tags usable as config names too (JSON always has them)."),
 ) -> None:
     """List the named configs on the search path, with description and directory."""
     from tvmc import registry, sources
 
     dirs = sources.search_path()
     entries = sources.list_configs(dirs)
-    tag_names = registry.tag_names() if tags else []
+    tag_names = registry.tag_names()  # every tag is a config name too: listed apart from the files
     if format is ListFormat.json:
         doc = {
             "search_path": [{"path": str(d.path), "origin": d.origin} for d in dirs],
@@ -112,7 +113,9 @@ def list_(
         note = " (shadowed)" if entry.shadowed else ""
         about = entry.description or (f"[unreadable: {entry.error}]" if entry.error else "")
         lines.append(f"{entry.name:<{width}}  {about}{note}  [{entry.directory.origin}: {entry.directory.path}]")
-    if tags:
+    if not tags:
+        lines.append(f"(and {len(tag_names)} TVM tags, usable as config names: tvmc config list --tags)")
+    else:
         lines.append("")
         lines.append("TVM tags (usable as config names):")
         lines.extend(f"  {name}" for name in tag_names)
