@@ -31,9 +31,8 @@ def test_the_workload_means_what_it_says(bench: ModuleType, tmp_path: pytest.Tem
     assert sum(1 for k in config.pass_config if k.startswith("rw")) == 200
 
 
-def test_100_deep_chain_with_1000_rewrites(bench: ModuleType) -> None:
-    # The benchmark's goal is 100 ms on a quiet machine; a test on a busy CI runner gets headroom.
-    assert bench.resolve_ms(100, 100, 1000, repeat=3) < 300
+# The 100 ms goal for a 100-deep chain with 1000 rewrites is measured by scripts/bench_startup.py;
+# tests only guard the growth rate, which does not depend on how busy the machine is.
 
 
 @pytest.mark.parametrize(("what", "small", "large"), [("files", 100, 1000), ("rewrites", 300, 3000)])
