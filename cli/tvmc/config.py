@@ -69,6 +69,22 @@ BUILD_OPTIONS: dict[str, KeySpec] = {
 
 INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
 
+COMPONENTS = ("executor", "runtime")
+# Legacy TVM's executor/runtime when a target string gave only their options (tvm-targets.md §8.4).
+LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
+
+
+def component_table(value: Any) -> Any:
+    """`executor = "aot"` is shorthand for `executor = { kind = "aot" }`; anything else is as given."""
+    return {"kind": value} if isinstance(value, str) else value
+
+
+def with_lifted(section: str, settings: Mapping[str, Any], current: Any) -> dict[str, Any]:
+    """The executor/runtime table once a legacy target string's options are lifted into it: what
+    the config says itself wins; with no kind anywhere, legacy TVM's default kind."""
+    table = component_table(current)
+    return {"kind": LEGACY_DEFAULT_KIND[section], **settings, **(table if isinstance(table, dict) else {})}
+
 
 class ConfigError(TvmcError):
     """A config whose keys or values are wrong (unknown key, wrong type, unknown executor...)."""
@@ -214,10 +230,7 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         specs.append(parsed.spec)
         notes.extend(parsed.notes)
         for section, settings in parsed.lifted.items():
-            current = executor if section == "executor" else runtime
-            # Legacy TVM defaulted to graph/cpp when only sub-options were given (tvm-targets.md §8.4).
-            default_kind = {"executor": "graph", "runtime": "cpp"}[section]
-            merged = {"kind": default_kind, **settings, **(current if isinstance(current, dict) else {})}
+            merged = with_lifted(section, settings, executor if section == "executor" else runtime)
             if section == "executor":
                 executor = merged
             else:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import registry, sources
-from tvmc.config import INTERNAL_DEFAULTS
+from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.errors import ConfigLayerError, Location, TvmcError
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, printable, walk
 
@@ -49,8 +49,9 @@ NOT_CONFIG = ("extends", "$schema")  # consumed by layering / only for editors: 
 
 
 def own_data(layer: sources.Layer) -> dict[str, Any]:
-    """The config values a layer contributes (without `extends` and `$schema`)."""
-    return {k: v for k, v in layer.data.items() if k not in NOT_CONFIG}
+    """The config values a layer contributes (without `extends` and `$schema`), with the
+    `executor = "aot"` shorthand as a table so that merging and rewrites see one form."""
+    return {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
 
 
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:

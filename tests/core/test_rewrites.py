@@ -144,3 +144,16 @@ def test_env_rewrites_sit_between_configs_and_flags(monkeypatch: pytest.MonkeyPa
     resolved = api.resolve(["aws/c5"])
     assert resolved.config.opt_level == 1 and str(resolved.origin("/opt-level")) == "env TVMC_OPT_LEVEL"
     assert api.resolve(["aws/c5"], [("-O", "2")]).config.opt_level == 2
+
+
+@pytest.mark.parametrize("flags", [[], [("--set", "targets[0].mcpu=cortex-m4")],
+                                   [("--executor-aot-unpacked-api", "1")]])
+def test_executor_name_shorthand_is_one_table_everywhere(cfgdir: Path, flags: list[tuple[str, str]]) -> None:
+    # `executor = "aot"` once became graph when a legacy string lifted an option, and crashed rewrites.
+    (cfgdir / "short.toml").write_text('targets = ["c -link-params=1"]\nexecutor = "aot"\n')
+    resolved = api.resolve(["short"], flags)
+    assert resolved.config.executor is not None and resolved.config.executor["kind"] == "aot"
+    assert resolved.config.executor["link-params"] is True
+    assert resolved.origin("/executor/kind").location().line == 2
+    shorthand = api.resolve([], [("--target", "c"), ("--set", "executor=aot")]).config.executor
+    assert shorthand is not None and shorthand["kind"] == "aot"

@@ -18,10 +18,10 @@ Every generated flag is sugar for one of these:
     -O / --opt-level N           set opt-level
 """
 
+from tvmc.config import LEGACY_DEFAULT_KIND
 from tvmc.rewrites.apply import apply, apply_all
 from tvmc.rewrites.flags import (
     ENV_FLAGS,
-    LEGACY_DEFAULT_KIND,
     REWRITE_FLAGS,
     FlagSpec,
     argv_rewrites,

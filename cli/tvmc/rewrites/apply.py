@@ -8,11 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry
-from tvmc.config import BUILD_OPTIONS, TOP_LEVEL
+from tvmc.config import BUILD_OPTIONS, COMPONENTS, TOP_LEVEL, component_table, with_lifted
 from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.layering import Tree
 from tvmc.provenance import Origin, drop, join, origins_for, rebase
-from tvmc.rewrites.flags import LEGACY_DEFAULT_KIND
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
@@ -99,12 +98,12 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     parent[tokens[-1]] = copy.deepcopy(parsed.spec)
     tree.origins.update(origins_for(parsed.spec, pointer, lambda _p: origin))
     for section, settings in parsed.lifted.items():
-        table = tree.data.setdefault(section, {})
-        settings = {"kind": LEGACY_DEFAULT_KIND[section], **settings}
-        for option, value in settings.items():
-            if option not in table:
-                table[option] = value
-                tree.origins[f"/{section}/{option}"] = origin
+        before = tree.data.get(section)
+        tree.data[section] = with_lifted(section, settings, before)
+        tree.origins.setdefault(f"/{section}", origin)
+        for option in tree.data[section]:
+            if not (isinstance(before, dict) and option in before):
+                tree.origins.setdefault(f"/{section}/{option}", origin)
     result: dict[str, Any] = parent[tokens[-1]]
     return result
 
@@ -214,6 +213,8 @@ def _typed(tree: Tree, rw: Rewrite, tokens: list[str | int], *, element: bool = 
 
 
 def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> None:
+    if len(tokens) == 1 and tokens[0] in COMPONENTS:
+        value = component_table(value)  # `--set executor=aot`: the same table a file gives
     parent = _get(tree.data, tokens[:-1])
     key = tokens[-1]
     pointer = _pointer(tokens)

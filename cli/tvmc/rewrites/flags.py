@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tvmc import registry
+from tvmc.config import LEGACY_DEFAULT_KIND
 from tvmc.errors import UsageError, did_you_mean
 from tvmc.provenance import Origin, printable
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
@@ -77,14 +78,12 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
     if parsed.host is not None:
         out.append(Rewrite("set", (Key("host"),), origin, value=parsed.host))
     for section, settings in parsed.lifted.items():
-        # Legacy TVM's defaults when only sub-options were given (spec tvm-targets.md §8.4).
+        # A flag is later than the config, so its options set; only the kind is a default.
         out.append(Rewrite("default", (Key(section), Key("kind")), origin, value=LEGACY_DEFAULT_KIND[section]))
         for option, setting in settings.items():
             out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
     return out
 
-
-LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
 
 
 def flag_text(flag: str, value: str) -> str:
