@@ -33,12 +33,9 @@ from tvmc import registry  # noqa: E402
 
 SCHEMA = ROOT / "schemas" / "compilation-config.schema.json"
 
-# Runs `tvmc config validate` in one process (registering the command if the app does not wire it yet).
+# Runs `tvmc config validate` in one process, as the console script does.
 _TVMC = """
 import sys
-from tvmc.cli import config_cmd, validate_cmd
-if "validate" not in {c.name for c in config_cmd.app.registered_commands}:
-    validate_cmd.register(config_cmd.app)
 from tvmc.cli.app import app
 app(["config", "validate", *sys.argv[1:]], prog_name="tvmc")
 """

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import typer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "configs"
@@ -44,3 +45,11 @@ def cfgdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory.mkdir(exist_ok=True)
     monkeypatch.setenv("TVMC_CONFIG_PATH", str(directory))
     return directory
+
+
+@pytest.fixture(scope="session")
+def app() -> typer.Typer:
+    """The `tvmc` app, for tests that invoke it through CliRunner."""
+    from tvmc.cli.app import app as tvmc_app
+
+    return tvmc_app

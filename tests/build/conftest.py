@@ -35,22 +35,11 @@ def make_model() -> ModuleType:
 
 
 @pytest.fixture(scope="session")
-def cli_app() -> typer.Typer:
-    """The tvmc app with `compile` registered (app.py may not wire it yet)."""
-    from tvmc.cli import compile_cmd
-    from tvmc.cli.app import app
-
-    if not any(info.name == "compile" for info in app.registered_commands):
-        compile_cmd.register(app)
-    return app
-
-
-@pytest.fixture(scope="session")
-def invoke(cli_app: typer.Typer) -> Callable[..., Result]:
+def invoke(app: typer.Typer) -> Callable[..., Result]:
     runner = CliRunner()
 
     def _invoke(*args: str) -> Result:
-        return runner.invoke(cli_app, list(args))
+        return runner.invoke(app, list(args))
 
     return _invoke
 

@@ -1,29 +1,13 @@
-"""Fixtures for the validate tests: the command registered on the `config` group, a CLI runner,
-and the corpus as working directory and search path."""
+"""Fixtures for the validate tests: a CLI runner and the corpus as working directory and search path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_expect import CORPUS
-from tvmc.cli import config_cmd, validate_cmd
+from corpus_expect import CORPUS, Invoke
 from typer.testing import CliRunner
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _registered() -> None:
-    """`tvmc config validate/schema`, registered unless the app already wires them."""
-    names = {info.name for info in config_cmd.app.registered_commands}
-    if "validate" not in names:
-        validate_cmd.register(config_cmd.app)
-
-
-Invoke = Callable[..., Any]
 
 
 @pytest.fixture

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "corpus"
+Invoke = Callable[..., Any]  # the `tvmc` fixture: tvmc(*argv, input=None, env=None) → click Result
 _EXPECT = re.compile(r"^(?:#\s*)?expect:\s*(?:(?P<file>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+)\s+"
                      r"(?P<severity>error|warning)\s+(?P<rule>[a-z-]+)\s*$")
 _OK = re.compile(r"^(?:#\s*)?expect:\s*ok\s*$")

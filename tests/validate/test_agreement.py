@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
-from corpus_expect import CORPUS, corpus_files
+from corpus_expect import CORPUS, ROOT, corpus_files
 from tvmc import sources
 from tvmc.errors import TvmcError
 from tvmc.validate.checks import check_document

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Invoke
+from corpus_expect import ROOT, Invoke
 from tvmc.validate import runner
 
 
@@ -137,9 +137,6 @@ def test_help_lists_the_rules(tvmc: Invoke) -> None:
 _IMPORTS = """
 import json, sys
 from typer.testing import CliRunner
-from tvmc.cli import config_cmd, validate_cmd
-if "validate" not in {c.name for c in config_cmd.app.registered_commands}:
-    validate_cmd.register(config_cmd.app)
 from tvmc.cli.app import app
 result = CliRunner().invoke(app, ["config", *sys.argv[1:]])
 print(json.dumps(["jsonschema" in sys.modules, result.exit_code]))

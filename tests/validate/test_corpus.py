@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Invoke
-from corpus_expect import Case, Expected, corpus_files, load_case
+from corpus_expect import Case, Expected, Invoke, corpus_files, load_case
 
 _TEXT = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): .+ "
                    r"\[(?P<rule>[a-z-]+)\]$")

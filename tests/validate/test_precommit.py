@@ -6,7 +6,7 @@ import re
 import shlex
 import tomllib
 
-from conftest import ROOT, Invoke
+from corpus_expect import ROOT, Invoke
 from ruamel.yaml import YAML  # check-jsonschema's YAML parser (a declared test dependency)
 
 HOOKS = ROOT / ".pre-commit-hooks.yaml"

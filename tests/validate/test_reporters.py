@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from conftest import Invoke
+from corpus_expect import Invoke
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Summary
 from tvmc.validate.reporters import (
     GithubReporter,

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import ROOT, Invoke
+from corpus_expect import ROOT, Invoke
 from tvmc import registry
 from tvmc.validate import model, schema
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import ROOT, Invoke
+from corpus_expect import ROOT, Invoke
 from tvmc.validate.reporters import text_line
 from tvmc.validate.runner import Settings, Validator
 
