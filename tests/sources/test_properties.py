@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvmc.errors import ConfigSyntaxError, LimitError
 from tvmc.sources import Layer, load_bytes, split_pointer
-from tvmc.sources.limits import INT_MAX, INT_MIN
+from tvmc.sources.limits import INT_MAX, INT_MIN, MAX_STRING, OversizedInt, check_values, first_problem
 
 from .helpers import all_pointers
 from .toml_render import toml_chars, toml_documents
@@ -195,3 +195,30 @@ def test_integers_of_any_size_load_or_are_limit_errors(n: int, style: str) -> No
             assert e.location is not None and (e.location.line, e.location.col) == (1, 1 if style != "json" else 2)
         else:
             raise AssertionError("accepted an integer beyond int64")
+
+
+# Values beyond every limit: the quick pre-check of `check_values` must never pass one of them.
+hostile = st.one_of(
+    scalars,
+    st.integers(min_value=INT_MAX + 1) | st.integers(max_value=INT_MIN - 1),
+    st.sampled_from([float("nan"), float("inf"), "\ud800", "x" * (MAX_STRING + 1)]),
+    st.dates(),
+    st.builds(OversizedInt, st.from_regex(r"[0-9]{21,30}", fullmatch=True)),
+)
+
+
+@SETTINGS
+@given(documents(hostile, names=keys | st.sampled_from(["\udfff", "k" * (MAX_STRING + 1)])))
+def test_quick_value_check_agrees_with_the_full_walk(data: dict[str, Any]) -> None:
+    layer = Layer(source="x.toml", path=None, data=data, format="toml")
+    try:
+        first_problem(layer)
+        expected: type[Exception] | None = None
+    except (LimitError, ConfigSyntaxError) as err:
+        expected = type(err)
+    try:
+        check_values(layer)
+        got: type[Exception] | None = None
+    except (LimitError, ConfigSyntaxError) as err:
+        got = type(err)
+    assert got == expected

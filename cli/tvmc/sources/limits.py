@@ -90,9 +90,45 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
     return None
 
 
+def _plain(value: Any, depth: int) -> bool:
+    """True when nothing below `value` can break a limit: the quick yes that lets valid files skip
+    the walk that finds (and locates) the first problem. Plain strings, bools, int64s and finite
+    floats are fine; anything else (a subclass such as `OversizedInt`, a date) is left to the walk."""
+    if depth > MAX_DEPTH:
+        return False
+    items = value.items() if type(value) is dict else enumerate(value)
+    for key, child in items:
+        if type(key) is str and (len(key) > MAX_STRING or not key.isascii()):
+            return False
+        kind = type(child)
+        if kind is str:
+            if len(child) > MAX_STRING or not child.isascii():
+                return False
+        elif kind is bool:
+            continue
+        elif kind is int:
+            if not INT_MIN <= child <= INT_MAX:
+                return False
+        elif kind is float:
+            if not math.isfinite(child):
+                return False
+        elif kind is dict or kind is list:
+            if not _plain(child, depth + 1):
+                return False
+        else:
+            return False
+    return True
+
+
 def check_values(layer: Layer) -> None:
     """Raise for the first value (in document order) beyond a limit or of an unsupported kind,
     located at its key or array element."""
+    if not _plain(layer.data, 1):
+        first_problem(layer)
+
+
+def first_problem(layer: Layer) -> None:
+    """The walk behind `check_values`: raises for the first problem, in document order."""
     # Iterative: the depth being checked is the input's to choose. Paths stay tuples and become
     # pointers only for the value reported, which keeps this walk cheap for valid files.
     stack: list[tuple[tuple[str | int, ...], Any, int]] = [((), layer.data, 1)]

@@ -22,20 +22,28 @@ _BOM = b"\xef\xbb\xbf"
 _TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
-def display_path(path: Path) -> str:
+def display_path(path: str | os.PathLike[str]) -> str:
     """How a file is named in messages: relative to the working directory when under it."""
-    absolute = Path(os.path.abspath(path))
+    # String operations, not pathlib: this runs once per validated file.
+    absolute = os.path.abspath(path)
     try:
-        shown = str(absolute.relative_to(Path.cwd()))
-    except (ValueError, OSError):  # not under cwd, or cwd was deleted
-        shown = str(absolute)
+        cwd = os.getcwd()
+    except OSError:  # the working directory was deleted
+        cwd = ""
+    shown = absolute
+    if cwd and os.path.normcase(absolute) == os.path.normcase(cwd):
+        shown = "."
+    elif cwd:
+        prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+        if os.path.normcase(absolute).startswith(os.path.normcase(prefix)):
+            shown = absolute[len(prefix) :]
     # A name with a line break or undecodable bytes is quoted, so that messages stay one line.
     return shown if shown.isprintable() else repr(shown)
 
 
-def format_for(path: Path) -> str | None:
+def format_for(path: str | os.PathLike[str]) -> str | None:
     """The format a file name implies, or None to sniff the content."""
-    suffix = path.suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
     return suffix[1:] if suffix in (".toml", ".json") else None
 
 
@@ -45,32 +53,35 @@ def load_file(path: str | Path, *, display: str | None = None) -> Layer:
     The file is stat'ed before it is opened and never read beyond `MAX_FILE_BYTES` + 1 bytes,
     so a huge file (or an endless device) is refused without reading it.
     """
-    given = Path(path)
-    absolute = Path(os.path.abspath(given))
+    absolute = os.path.abspath(path)
     source = display if display is not None else display_path(absolute)
     try:
-        st = absolute.stat()
+        st = os.stat(absolute)
         if stat.S_ISDIR(st.st_mode):
             raise ConfigNotFoundError("is a directory, not a config file", Location(source))
         if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
             raise LimitError(_too_big(st.st_size), Location(source))
-        with absolute.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        with open(absolute, "rb", buffering=0) as f:
+            # A regular file is read at its stat'ed size (plus one byte, to see growth) rather than
+            # into a buffer of the limit's size, which would cost more than parsing a small file.
+            expected = st.st_size + 1 if stat.S_ISREG(st.st_mode) else MAX_FILE_BYTES + 1
+            data = read_limited(f, first=expected)
     except FileNotFoundError:
         raise ConfigNotFoundError("no such config file", Location(source)) from None
     except OSError as e:
         raise ConfigNotFoundError(f"cannot read config file: {e.strerror or e}", Location(source)) from None
     except ValueError:  # os.stat refuses paths with a NUL byte
         raise ConfigNotFoundError("invalid file name (NUL byte)", Location(source)) from None
-    return load_bytes(data, source=source, format=format_for(absolute), path=absolute)
+    return load_bytes(data, source=source, format=format_for(absolute), path=Path(absolute))
 
 
-def read_limited(stream: BinaryIO) -> bytes:
-    """Read a stream (stdin) up to `MAX_FILE_BYTES` + 1 bytes: enough to tell it is too big."""
+def read_limited(stream: BinaryIO, *, first: int = MAX_FILE_BYTES + 1) -> bytes:
+    """Read a stream (stdin, a file) up to `MAX_FILE_BYTES` + 1 bytes: enough to tell it is too
+    big. `first` is the size of the first read (the expected size, when it is known)."""
     chunks: list[bytes] = []
     remaining = MAX_FILE_BYTES + 1
     while remaining > 0:
-        chunk = stream.read(remaining)
+        chunk = stream.read(min(first, remaining))
         if not chunk:
             break
         chunks.append(chunk)

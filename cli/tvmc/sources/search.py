@@ -264,7 +264,7 @@ def _not_found(
     for d in dirs:
         # Suggestions are best effort; the miss is the error to report.
         with contextlib.suppress(TvmcError):
-            known.extend(n for n, _ in _config_files(d))
+            known.extend(n for n, _ in _config_paths(d))
     if candidates is not None:
         known.extend(candidates())
     # "c5" most likely means "aws/c5": same last part first, then spelling neighbours.
@@ -293,34 +293,61 @@ class ConfigEntry:
 def _config_files(d: SearchDir) -> list[tuple[str, Path]]:
     """(name, path) of every config file below `d`, by name, .toml before .json. Hidden
     files and directories are skipped; symlinked directories are followed once."""
-    if not d.path.is_dir():
+    return [(name, Path(path)) for name, path in _config_paths(d)]
+
+
+def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
+    """`_config_files` with plain string paths: did-you-mean lists a whole search directory, so
+    this walk uses os.scandir (no stat for regular files) and no pathlib."""
+    root = str(d.path)
+    if not os.path.isdir(root):
         return []
-    found: list[tuple[str, Path]] = []
+    found: list[tuple[str, str]] = []
     visited: set[str] = set()
     seen_entries = 0
-    for top, subdirs, files in os.walk(d.path, followlinks=True):
+    pending = [(root, "")]  # (directory, its name prefix); depth first, sorted like os.walk's
+    while pending:
+        top, prefix = pending.pop()
         real = os.path.realpath(top)
         if real in visited:  # a symlink loop or a second link to the same directory
-            subdirs.clear()
             continue
         visited.add(real)
-        seen_entries += len(subdirs) + len(files)
+        try:
+            with os.scandir(top) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        seen_entries += len(entries)
         if seen_entries > MAX_LIST_ENTRIES:
             raise LimitError(
                 f"search directory {d} holds more than {MAX_LIST_ENTRIES} entries; is it the right directory?"
             )
-        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
-        for file in files:
-            suffix = os.path.splitext(file)[1]
-            if suffix not in SUFFIXES or file.startswith("."):
+        subdirs: list[tuple[str, str]] = []
+        for entry in entries:
+            if entry.name.startswith("."):
                 continue
-            path = Path(top) / file
-            name = path.relative_to(d.path).with_suffix("").as_posix()
+            try:
+                is_dir = entry.is_dir()  # follows symlinks, as os.walk(followlinks=True) does
+            except OSError:
+                continue
+            if is_dir:
+                subdirs.append((entry.path, f"{prefix}{entry.name}/"))
+                continue
+            stem, suffix = os.path.splitext(entry.name)
+            name = f"{prefix}{stem}"
             # Regular files only, as name lookup: opening a FIFO to read its description would block.
-            if name_problem(name) is None and _is_file(path):
-                found.append((name, path))
-    found.sort(key=lambda item: (item[0], SUFFIXES.index(item[1].suffix)))
+            if suffix in SUFFIXES and name_problem(name) is None and _entry_is_file(entry):
+                found.append((name, entry.path))
+        pending.extend(sorted(subdirs, reverse=True))
+    found.sort(key=lambda item: (item[0], SUFFIXES.index(os.path.splitext(item[1])[1])))
     return found
+
+
+def _entry_is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _describe(path: Path, d: SearchDir) -> tuple[str | None, str | None]:

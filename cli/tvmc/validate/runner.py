@@ -157,9 +157,8 @@ class Validator:
             yield self.stdin(stdin, stdin_name) if path == "-" else self.file(path)
 
     def file(self, path: str) -> FileResult:
-        # A relative path is shown as given (normalised); `display_path` (pathlib) costs more than
-        # validating a small file, so only absolute paths go through it.
-        name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(Path(path))
+        # A relative path is shown as given (normalised), an absolute one relative to the cwd.
+        name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(path)
         return self._guarded(
             name, lambda: self._load_and_check(name, lambda: sources.load_file(path, display=name))
         )
@@ -167,7 +166,7 @@ class Validator:
     def stdin(self, stream: BinaryIO | None, name: str | None) -> FileResult:
         shown = name or "<stdin>"
         path = Path(os.path.abspath(name)) if name else None
-        fmt = sources.loader.format_for(Path(name)) if name else None
+        fmt = sources.loader.format_for(name) if name else None
         return self._guarded(
             shown,
             lambda: self._load_and_check(
