@@ -12,7 +12,6 @@ One model for every stage. Files, flags and environment variables all describe t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -136,6 +135,8 @@ class CompilationConfig:
         meaning = {k: v for k, v in self.to_dict().items() if k != "description"}
         meaning["targets"] = [t if "host" in t else {**t, "host": self.host} for t in meaning["targets"]]
         text = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
+
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -65,6 +65,9 @@ def unescape(token: str) -> str:
 
 
 def join(pointer: str, token: str | int) -> str:
+    # The checks join a pointer for every node they visit: skip the escaping when there is none.
+    if type(token) is str and "~" not in token and "/" not in token:
+        return f"{pointer}/{token}"
     return f"{pointer}/{escape(token)}"
 
 

@@ -18,6 +18,7 @@ from typer.core import TyperCommand
 
 from tvmc.cli import completion
 from tvmc.rewrites import generated_flags
+from tvmc.rewrites.flags import FlagSpec
 
 ARGV_KEY = "tvmc.argv"
 
@@ -37,16 +38,8 @@ _BASE_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
-@cache
-def _option_specs() -> tuple[tuple[str, tuple[str, ...], str, str, str], ...]:
-    """(param name, declarations, metavar, help, help section) of every rewrite flag."""
-    specs = [(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
-             for decls, metavar, help_ in _BASE_FLAGS]
-    for spec in generated_flags().values():
-        section = f"{spec.section.capitalize()} {spec.owner} options"
-        param = "rw_" + spec.name.lstrip("-").replace("-", "_")
-        specs.append((param, (spec.name, *spec.aliases), spec.type.upper(), spec.help, section))
-    return tuple(specs)
+_GENERATED_PREFIXES = ("--target-", "--executor-", "--runtime-")
+_BASE_NAMES = frozenset(name for decls, _, _ in _BASE_FLAGS for name in decls)
 
 
 class _RewriteOption(click.Option):
@@ -62,38 +55,81 @@ _COMPLETERS = {"--target": completion.complete_target, "--target-host": completi
                "--pass-config": completion.complete_pass_config}
 
 
-def _make_options() -> list[click.Option]:
-    return [
-        _RewriteOption([*decls, param], help_section=section, metavar=metavar, help=help_, multiple=True,
-                       expose_value=True, type=click.STRING, show_default=False,
-                       shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL"
-                                                      else None))
-        for param, decls, metavar, help_, section in _option_specs()
-    ]
+def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, section: str) -> _RewriteOption:
+    return _RewriteOption([*decls, param], help_section=section, metavar=metavar, help=help_, multiple=True,
+                          expose_value=True, type=click.STRING, show_default=False,
+                          shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL"
+                                                         else None))
+
+
+@cache
+def _base_options() -> tuple[_RewriteOption, ...]:
+    return tuple(_option(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
+                 for decls, metavar, help_ in _BASE_FLAGS)
+
+
+@cache
+def _flag_specs() -> dict[str, FlagSpec]:
+    """Every registry-generated flag and alias → its spec (specs in registry order)."""
+    by_name: dict[str, FlagSpec] = {}
+    for spec in generated_flags().values():
+        for decl in (spec.name, *spec.aliases):
+            by_name[decl] = spec
+    return by_name
+
+
+@cache
+def _generated_option(spec: FlagSpec) -> _RewriteOption:
+    section = f"{spec.section.capitalize()} {spec.owner} options"
+    param = "rw_" + spec.name.lstrip("-").replace("-", "_")
+    return _option(param, (spec.name, *spec.aliases), spec.type.upper(), spec.help, section)
+
+
+def _all_generated() -> list[_RewriteOption]:
+    return [_generated_option(spec) for spec in generated_flags().values()]
+
+
+def _generated_for(args: list[str] | None, ctx: click.Context, no_args_is_help: bool) -> list[_RewriteOption]:
+    """The generated options an invocation needs: all of them for help, completion and a flag that
+    is not one (click's did-you-mean needs them); else only those its argv names. Building and
+    parsing ~370 options costs more than validating a few dozen files."""
+    if args is None or ctx.resilient_parsing or (not args and no_args_is_help):
+        return _all_generated()
+    specs = _flag_specs()
+    wanted: dict[FlagSpec, None] = {}
+    for token in args:
+        if token == "--":
+            break
+        if token in ("--help", "-h"):
+            return _all_generated()
+        if not token.startswith(_GENERATED_PREFIXES):
+            continue
+        name = token.partition("=")[0]
+        if name in specs:
+            wanted[specs[name]] = None
+        elif name not in _BASE_NAMES:
+            return _all_generated()
+    return [_generated_option(spec) for spec in wanted]
 
 
 class RewriteCommand(TyperCommand):
     """A typer command that also accepts every rewrite flag, in order.
 
-    The ~400 options are made when the command first needs its parameters (to parse, show help
-    or complete), not when the app is built: a group builds all its commands, but runs one."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._rewrite_options = False
+    The command's own parameters stay in `params`; the rewrite options are added per invocation by
+    `get_params`, and of the ~370 generated ones only those the command line uses (all of them for
+    --help and completion)."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        if not self._rewrite_options:
-            self._rewrite_options = True
-            self.params.extend(_make_options())
-        return super().get_params(ctx)
+        generated = _generated_for(ctx.meta.get(ARGV_KEY), ctx, self.no_args_is_help)
+        help_option = self.get_help_option(ctx)
+        return [*self.params, *_base_options(), *generated, *([help_option] if help_option is not None else [])]
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[ARGV_KEY] = list(args)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        for param in self.params:
+        for param in self.get_params(ctx):
             if isinstance(param, _RewriteOption) and param.name:
                 ctx.params.pop(param.name, None)
         return super().invoke(ctx)
@@ -114,12 +150,12 @@ class RewriteCommand(TyperCommand):
 
 def ordered_rewrite_flags(ctx: click.Context) -> list[tuple[str, str]]:
     """The rewrite flags of this invocation as (canonical flag, value), in command-line order."""
-    return list(_walk(ctx.meta.get(ARGV_KEY, []), ctx.command))
+    return list(_walk(ctx.meta.get(ARGV_KEY, []), ctx.command.get_params(ctx)))
 
 
-def _walk(args: list[str], command: click.Command) -> Iterator[tuple[str, str]]:
+def _walk(args: list[str], params: list[click.Parameter]) -> Iterator[tuple[str, str]]:
     by_name: dict[str, click.Parameter] = {}
-    for param in command.params:
+    for param in params:
         if isinstance(param, click.Option):
             for decl in (*param.opts, *param.secondary_opts):
                 by_name[decl] = param

@@ -52,6 +52,10 @@ STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as
 STDIN_HELP = (
     "Name for '-' in messages; relative 'extends' resolve against its directory; its suffix gives the format."
 )
+JOBS_HELP = (
+    "Validate many files on N processes; the report is the same. Default: the cores available "
+    "(few files are validated serially); 1 never forks."
+)
 ENGINE_HELP = (
     "Structural checks: 'fast' (compiled from the registry) or 'jsonschema' (python-jsonschema "
     "with the generated schema)."
@@ -75,6 +79,9 @@ def validate(
         str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)
     ] = None,
     engine: Annotated[Engine, typer.Option("--engine", help=ENGINE_HELP)] = Engine.fast,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help=JOBS_HELP, show_default=False)
+    ] = None,
 ) -> None:
     """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
 
@@ -84,6 +91,7 @@ def validate(
     """
     from tvmc import rewrites
     from tvmc.validate.diagnostics import FileResult, Summary
+    from tvmc.validate.parallel import default_jobs
     from tvmc.validate.reporters import make_reporter
     from tvmc.validate.runner import Settings, Validator
 
@@ -110,7 +118,9 @@ def validate(
     summary = Summary()
     reporter.start()
     stream = (
-        validator.run(paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename)
+        validator.run(
+            paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs()
+        )
         if results is None
         else results
     )

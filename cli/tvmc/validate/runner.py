@@ -29,6 +29,7 @@ from tvmc.errors import (
 )
 from tvmc.layering import Tree
 from tvmc.provenance import origin_of
+from tvmc.validate import parallel
 from tvmc.validate.checks import check_document, completeness_findings
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.resolve import Resolver
@@ -151,9 +152,23 @@ class Validator:
     # ---- inputs ----------------------------------------------------------------------------------
 
     def run(
-        self, paths: Iterable[str], *, stdin: BinaryIO | None = None, stdin_name: str | None = None
+        self,
+        paths: Iterable[str],
+        *,
+        stdin: BinaryIO | None = None,
+        stdin_name: str | None = None,
+        jobs: int = 1,
     ) -> Iterator[FileResult]:
-        for path in iter_paths(paths):
+        """Every input's result, in order; with `jobs` > 1 many files are validated on that many
+        cores (see `parallel`), the report being the same."""
+        found: Iterable[str] = iter_paths(paths)
+        if jobs > 1:
+            found = list(found)
+            workers = 1 if "-" in found else parallel.workers_for(len(found), jobs)
+            if workers > 1:
+                yield from parallel.run(found, self.file, workers)
+                return
+        for path in found:
             yield self.stdin(stdin, stdin_name) if path == "-" else self.file(path)
 
     def file(self, path: str) -> FileResult:

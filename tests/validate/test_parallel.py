@@ -1,0 +1,88 @@
+"""Validating on several processes: the same report as a serial run, in order, whatever happens to a worker."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from corpus_expect import Invoke
+from tvmc.validate import parallel
+from tvmc.validate.diagnostics import Diagnostic, FileResult
+
+needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="this platform has no os.fork")
+
+
+@needs_fork
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_same_report_as_serial(tvmc: Invoke, in_corpus: Path, fmt: str) -> None:
+    # The corpus three times over: enough files to fork, with every rule, syntax errors, extends chains.
+    inputs = [".", ".", "."]
+    serial = tvmc("validate", "--format", fmt, "--jobs", "1", *inputs)
+    forked = tvmc("validate", "--format", fmt, "--jobs", "2", *inputs)
+    assert serial.exit_code == forked.exit_code == 1
+    assert forked.stdout == serial.stdout
+    assert forked.stderr == serial.stderr
+    assert serial.stdout.count("syntax") >= 3
+
+
+def test_few_files_and_one_job_never_fork(
+    tvmc: Invoke, in_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert tvmc("validate", "--jobs", "1", ".", ".", ".").exit_code == 1
+    assert tvmc("validate", "--jobs", "4", "ok/full.toml").exit_code == 0
+    assert parallel.workers_for(parallel.MIN_FILES - 1, 8) == 1
+    assert parallel.workers_for(10_000, 1) == 1
+
+
+def test_jobs_must_be_positive(tvmc: Invoke, in_corpus: Path) -> None:
+    result = tvmc("validate", "--jobs", "0", "ok/full.toml")
+    assert result.exit_code == 2 and "Traceback" not in result.stdout + result.stderr
+
+
+def test_stdin_among_many_files_is_read_once(tvmc: Invoke, in_corpus: Path) -> None:
+    text = (in_corpus / "ok" / "full.toml").read_text()
+    result = tvmc("validate", "--format", "json", "--jobs", "2", ".", "-", ".", input=text)
+    assert result.exit_code == 1
+    assert result.stdout.count('"<stdin>"') == 1
+
+
+def _result(path: str) -> FileResult:
+    return FileResult(path, [Diagnostic("syntax", "error", "/a~1b", f"broken: {path}", path, 3, 7, "x")])
+
+
+@needs_fork
+def test_results_cross_the_pipe_intact_and_in_order() -> None:
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2 + 5)]
+    got = list(parallel.run(paths, _result, 3))
+    assert got == [_result(p) for p in paths]
+
+
+@needs_fork
+def test_a_dead_worker_leaves_its_files_to_the_parent() -> None:
+    parent = os.getpid()
+
+    def validate(path: str) -> FileResult:
+        if os.getpid() != parent and path == "f100.toml":
+            os._exit(9)  # a worker killed in the middle of its chunk
+        return _result(path)
+
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
+    assert [r.name for r in parallel.run(paths, validate, 2)] == paths
+
+
+@needs_fork
+def test_stopping_early_leaves_no_worker_behind() -> None:
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 4)]
+    stream = parallel.run(paths, _result, 2)
+    assert next(stream).name == "f0.toml"
+    next(stream)
+    for _ in range(parallel.CHUNK):  # into the workers' chunks
+        next(stream)
+    stream.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker was reaped
