@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmc import api
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError
-from tvmc.layering import Tree, merge
-from tvmc.provenance import Origin, origins_for
+from tvmc.layering import Tree, merge, plain_copy
+from tvmc.provenance import Origin, origins_for, walk
 
 
 def tree(data: dict, source: str) -> Tree:
@@ -130,3 +134,40 @@ def test_config_path_is_used_directly(tmp_path: Path) -> None:
     assert resolved.config.targets[0]["mcpu"] == "znver3"
     loc = resolved.origin("/targets/0/mcpu").location()
     assert loc.source.endswith("x.json") and loc.line == 1 and loc.col is not None
+
+
+_scalars = st.one_of(st.booleans(), st.integers(), st.text(max_size=3), st.none(), st.floats(allow_nan=False))
+_keys = st.sampled_from(["targets", "kind", "executor", "a", "b", "mattr"])
+_trees = st.dictionaries(
+    _keys,
+    st.recursive(
+        _scalars | st.sampled_from(["llvm", "cuda"]),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=4),
+        max_leaves=12,
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_trees, min_size=1, max_size=4))
+def test_merging_data_alone_agrees_with_merging_with_origins(layers: list[dict[str, Any]]) -> None:
+    # Validation merges a file's chain without origins (a faster path); the data must be the same,
+    # and no layer may be aliased into (or changed by) the result.
+    originals = copy.deepcopy(layers)
+    with_origins, data_only = Tree({}, {}), Tree({}, {})
+    for index, layer in enumerate(layers):
+        merge(with_origins, tree(layer, f"layer{index}"))
+        merge(data_only, Tree(layer, {}))
+    assert data_only.data == with_origins.data
+    assert layers == originals
+    inputs = [id(node) for layer in layers for _, node in walk(layer) if isinstance(node, dict | list)]
+    assert not {id(node) for _, node in walk(data_only.data)} & set(inputs)
+
+
+@given(_trees)
+def test_plain_copy_is_a_deep_copy(data: dict[str, Any]) -> None:
+    copied = plain_copy(data)
+    assert copied == data == copy.deepcopy(data)
+    assert all(a is not b for (_, a), (_, b) in zip(walk(copied), walk(data), strict=True)
+               if isinstance(a, dict | list))

@@ -7,7 +7,7 @@ built only when an error needs a position, so loading many valid files never pay
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -58,6 +58,28 @@ def offset_position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+class _Positions(Mapping[str, tuple[int, int]]):
+    """Pointer → (line, column), converted from the offset index on lookup: a file with one error
+    asks for one or two of its positions."""
+
+    def __init__(self, offsets: Mapping[str, int], text: str) -> None:
+        self._offsets = offsets
+        self._text = text
+        self._lines: LineIndex | None = None
+
+    def __getitem__(self, pointer: str) -> tuple[int, int]:
+        offset = self._offsets[pointer]
+        if self._lines is None:
+            self._lines = LineIndex(self._text)
+        return self._lines.position(offset)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._offsets)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+
 @dataclass(frozen=True)
 class Layer:
     """One config document as loaded, before any merging.
@@ -94,8 +116,7 @@ class Layer:
         """Every located pointer → 1-based (line, column) of its key, array element or value."""
         if not self._offsets or self.text is None:
             return {}
-        index = LineIndex(self.text)
-        return {ptr: index.position(off) for ptr, off in self._offsets.items()}
+        return _Positions(self._offsets, self.text)
 
     def locate(self, pointer: str) -> Location:
         """Where `pointer` is written; the nearest located ancestor when it is not (e.g. a value

@@ -136,6 +136,39 @@ def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Call
     return locate, start
 
 
+def _written_in(data: Any, pointer: str) -> bool:
+    """Whether a (non-root) pointer names a value written in this document."""
+    if not pointer:
+        return False
+    node = data
+    for token in pointer[1:].split("/"):
+        if "~" in token:
+            token = token.replace("~1", "/").replace("~0", "~")
+        if type(node) is dict and token in node:
+            node = node[token]
+        elif type(node) is list and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False
+    return True
+
+
+def _own_first(
+    layer: sources.Layer, locate: Locate, start: Callable[[str], Location | None]
+) -> tuple[Locate, Callable[[str], Location | None]]:
+    """Locators that answer from the file itself when it wrote the value: it is the top layer, so
+    whatever it wrote is what the merged tree holds, and the origins tree (which costs more than
+    validating the file) is built only for values that came from a parent."""
+
+    def own_locate(pointer: str) -> Location:
+        return layer.locate(pointer) if _written_in(layer.data, pointer) else locate(pointer)
+
+    def own_start(pointer: str) -> Location | None:
+        return _string_start(layer, pointer) if _written_in(layer.data, pointer) else start(pointer)
+
+    return own_locate, own_start
+
+
 class Validator:
     """Validates inputs one at a time; keeps only a bounded cache between them."""
 
@@ -269,6 +302,8 @@ class Validator:
             return holder[0]
 
         locate, start = _tree_locators(located_tree, layer.source)
+        if not rewrite_list:
+            locate, start = _own_first(layer, locate, start)
         semantic = semantic_findings(tree.data, merged, strict=strict, string_start=start)
         # The merged tree holds the file's own values too: same place and rule → one diagnostic
         # (the merged one, which knows the kind chosen by a parent).
