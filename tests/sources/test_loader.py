@@ -375,8 +375,8 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     def denied(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    # The loader's own `open`: portable, and works when the tests run as root.
-    monkeypatch.setattr("tvmc.sources.loader.open", denied, raising=False)
+    # The loader's own open: portable, and works when the tests run as root.
+    monkeypatch.setattr("tvmc.sources.loader.os.open", denied)
     with pytest.raises(ConfigNotFoundError, match=r"s\.toml: cannot read config file: Permission denied$"):
         load_file(secret)
 
