@@ -5,9 +5,11 @@
 
 Generates varied configs (TOML and JSON; tags, tables, legacy strings, hosts, executors, pass
 configs, `extends`; about a fifth of them invalid, a few not even parseable) in a temporary
-directory, then validates the same files with both tools, one process each, and prints wall and
-CPU times (best of --repeat; both with warm bytecode caches) and their ratio. Then tvmc's peak
-RSS for the first N files of a larger set, for each N of --memory: streaming keeps it flat.
+directory, then validates the same files with both tools, one command each, and prints wall and
+CPU times (best of --repeat; both with warm bytecode caches) and their ratio — for tvmc as it runs
+by default (files spread over the cores available) and with --jobs 1 (one process). A tvmc run
+that does not report every file stops the benchmark. Then tvmc's peak RSS for the first N files
+of a larger set, for each N of --memory: streaming keeps it flat.
 """
 
 from __future__ import annotations
@@ -199,6 +201,14 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     return wall, cpu, done.returncode
 
 
+def _check_report(argv: list[str], env: dict[str, str], count: int) -> None:
+    """A run that does not validate every file (a broken install, a wrong argument) must not be timed."""
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    expected = f"checked {count} files:"
+    if done.returncode not in (0, 1) or expected not in done.stderr:
+        raise SystemExit(f"tvmc did not validate the {count} files (exit {done.returncode}): {done.stderr[-500:]}")
+
+
 def _best(argv: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, int]:
     runs = [_run(argv, env) for _ in range(repeat)]
     return min(r[0] for r in runs), min(r[1] for r in runs), runs[-1][2]
@@ -244,11 +254,22 @@ def main(argv: list[str] | None = None) -> int:
         tvmc = [sys.executable, "-c", _TVMC, *files]  # default text report, like check-jsonschema
         cjs = [checker, "--schemafile", str(SCHEMA), *files]
         print(f"{len(files)} files ({sum(f.endswith('.json') for f in files)} JSON) in {configs}")
+        _check_report(tvmc, env, len(files))
+        from tvmc.sources.loader import TOML_PARSER
+        from tvmc.validate.parallel import default_jobs
+
+        print(f"tvmc: {default_jobs()} processes (--jobs default), TOML parser {TOML_PARSER}")
         t_wall, t_cpu, t_rc = _best(tvmc, env, args.repeat)
+        s_wall, s_cpu, s_rc = _best([*tvmc[:3], "--jobs", "1", *tvmc[3:]], env, args.repeat)
         c_wall, c_cpu, c_rc = _best(cjs, env, args.repeat)
+        if {t_rc, s_rc, c_rc} - {0, 1}:
+            codes = f"tvmc {t_rc}, tvmc --jobs 1 {s_rc}, check-jsonschema {c_rc}"
+            raise SystemExit(f"a tool failed to run (exit codes: {codes})")
         print(f"tvmc config validate : {t_wall:6.2f} s wall, {t_cpu:6.2f} s CPU (exit {t_rc})")
+        print(f"  ... with --jobs 1  : {s_wall:6.2f} s wall, {s_cpu:6.2f} s CPU (exit {s_rc})")
         print(f"check-jsonschema     : {c_wall:6.2f} s wall, {c_cpu:6.2f} s CPU (exit {c_rc})")
         print(f"ratio                : {c_wall / t_wall:5.1f}x wall, {c_cpu / t_cpu:5.1f}x CPU (goal >= 10x)")
+        print(f"ratio with --jobs 1  : {c_wall / s_wall:5.1f}x wall, {c_cpu / s_cpu:5.1f}x CPU")
         sizes = [int(n) for n in args.memory.split(",") if n.strip()]
         if sizes:
             big = work / "memory"

@@ -68,11 +68,11 @@ def workers_for(files: int, jobs: int) -> int:
 def run(paths: Sequence[str], validate: Validate, workers: int) -> Iterator[FileResult]:
     """`validate(path)` for every path, in order, computed by `workers` forked processes.
 
-    The first chunk is validated here, before forking: it fills the lazily built tables (registry,
-    checks, caches) once, for every worker to inherit, and starts the report at once."""
-    chunks = [paths[i : i + CHUNK] for i in range(0, len(paths), CHUNK)]
-    yield from (validate(path) for path in chunks[0])
-    chunks = chunks[1:]
+    The first file is validated here, before forking: it fills the lazily built tables (registry,
+    checks) once, for every worker to inherit. What only some files need (a did-you-mean over all
+    tags, a listing of the search path) is left to the workers, where it runs in parallel."""
+    yield validate(paths[0])
+    chunks = [paths[i : i + CHUNK] for i in range(1, len(paths), CHUNK)]
     pipes: list[BinaryIO | None] = []
     pids: list[int] = []
     finished = False
