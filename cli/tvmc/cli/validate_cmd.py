@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -104,9 +105,15 @@ def validate(
         raise UsageError("nothing to validate: give PATH..., '-' (stdin), or --config NAME")
     if paths.count("-") > 1:
         raise UsageError("'-' (stdin) can be given once", "-")
-    for path in paths:
-        if path != "-" and not os.path.exists(path):
-            raise UsageError(f"no such file or directory: {path}", path)
+    dirs = set()
+    for path in paths:  # one stat per argument: it also tells the runner which ones are directories
+        if path == "-":
+            continue
+        try:
+            if stat.S_ISDIR(os.stat(path).st_mode):
+                dirs.add(path)
+        except (OSError, ValueError):
+            raise UsageError(f"no such file or directory: {path}", path) from None
     settings = Settings(
         strict=strict, engine=engine.value, rewrites=tuple(rewrites.argv_rewrites(flags)) if paths else ()
     )
@@ -119,7 +126,7 @@ def validate(
     reporter.start()
     stream = (
         validator.run(
-            paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs()
+            paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs
         )
         if results is None
         else results

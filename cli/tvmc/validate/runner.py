@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -47,11 +47,13 @@ class Settings:
     rewrites: tuple[Any, ...] = ()  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
 
 
-def iter_paths(paths: Iterable[str]) -> Iterator[str]:
+def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iterator[str]:
     """Each argument; a directory becomes every *.toml/*.json below it (sorted, hidden ones skipped),
-    produced lazily so that a huge tree starts reporting at once."""
+    produced lazily so that a huge tree starts reporting at once. `dirs`, when given, says which
+    arguments are directories (the caller stat'ed them already: one stat per argument is enough)."""
     for given in paths:
-        if given != "-" and os.path.isdir(given):
+        is_dir = (given in dirs) if dirs is not None else (given != "-" and os.path.isdir(given))
+        if is_dir:
             for top, dirs, files in os.walk(given):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
@@ -191,10 +193,11 @@ class Validator:
         stdin: BinaryIO | None = None,
         stdin_name: str | None = None,
         jobs: int = 1,
+        dirs: Container[str] | None = None,
     ) -> Iterator[FileResult]:
         """Every input's result, in order; with `jobs` > 1 many files are validated on that many
-        cores (see `parallel`), the report being the same."""
-        found: Iterable[str] = iter_paths(paths)
+        cores (see `parallel`), the report being the same. `dirs`: see `iter_paths`."""
+        found: Iterable[str] = iter_paths(paths, dirs)
         if jobs > 1:
             found = list(found)
             workers = 1 if "-" in found else parallel.workers_for(len(found), jobs)
