@@ -38,6 +38,7 @@ _toml_loads, _TomlError, TOML_PARSER = _toml_parser()
 
 FORMATS = ("toml", "json")
 _BOM = b"\xef\xbb\xbf"
+_LONG_DIGITS = re.compile(r"[0-9]{21}")  # longer than any int64: see limits.parse_json_int
 _TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
@@ -229,7 +230,9 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
     if deep is not None:
         raise _too_deep(text, source, deep)
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=parse_json_int)
+        # The int hook (a Python call per number) only when some digit run could be too long to convert.
+        hook = parse_json_int if _LONG_DIGITS.search(text) else None
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=hook)
     except json.JSONDecodeError as e:
         message, offset = _json_error(text, e)
         raise ConfigSyntaxError(f"invalid JSON: {message}", Location(source, *offset_position(text, offset))) from None
