@@ -86,3 +86,20 @@ def test_stopping_early_leaves_no_worker_behind() -> None:
     stream.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+
+
+@pytest.mark.parametrize("siblings", [1, 20])  # stat'ed one by one, or read from a directory listing
+def test_directories_among_arguments(tmp_path: Path, siblings: int) -> None:
+    from tvmc.validate.runner import directories_among
+
+    files = [tmp_path / f"c{i}.toml" for i in range(siblings)]
+    for f in files:
+        f.write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "sub")
+    (tmp_path / "broken.toml").symlink_to(tmp_path / "nowhere.toml")
+    given = [*map(str, files), str(tmp_path / "sub"), str(tmp_path / "link"), f"{tmp_path}/sub/",
+             str(tmp_path / "broken.toml"), str(tmp_path / "missing.toml"), "-"]
+    dirs, missing = directories_among(given)
+    assert dirs == {str(tmp_path / "sub"), str(tmp_path / "link"), f"{tmp_path}/sub/"}
+    assert missing == [str(tmp_path / "broken.toml"), str(tmp_path / "missing.toml")]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -94,7 +93,7 @@ def validate(
     from tvmc.validate.diagnostics import FileResult, Summary
     from tvmc.validate.parallel import default_jobs
     from tvmc.validate.reporters import make_reporter
-    from tvmc.validate.runner import Settings, Validator
+    from tvmc.validate.runner import Settings, Validator, directories_among
 
     paths = paths or []
     config = config or []
@@ -105,15 +104,9 @@ def validate(
         raise UsageError("nothing to validate: give PATH..., '-' (stdin), or --config NAME")
     if paths.count("-") > 1:
         raise UsageError("'-' (stdin) can be given once", "-")
-    dirs = set()
-    for path in paths:  # one stat per argument: it also tells the runner which ones are directories
-        if path == "-":
-            continue
-        try:
-            if stat.S_ISDIR(os.stat(path).st_mode):
-                dirs.add(path)
-        except (OSError, ValueError):
-            raise UsageError(f"no such file or directory: {path}", path) from None
+    dirs, missing = directories_among(paths)
+    if missing:
+        raise UsageError(f"no such file or directory: {missing[0]}", missing[0])
     settings = Settings(
         strict=strict, engine=engine.value, rewrites=tuple(rewrites.argv_rewrites(flags)) if paths else ()
     )

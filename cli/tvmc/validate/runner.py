@@ -9,8 +9,10 @@ have findings, and nothing is kept between files except a small cache of parent 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +63,48 @@ def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iter
                         yield os.path.join(top, name)
         else:
             yield given
+
+
+def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
+    """(the arguments that are directories, those that do not exist), in one pass.
+
+    Files given by the thousand (a shell glob) mostly share a few directories: each such directory
+    is listed once (os.scandir knows whether an entry is a directory without a stat) instead of
+    stat'ing every argument."""
+    dirs: set[str] = set()
+    missing: list[str] = []
+    given = [p for p in paths if p != "-"]
+    by_parent: dict[str, list[str]] = {}
+    for path in given:
+        by_parent.setdefault(os.path.dirname(path), []).append(path)
+    listings: dict[str, dict[str, bool]] = {}
+    for parent, members in by_parent.items():
+        if len(members) >= _LIST_FROM:
+            with contextlib.suppress(OSError, ValueError), os.scandir(parent or ".") as entries:
+                listings[parent] = {e.name: _entry_is_dir(e) for e in entries if not e.is_symlink()}
+    for path in given:
+        listing = listings.get(os.path.dirname(path))
+        name = os.path.basename(path)
+        if listing is not None and name in listing:
+            if listing[name]:
+                dirs.add(path)
+            continue
+        try:  # not listed (few siblings), a symlink (maybe broken), or a name like ".", "..", "x/"
+            if stat.S_ISDIR(os.stat(path).st_mode):
+                dirs.add(path)
+        except (OSError, ValueError):
+            missing.append(path)
+    return dirs, missing
+
+
+_LIST_FROM = 8  # arguments in one directory from which listing it is cheaper than a stat each
+
+
+def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows symlinks, as os.stat does
+    except OSError:
+        return False
 
 
 def rule_for(err: TvmcError) -> str:
