@@ -14,24 +14,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import TvmcError, did_you_mean
+from tvmc.errors import FrozenRecord, TvmcError, did_you_mean
 from tvmc.provenance import Origin, Origins, join, origin_of
 from tvmc.values import ValueTypeError, check_value
 
 
-@dataclass(frozen=True)
-class KeySpec:
+class KeySpec(FrozenRecord):
     """One config key: its type (TVM spelling, or `targets`/`target`/`table`) and documentation."""
 
-    type: str
-    description: str
-    enum: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
+    __match_args__ = ("type", "description", "enum", "minimum", "maximum")
+    __slots__ = __match_args__
+    type: Final[str]
+    description: Final[str]
+    enum: Final[tuple[str, ...]]
+    minimum: Final[int | None]
+    maximum: Final[int | None]
+
+    def __init__(self, type: str, description: str, enum: tuple[str, ...] = (), minimum: int | None = None,
+                 maximum: int | None = None) -> None:
+        self.type = type
+        self.description = description
+        self.enum = enum
+        self.minimum = minimum
+        self.maximum = maximum
 
 
 TOP_LEVEL: dict[str, KeySpec] = {
@@ -94,20 +102,46 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
     return origin.location() if origin else None
 
 
-@dataclass(frozen=True)
-class CompilationConfig:
+class CompilationConfig(FrozenRecord):
     """A resolved, canonical compilation config. Build it with `canonicalize_config`."""
 
-    targets: tuple[dict[str, Any], ...]
-    host: dict[str, Any]
-    executor: dict[str, Any] | None = None
-    runtime: dict[str, Any] | None = None
-    pass_config: dict[str, Any] = field(default_factory=dict)
-    disabled_pass: tuple[str, ...] = ()
-    opt_level: int = 3
-    build: dict[str, Any] = field(default_factory=dict)
-    description: str | None = None
-    tvm_version: str | None = None
+    __match_args__ = ("targets", "host", "executor", "runtime", "pass_config", "disabled_pass", "opt_level", "build",
+                 "description", "tvm_version")
+    __slots__ = __match_args__
+    targets: Final[tuple[dict[str, Any], ...]]
+    host: Final[dict[str, Any]]
+    executor: Final[dict[str, Any] | None]
+    runtime: Final[dict[str, Any] | None]
+    pass_config: Final[dict[str, Any]]
+    disabled_pass: Final[tuple[str, ...]]
+    opt_level: Final[int]
+    build: Final[dict[str, Any]]
+    description: Final[str | None]
+    tvm_version: Final[str | None]
+
+    def __init__(
+        self,
+        targets: tuple[dict[str, Any], ...],
+        host: dict[str, Any],
+        executor: dict[str, Any] | None = None,
+        runtime: dict[str, Any] | None = None,
+        pass_config: dict[str, Any] | None = None,  # None: a new empty table
+        disabled_pass: tuple[str, ...] = (),
+        opt_level: int = 3,
+        build: dict[str, Any] | None = None,  # None: a new empty table
+        description: str | None = None,
+        tvm_version: str | None = None,
+    ) -> None:
+        self.targets = targets
+        self.host = host
+        self.executor = executor
+        self.runtime = runtime
+        self.pass_config = {} if pass_config is None else pass_config
+        self.disabled_pass = disabled_pass
+        self.opt_level = opt_level
+        self.build = {} if build is None else build
+        self.description = description
+        self.tvm_version = tvm_version
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical tree (keys sorted at every level)."""

@@ -8,10 +8,9 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
-from tvmc.errors import Location
+from tvmc.errors import FrozenRecord, Location
 
 OriginKind = Literal["file", "flag", "env", "default"]
 
@@ -22,15 +21,25 @@ class Locator(Protocol):
     def locate(self, pointer: str) -> Location: ...
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(FrozenRecord):
     """The source of one value: a file position, a flag, an environment variable, or a default."""
 
-    kind: OriginKind
-    source: str  # file source, flag text, env var name, or what the default belongs to
-    pointer: str = ""  # the value's pointer inside its own layer (files only)
-    chain: tuple[str, ...] = ()  # how a file was reached: ("--config aws/c5", "extends aws/base")
-    layer: Locator | None = field(default=None, compare=False, repr=False)
+    __match_args__ = ("kind", "source", "pointer", "chain", "layer")
+    __slots__ = __match_args__
+    _compared = __match_args__[:-1]  # not `layer`: in neither `==`, hash nor repr
+    kind: Final[OriginKind]
+    source: Final[str]  # file source, flag text, env var name, or what the default belongs to
+    pointer: Final[str]  # the value's pointer inside its own layer (files only)
+    chain: Final[tuple[str, ...]]  # how a file was reached: ("--config aws/c5", "extends aws/base")
+    layer: Final[Locator | None]
+
+    def __init__(self, kind: OriginKind, source: str, pointer: str = "", chain: tuple[str, ...] = (),
+                 layer: Locator | None = None) -> None:
+        self.kind = kind
+        self.source = source
+        self.pointer = pointer
+        self.chain = chain
+        self.layer = layer
 
     @staticmethod
     def default(what: str = "tvmc") -> Origin:
