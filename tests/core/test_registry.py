@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -35,3 +36,25 @@ def test_registry_matches_installed_tvm() -> None:
     for name, text in generated.items():
         checked_in = (ROOT / "cli" / "tvmc" / "registry" / "data" / name).read_text(encoding="utf-8")
         assert checked_in == text, f"{name} is stale: run scripts/sync_registry.py"
+
+
+def test_data_read_without_the_files_next_to_the_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The data files are read straight from the package directory; importlib.resources is the
+    fallback (tvmc imported from a zip archive) and reads the same data."""
+    direct = registry._load("kinds.json")
+    monkeypatch.setattr(registry, "_DATA_DIR", str(tmp_path / "missing"))
+    assert registry._load("kinds.json") == direct
+
+
+def test_tag_config_is_a_fresh_copy() -> None:
+    for name in registry.tag_names():
+        config = registry.tag_config(name)
+        assert config == json.loads(json.dumps(registry._tags()[name]))
+        assert config is not None and config is not registry._tags()[name]
+    first = registry.tag_config("nvidia/nvidia-a100")
+    assert first is not None
+    first["keys"].append("changed")
+    first["extra"] = 1
+    assert registry.tag_config("nvidia/nvidia-a100") == json.loads(json.dumps(registry._tags()["nvidia/nvidia-a100"]))
+    assert "changed" not in registry._tags()["nvidia/nvidia-a100"]["keys"]
+    assert registry.tag_config("no/such-tag") is None

@@ -9,10 +9,11 @@ first use; `tags.json` only when a tag is actually looked up.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import os
 from functools import cache
-from importlib import resources
-from typing import Any
+from typing import Any, Final
+
+from tvmc.errors import FrozenRecord
 
 # Option types, as TVM 0.27 spells them (TargetKind.options_from_name).
 STR = "str"
@@ -30,20 +31,36 @@ DEVICE_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(FrozenRecord):
     """A target kind: its options in declaration order, declared defaults, keys, device type."""
 
-    name: str
-    options: dict[str, str]
-    defaults: dict[str, Any]
-    default_keys: tuple[str, ...]
-    device_type: int
-    legacy: bool = False  # only TVM <= 0.21 had it
-    byoc: bool = False  # a BYOC codegen (legacy) rather than a code generator of TVM itself
-    last_version: str | None = None  # the last TVM release that had it (legacy kinds)
-    open_options: bool = False  # our list of its options is incomplete: unknown ones only warn
-    renamed_to: str | None = None
+    __match_args__ = ("name", "options", "defaults", "default_keys", "device_type", "legacy", "byoc",
+                      "last_version", "open_options", "renamed_to")
+    __slots__ = __match_args__
+    name: Final[str]
+    options: Final[dict[str, str]]
+    defaults: Final[dict[str, Any]]
+    default_keys: Final[tuple[str, ...]]
+    device_type: Final[int]
+    legacy: Final[bool]  # only TVM <= 0.21 had it
+    byoc: Final[bool]  # a BYOC codegen (legacy) rather than a code generator of TVM itself
+    last_version: Final[str | None]  # the last TVM release that had it (legacy kinds)
+    open_options: Final[bool]  # our list of its options is incomplete: unknown ones only warn
+    renamed_to: Final[str | None]
+
+    def __init__(self, name: str, options: dict[str, str], defaults: dict[str, Any], default_keys: tuple[str, ...],
+                 device_type: int, legacy: bool = False, byoc: bool = False, last_version: str | None = None,
+                 open_options: bool = False, renamed_to: str | None = None) -> None:
+        self.name = name
+        self.options = options
+        self.defaults = defaults
+        self.default_keys = default_keys
+        self.device_type = device_type
+        self.legacy = legacy
+        self.byoc = byoc
+        self.last_version = last_version
+        self.open_options = open_options
+        self.renamed_to = renamed_to
 
     @property
     def kind_options(self) -> dict[str, str]:
@@ -54,50 +71,88 @@ class Kind:
 COMMON_OPTIONS = ("kind", "keys", "tag", "device", "model", "libs", "host", "from_device", "target_device_type")
 
 
-@dataclass(frozen=True)
-class RegistryOption:
+class RegistryOption(FrozenRecord):
     """An executor or runtime option."""
 
-    name: str
-    type: str
-    default: Any
-    description: str
-    enum: tuple[str, ...] = ()
+    __match_args__ = ("name", "type", "default", "description", "enum")
+    __slots__ = __match_args__
+    name: Final[str]
+    type: Final[str]
+    default: Final[Any]
+    description: Final[str]
+    enum: Final[tuple[str, ...]]
+
+    def __init__(self, name: str, type: str, default: Any, description: str, enum: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.type = type
+        self.default = default
+        self.description = description
+        self.enum = enum
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(FrozenRecord):
     """An executor or a runtime: its name, options, and the TVM generations that can build it."""
 
-    name: str
-    description: str
-    generations: tuple[str, ...]
-    options: dict[str, RegistryOption] = field(default_factory=dict)
+    __match_args__ = ("name", "description", "generations", "options")
+    __slots__ = __match_args__
+    name: Final[str]
+    description: Final[str]
+    generations: Final[tuple[str, ...]]
+    options: Final[dict[str, RegistryOption]]
+
+    def __init__(self, name: str, description: str, generations: tuple[str, ...],
+                 options: dict[str, RegistryOption] | None = None) -> None:  # None: a new empty dict
+        self.name = name
+        self.description = description
+        self.generations = generations
+        self.options = {} if options is None else options
 
 
-@dataclass(frozen=True)
-class Compiler:
+class Compiler(FrozenRecord):
     """A BYOC `compiler` specialisation and the device types it can refine."""
 
-    name: str
-    device_types: tuple[int, ...]
-    partition: str | None  # dotted path of TVM 0.27's relax partition function, if any
+    __match_args__ = ("name", "device_types", "partition")
+    __slots__ = __match_args__
+    name: Final[str]
+    device_types: Final[tuple[int, ...]]
+    partition: Final[str | None]  # dotted path of TVM 0.27's relax partition function, if any
+
+    def __init__(self, name: str, device_types: tuple[int, ...], partition: str | None) -> None:
+        self.name = name
+        self.device_types = device_types
+        self.partition = partition
 
 
-@dataclass(frozen=True)
-class LegacyOption:
+class LegacyOption(FrozenRecord):
     """A target option that only legacy TVM had, and the config setting it became."""
 
-    kind: str
-    name: str
-    type: str
-    versions: tuple[str, ...]
-    lifts_to: str | None
+    __match_args__ = ("kind", "name", "type", "versions", "lifts_to")
+    __slots__ = __match_args__
+    kind: Final[str]
+    name: Final[str]
+    type: Final[str]
+    versions: Final[tuple[str, ...]]
+    lifts_to: Final[str | None]
+
+    def __init__(self, kind: str, name: str, type: str, versions: tuple[str, ...], lifts_to: str | None) -> None:
+        self.kind = kind
+        self.name = name
+        self.type = type
+        self.versions = versions
+        self.lifts_to = lifts_to
+
+
+_DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 
 
 def _load(name: str) -> Any:
-    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
-    return json.loads(text)
+    path = os.path.join(_DATA_DIR, name)
+    if os.path.isfile(path):  # a plain read: importlib.resources costs ms of start-up to import and set up
+        with open(path, encoding="utf-8") as file:
+            return json.loads(file.read())
+    from importlib import resources  # tvmc imported from a zip archive
+
+    return json.loads(resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8"))
 
 
 @cache
@@ -177,7 +232,17 @@ def tag_names() -> list[str]:
 def tag_config(name: str) -> dict[str, Any] | None:
     """The registered config of a tag (a fresh copy), or None if there is no such tag."""
     config = _tags().get(name)
-    return json.loads(json.dumps(config)) if config is not None else None
+    return _copy(config) if config is not None else None
+
+
+def _copy(value: Any) -> Any:
+    """A fresh copy of JSON data, as a JSON round trip gives (several times faster; warming the
+    tables up copies every tag)."""
+    if type(value) is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy(item) for item in value]
+    return value  # str, int, float, bool, None: immutable
 
 
 def is_tag(name: str) -> bool:
