@@ -8,12 +8,12 @@ cannot drift apart (a test runs both on the corpus and compares).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
 from tvmc.config import BUILD_OPTIONS, INTERNAL_DEFAULTS, TOP_LEVEL, KeySpec
+from tvmc.errors import FrozenRecord
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
 TARGET_TYPES = (registry.TARGET, registry.TARGET_ARRAY)
@@ -43,20 +43,36 @@ TVM_VERSION_RE = re.compile(TVM_VERSION_PATTERN)
 _CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
 
 
-@dataclass(frozen=True)
-class KindModel:
+class KindModel(FrozenRecord):
     """A target kind as a config may write it: every accepted key and its TVM type."""
 
-    name: str
-    options: dict[str, str]  # declared options, then `compiler`, then legacy-only options
-    defaults: dict[str, Any]
-    device_type: int
-    legacy: bool  # the kind only exists in legacy TVM
-    byoc: bool
-    open_options: bool  # our option list is incomplete: unknown options are accepted
-    legacy_options: dict[str, registry.LegacyOption]
-    last_version: str | None
-    renamed_to: str | None
+    __match_args__ = ("name", "options", "defaults", "device_type", "legacy", "byoc", "open_options",
+                      "legacy_options", "last_version", "renamed_to")
+    __slots__ = __match_args__
+    name: Final[str]
+    options: Final[dict[str, str]]  # declared options, then `compiler`, then legacy-only options
+    defaults: Final[dict[str, Any]]
+    device_type: Final[int]
+    legacy: Final[bool]  # the kind only exists in legacy TVM
+    byoc: Final[bool]
+    open_options: Final[bool]  # our option list is incomplete: unknown options are accepted
+    legacy_options: Final[dict[str, registry.LegacyOption]]
+    last_version: Final[str | None]
+    renamed_to: Final[str | None]
+
+    def __init__(self, name: str, options: dict[str, str], defaults: dict[str, Any], device_type: int, legacy: bool,
+                 byoc: bool, open_options: bool, legacy_options: dict[str, registry.LegacyOption],
+                 last_version: str | None, renamed_to: str | None) -> None:
+        self.name = name
+        self.options = options
+        self.defaults = defaults
+        self.device_type = device_type
+        self.legacy = legacy
+        self.byoc = byoc
+        self.open_options = open_options
+        self.legacy_options = legacy_options
+        self.last_version = last_version
+        self.renamed_to = renamed_to
 
 
 @cache
@@ -117,14 +133,24 @@ def target_string_re() -> re.Pattern[str]:
     return re.compile(target_string_pattern(), re.DOTALL)
 
 
-@dataclass(frozen=True)
-class ComponentOption:
-    name: str
-    type: str
-    description: str
-    default: Any
-    enum: tuple[str, ...]
-    owners: tuple[str, ...]  # the executor/runtime kinds that have it
+class ComponentOption(FrozenRecord):
+    __match_args__ = ("name", "type", "description", "default", "enum", "owners")
+    __slots__ = __match_args__
+    name: Final[str]
+    type: Final[str]
+    description: Final[str]
+    default: Final[Any]
+    enum: Final[tuple[str, ...]]
+    owners: Final[tuple[str, ...]]  # the executor/runtime kinds that have it
+
+    def __init__(self, name: str, type: str, description: str, default: Any, enum: tuple[str, ...],
+                 owners: tuple[str, ...]) -> None:
+        self.name = name
+        self.type = type
+        self.description = description
+        self.default = default
+        self.enum = enum
+        self.owners = owners
 
 
 def components(section: str) -> dict[str, registry.Component]:
