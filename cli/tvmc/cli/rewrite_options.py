@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from typer.core import TyperCommand
 
 from tvmc.cli import completion
-from tvmc.rewrites import generated_flags
-from tvmc.rewrites.flags import FlagSpec
+
+if TYPE_CHECKING:
+    from tvmc.rewrites.flags import FlagSpec
 
 ARGV_KEY = "tvmc.argv"
 
@@ -71,6 +72,8 @@ def _base_options() -> tuple[_RewriteOption, ...]:
 @cache
 def _flag_specs() -> dict[str, FlagSpec]:
     """Every registry-generated flag and alias → its spec (specs in registry order)."""
+    from tvmc.rewrites.flags import generated_flags  # here: building the ~370 specs takes ms
+
     by_name: dict[str, FlagSpec] = {}
     for spec in generated_flags().values():
         for decl in (spec.name, *spec.aliases):
@@ -86,6 +89,8 @@ def _generated_option(spec: FlagSpec) -> _RewriteOption:
 
 
 def _all_generated() -> list[_RewriteOption]:
+    from tvmc.rewrites.flags import generated_flags
+
     return [_generated_option(spec) for spec in generated_flags().values()]
 
 
@@ -95,7 +100,6 @@ def _generated_for(args: list[str] | None, ctx: click.Context, no_args_is_help: 
     parsing ~370 options costs more than validating a few dozen files."""
     if args is None or ctx.resilient_parsing or (not args and no_args_is_help):
         return _all_generated()
-    specs = _flag_specs()
     wanted: dict[FlagSpec, None] = {}
     for token in args:
         if token == "--":
@@ -105,6 +109,7 @@ def _generated_for(args: list[str] | None, ctx: click.Context, no_args_is_help: 
         if not token.startswith(_GENERATED_PREFIXES):
             continue
         name = token.partition("=")[0]
+        specs = _flag_specs()  # only now: a command line without such flags needs no spec
         if name in specs:
             wanted[specs[name]] = None
         elif name not in _BASE_NAMES:
