@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import LimitError, Location, TargetError, did_you_mean
+from tvmc.errors import FrozenRecord, LimitError, Location, Record, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
@@ -25,19 +24,30 @@ _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
-class ParsedTarget:
+class ParsedTarget(FrozenRecord):
     """A parsed target: the spec (values typed), settings lifted out of it, and notes."""
 
-    spec: Spec
-    lifted: dict[str, Any]
-    notes: tuple[str, ...]
+    __match_args__ = ("spec", "lifted", "notes")
+    __slots__ = __match_args__
+    spec: Final[Spec]
+    lifted: Final[dict[str, Any]]
+    notes: Final[tuple[str, ...]]
+
+    def __init__(self, spec: Spec, lifted: dict[str, Any], notes: tuple[str, ...]) -> None:
+        self.spec = spec
+        self.lifted = lifted
+        self.notes = notes
 
 
-@dataclass
-class _Ctx:
-    lifted: dict[str, dict[str, Any]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+class _Ctx(Record):
+    __match_args__ = ("lifted", "notes")
+    __slots__ = __match_args__
+    lifted: dict[str, dict[str, Any]]
+    notes: list[str]
+
+    def __init__(self, lifted: dict[str, dict[str, Any]] | None = None, notes: list[str] | None = None) -> None:
+        self.lifted = {} if lifted is None else lifted  # None: a new dict, a new list
+        self.notes = [] if notes is None else notes
 
     def lift(self, section: str, key: str, value: Any, loc: Location | None) -> None:
         entries = self.lifted.setdefault(section, {})

@@ -8,22 +8,27 @@ with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import Location, TargetError
+from tvmc.errors import FrozenRecord, Location, TargetError
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, canonicalize, device_type
 
 
-@dataclass(frozen=True)
-class TargetSystem:
+class TargetSystem(FrozenRecord):
     """Canonical targets (config host nested where it applies), the effective host, notes."""
 
-    targets: tuple[dict[str, Any], ...]
-    host: dict[str, Any]
-    notes: tuple[str, ...]
+    __match_args__ = ("targets", "host", "notes")
+    __slots__ = __match_args__
+    targets: Final[tuple[dict[str, Any], ...]]
+    host: Final[dict[str, Any]]
+    notes: Final[tuple[str, ...]]
+
+    def __init__(self, targets: tuple[dict[str, Any], ...], host: dict[str, Any], notes: tuple[str, ...]) -> None:
+        self.targets = targets
+        self.host = host
+        self.notes = notes
 
 
 def _label(target: Mapping[str, Any]) -> str:

@@ -7,12 +7,11 @@ is reduced to a small integer code here and the canonicalizer dispatches on it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.errors import FrozenRecord, Location, TargetError, did_you_mean
 from tvmc.values import type_name as type_name  # re-exported: targets modules use T.type_name
 
 # Type codes. Keep the common ones small: the canonicalizer tests them in this order.
@@ -37,22 +36,40 @@ INT64_MAX = 2**63 - 1
 CanonHook = Callable[..., Any]
 
 
-@dataclass(frozen=True)
-class KindTable:
+class KindTable(FrozenRecord):
     """What canonicalization needs to know about one kind, precomputed."""
 
-    name: str
-    codes: dict[str, int]  # option → type/role code
-    types: dict[str, str]  # option → TVM type string (for messages)
-    order: tuple[str, ...]  # declaration order (TVM validates in this order)
-    defaults: tuple[tuple[str, Any], ...]
-    default_keys: tuple[str, ...]
-    device_type: int
-    legacy: bool
-    byoc: bool
-    open_options: bool
-    last_version: str | None
-    renamed_to: str | None
+    __match_args__ = ("name", "codes", "types", "order", "defaults", "default_keys", "device_type", "legacy", "byoc",
+                      "open_options", "last_version", "renamed_to")
+    __slots__ = __match_args__
+    name: Final[str]
+    codes: Final[dict[str, int]]  # option → type/role code
+    types: Final[dict[str, str]]  # option → TVM type string (for messages)
+    order: Final[tuple[str, ...]]  # declaration order (TVM validates in this order)
+    defaults: Final[tuple[tuple[str, Any], ...]]
+    default_keys: Final[tuple[str, ...]]
+    device_type: Final[int]
+    legacy: Final[bool]
+    byoc: Final[bool]
+    open_options: Final[bool]
+    last_version: Final[str | None]
+    renamed_to: Final[str | None]
+
+    def __init__(self, name: str, codes: dict[str, int], types: dict[str, str], order: tuple[str, ...],
+                 defaults: tuple[tuple[str, Any], ...], default_keys: tuple[str, ...], device_type: int, legacy: bool,
+                 byoc: bool, open_options: bool, last_version: str | None, renamed_to: str | None) -> None:
+        self.name = name
+        self.codes = codes
+        self.types = types
+        self.order = order
+        self.defaults = defaults
+        self.default_keys = default_keys
+        self.device_type = device_type
+        self.legacy = legacy
+        self.byoc = byoc
+        self.open_options = open_options
+        self.last_version = last_version
+        self.renamed_to = renamed_to
 
 
 def _table(kind: registry.Kind) -> KindTable:

@@ -10,12 +10,11 @@ of the same TVM kind are allowed (llvm target, llvm host with other options).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import Location, TargetError
+from tvmc.errors import FrozenRecord, Location, TargetError
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, as_location
 from tvmc.targets.legacy import at
@@ -23,14 +22,22 @@ from tvmc.targets.parse import parse_target
 from tvmc.targets.queries import kind_of
 
 
-@dataclass(frozen=True)
-class ParsedTargets:
+class ParsedTargets(FrozenRecord):
     """A `--target` value: targets in order, the host a comma list implied, lifted settings, notes."""
 
-    targets: tuple[Spec, ...]
-    host: Spec | None
-    lifted: dict[str, Any]
-    notes: tuple[str, ...]
+    __match_args__ = ("targets", "host", "lifted", "notes")
+    __slots__ = __match_args__
+    targets: Final[tuple[Spec, ...]]
+    host: Final[Spec | None]
+    lifted: Final[dict[str, Any]]
+    notes: Final[tuple[str, ...]]
+
+    def __init__(self, targets: tuple[Spec, ...], host: Spec | None, lifted: dict[str, Any],
+                 notes: tuple[str, ...]) -> None:
+        self.targets = targets
+        self.host = host
+        self.lifted = lifted
+        self.notes = notes
 
 
 @cache
