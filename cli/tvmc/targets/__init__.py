@@ -11,12 +11,15 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
 
 from __future__ import annotations
 
-from tvmc.targets.canonical import Spec, canonicalize, device_type
-from tvmc.targets.parse import ParsedTarget, parse_target
-from tvmc.targets.printer import to_legacy
-from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
-from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
-from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tvmc.targets.canonical import Spec, canonicalize, device_type
+    from tvmc.targets.parse import ParsedTarget, parse_target
+    from tvmc.targets.printer import to_legacy
+    from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
+    from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
+    from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
 
 __all__ = [
     "ParsedTarget",
@@ -37,3 +40,27 @@ __all__ = [
     "split_list",
     "to_legacy",
 ]
+
+# Name → the submodule that defines it, imported when the name is first used: `config validate`
+# needs only parsing and canonicalization, not the printer, the system resolver or comma lists.
+_SUBMODULE = {
+    "Spec": "canonical", "canonicalize": "canonical", "device_type": "canonical",
+    "ParsedTarget": "parse", "parse_target": "parse",
+    "to_legacy": "printer",
+    "check_modern": "queries", "env_dependent_keys": "queries", "is_legacy": "queries", "kind_of": "queries",
+    "TargetSystem": "system", "is_specialisation": "system", "least_specialised": "system",
+    "resolve_system": "system",
+    "ParsedTargets": "tvmc_list", "parse_targets": "tvmc_list", "split_list": "tvmc_list",
+}
+
+if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported
+
+    def __getattr__(name: str) -> Any:
+        submodule = _SUBMODULE.get(name)
+        if submodule is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{submodule}"), name)
+        globals()[name] = value  # later uses find it here
+        return value
