@@ -13,10 +13,10 @@ import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
-from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
+from tvmc.errors import ConfigNotFoundError, FrozenRecord, LimitError, Location, TvmcError, did_you_mean
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
 from tvmc.sources.loader import load_file
@@ -27,12 +27,17 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
-@dataclass(frozen=True)
-class SearchDir:
+class SearchDir(FrozenRecord):
     """One directory of the search path and why it is there."""
 
-    path: Path
-    origin: str  # "TVMC_CONFIG_PATH", "user", "shipped"
+    __match_args__ = ("path", "origin")
+    __slots__ = __match_args__
+    path: Final[Path]
+    origin: Final[str]  # "TVMC_CONFIG_PATH", "user", "shipped"
+
+    def __init__(self, path: Path, origin: str) -> None:
+        self.path = path
+        self.origin = origin
 
     def __str__(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -278,16 +283,26 @@ def _not_found(
     )
 
 
-@dataclass(frozen=True)
-class ConfigEntry:
+class ConfigEntry(FrozenRecord):
     """One config file on the search path, as `tvmc config list` shows it."""
 
-    name: str
-    path: Path
-    directory: SearchDir
-    description: str | None
-    error: str | None = None  # why the file cannot be loaded, if it cannot
-    shadowed: bool = False  # an earlier file of the same name wins
+    __match_args__ = ("name", "path", "directory", "description", "error", "shadowed")
+    __slots__ = __match_args__
+    name: Final[str]
+    path: Final[Path]
+    directory: Final[SearchDir]
+    description: Final[str | None]
+    error: Final[str | None]  # why the file cannot be loaded, if it cannot
+    shadowed: Final[bool]  # an earlier file of the same name wins
+
+    def __init__(self, name: str, path: Path, directory: SearchDir, description: str | None,
+                 error: str | None = None, shadowed: bool = False) -> None:
+        self.name = name
+        self.path = path
+        self.directory = directory
+        self.description = description
+        self.error = error
+        self.shadowed = shadowed
 
 
 def _config_files(d: SearchDir) -> list[tuple[str, Path]]:
