@@ -61,6 +61,15 @@ def test_each_command_imports_what_it_needs_only() -> None:
     assert heavy(validate) == {"jsonschema"}  # only when asked for
 
 
+def test_config_validate_imports_what_it_needs_only() -> None:
+    validate = imported("config", "validate", str(ROOT / "configs" / "aws" / "c5.toml"))
+    assert "tvmc.validate.runner" in validate and not heavy(validate)
+    # tvmc.targets exports its names lazily: validating parses and canonicalizes targets, nothing else
+    assert {"tvmc.targets.parse", "tvmc.targets.canonical"} <= validate
+    assert not {"tvmc.targets.printer", "tvmc.targets.queries", "tvmc.targets.system", "tvmc.targets.tvmc_list",
+                "tvmc.api", "tvmc.cli.target_cmd"} & validate
+
+
 def test_static_summaries_match_the_commands() -> None:
     for name, (summary, load) in app_module.COMMANDS.items():
         command = load()
