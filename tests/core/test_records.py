@@ -18,7 +18,7 @@ from tvmc.validate.diagnostics import FileResult
 # Every module that defines a record: importing them makes their classes `Record` subclasses.
 MODULES = (
     "tvmc.config", "tvmc.errors", "tvmc.provenance", "tvmc.registry", "tvmc.rewrites.flags", "tvmc.rewrites.grammar",
-    "tvmc.sources.search", "tvmc.targets.legacy", "tvmc.targets.parse", "tvmc.targets.system",
+    "tvmc.sources.layer", "tvmc.sources.search", "tvmc.targets.legacy", "tvmc.targets.parse", "tvmc.targets.system",
     "tvmc.targets.tables", "tvmc.targets.tvmc_list", "tvmc.validate.diagnostics", "tvmc.validate.model",
 )
 
@@ -46,7 +46,10 @@ def _records() -> list[type[Record]]:
 
 @pytest.mark.parametrize("cls", _records(), ids=lambda c: f"{c.__module__}.{c.__qualname__}")
 def test_fields_slots_and_init_agree(cls: type[Record]) -> None:
-    assert cls.__match_args__ and cls.__slots__ == cls.__match_args__
+    fields = cls.__match_args__
+    # Fields first; after them only private caches (Layer keeps its lazily built position index).
+    assert fields and cls.__slots__[: len(fields)] == fields
+    assert all(extra.startswith("_") for extra in cls.__slots__[len(fields) :])
     assert tuple(inspect.signature(cls.__init__).parameters)[1:] == cls.__match_args__
     assert all("__slots__" in c.__dict__ for c in cls.__mro__[:-1])  # no instance __dict__: no stray attributes
     # A frozen record's fields are Final, so that mypy rejects assigning them (as for a frozen dataclass).

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tvmc.rewrites.flags import FlagSpec
 
 ARGV_KEY = "tvmc.argv"
+_GENERATED_KEY = "tvmc.generated-options"
 
 # (declarations, metavar, help) of the hand-written rewrite flags.
 _BASE_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -125,7 +126,13 @@ class RewriteCommand(TyperCommand):
     --help and completion)."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        generated = _generated_for(ctx.meta.get(ARGV_KEY), ctx, self.no_args_is_help)
+        args = ctx.meta.get(ARGV_KEY)
+        known = ctx.meta.get(_GENERATED_KEY)
+        if known is not None and known[0] is args and args is not None:
+            generated = known[1]  # click asks several times per invocation; argv can be thousands of files
+        else:
+            generated = _generated_for(args, ctx, self.no_args_is_help)
+            ctx.meta[_GENERATED_KEY] = (args, generated)
         help_option = self.get_help_option(ctx)
         return [*self.params, *_base_options(), *generated, *([help_option] if help_option is not None else [])]
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from tvmc.errors import Location
+from tvmc.errors import FrozenRecord, Location
 
 
 def escape_token(token: str | int) -> str:
@@ -80,8 +78,7 @@ class _Positions(Mapping[str, tuple[int, int]]):
         return len(self._offsets)
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(FrozenRecord):
     """One config document as loaded, before any merging.
 
     `source` is what users see in messages, `path` the absolute (normalised, symlinks kept) path
@@ -89,15 +86,45 @@ class Layer:
     the decoded document (BOM removed), kept only so that positions can be computed on demand.
     """
 
-    source: str
-    path: Path | None
-    data: dict[str, Any]
-    format: str  # "toml" | "json" | "tag"
-    name: str | None = None
-    text: str | None = field(default=None, repr=False, compare=False)
+    __match_args__ = ("source", "path", "data", "format", "name", "text")
+    __slots__ = (*__match_args__, "_offset_index", "_position_index")
+    _compared = __match_args__[:-1]  # not `text`: in neither `==`, hash nor repr
+    source: Final[str]
+    path: Final[Path | None]
+    data: Final[dict[str, Any]]
+    format: Final[str]  # "toml" | "json" | "tag"
+    name: Final[str | None]
+    text: Final[str | None]
 
-    @cached_property
+    def __init__(
+        self,
+        source: str,
+        path: Path | None,
+        data: dict[str, Any],
+        format: str,
+        name: str | None = None,
+        text: str | None = None,
+    ) -> None:
+        self.source = source
+        self.path = path
+        self.data = data
+        self.format = format
+        self.name = name
+        self.text = text
+        self._offset_index: Mapping[str, int] | None = None
+        self._position_index: Mapping[str, tuple[int, int]] | None = None
+
+    def named(self, name: str) -> Layer:
+        """The same document, found by `name` on the search path."""
+        return Layer(self.source, self.path, self.data, self.format, name, self.text)
+
+    @property
     def _offsets(self) -> Mapping[str, int]:
+        if self._offset_index is None:
+            self._offset_index = self._index()
+        return self._offset_index
+
+    def _index(self) -> Mapping[str, int]:
         # Imported here: the indexers are only needed when a position is actually asked for.
         if self.text is None:
             return {}
@@ -111,12 +138,13 @@ class Layer:
             return index_json(self.text).offsets
         return {}
 
-    @cached_property
+    @property
     def positions(self) -> Mapping[str, tuple[int, int]]:
         """Every located pointer → 1-based (line, column) of its key, array element or value."""
-        if not self._offsets or self.text is None:
-            return {}
-        return _Positions(self._offsets, self.text)
+        if self._position_index is None:
+            offsets = self._offsets
+            self._position_index = _Positions(offsets, self.text) if offsets and self.text is not None else {}
+        return self._position_index
 
     def locate(self, pointer: str) -> Location:
         """Where `pointer` is written; the nearest located ancestor when it is not (e.g. a value

@@ -9,7 +9,6 @@ and never allowed to leave that directory.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -243,7 +242,7 @@ def find_named(
             outside = _outside(candidate, d)
             if outside is not None:
                 raise ConfigNotFoundError(f"config {name!r} {outside}; refusing to load it", origin)
-            return dataclasses.replace(load_file(candidate), name=name)
+            return load_file(candidate).named(name)
     if tag_lookup is not None and tag_lookup(name):
         return tag_layer(name)
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
