@@ -14,13 +14,12 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc import registry, sources
 from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
-from tvmc.errors import ConfigLayerError, Location, TvmcError
+from tvmc.errors import ConfigLayerError, Location, Record, TvmcError
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, printable, walk
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
@@ -29,15 +28,23 @@ MAX_LAYERS = 1024  # files loaded for one resolution, all chains together
 DEFAULT_BASE = "host/default"
 
 
-@dataclass
-class Tree:
+class Tree(Record):
     """A config tree and the origin of each of its nodes (mutable while the pipeline builds it)."""
 
+    __match_args__ = ("data", "origins", "notes", "inputs")
+    __slots__ = __match_args__
     data: dict[str, Any]
     origins: Origins
-    notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
+    notes: list[str]  # conversions made on the way (legacy options lifted, ...)
     # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
-    inputs: list[Path] = field(default_factory=list)
+    inputs: list[Path]
+
+    def __init__(self, data: dict[str, Any], origins: Origins, notes: list[str] | None = None,
+                 inputs: list[Path] | None = None) -> None:  # None: a new list
+        self.data = data
+        self.origins = origins
+        self.notes = [] if notes is None else notes
+        self.inputs = [] if inputs is None else inputs
 
     @staticmethod
     def defaults() -> Tree:

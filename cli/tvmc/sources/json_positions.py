@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from dataclasses import dataclass, field
 
+from tvmc.errors import Record
 from tvmc.sources.layer import escape_token
 
 _WS = re.compile(r"[ \t\r\n]*")
@@ -34,20 +34,32 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     return None
 
 
-@dataclass
-class Duplicate:
+class Duplicate(Record):
     """A key seen twice in one object: the pointer and offset of the second occurrence."""
 
+    __match_args__ = ("key", "pointer", "offset", "first_offset")
+    __slots__ = __match_args__
     key: str
     pointer: str
     offset: int
     first_offset: int
 
+    def __init__(self, key: str, pointer: str, offset: int, first_offset: int) -> None:
+        self.key = key
+        self.pointer = pointer
+        self.offset = offset
+        self.first_offset = first_offset
 
-@dataclass
-class JsonIndex:
-    offsets: dict[str, int] = field(default_factory=dict)
-    duplicate: Duplicate | None = None  # the first one in document order
+
+class JsonIndex(Record):
+    __match_args__ = ("offsets", "duplicate")
+    __slots__ = __match_args__
+    offsets: dict[str, int]
+    duplicate: Duplicate | None  # the first one in document order
+
+    def __init__(self, offsets: dict[str, int] | None = None, duplicate: Duplicate | None = None) -> None:
+        self.offsets = {} if offsets is None else offsets
+        self.duplicate = duplicate
 
 
 class _Confused(Exception):

@@ -10,23 +10,28 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tvmc import layering, registry, sources
-from tvmc.errors import ConfigNotFoundError, TvmcError
+from tvmc.errors import ConfigNotFoundError, Record, TvmcError
 from tvmc.layering import Tree
 from tvmc.validate.diagnostics import Diagnostic
 
 CACHE_SIZE = 256
 
 
-@dataclass
-class Chain:
+class Chain(Record):
     """The layers of one file, lowest first (the file itself last), and the problems found."""
 
-    layers: list[tuple[sources.Layer, tuple[str, ...]]] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    __match_args__ = ("layers", "diagnostics")
+    __slots__ = __match_args__
+    layers: list[tuple[sources.Layer, tuple[str, ...]]]
+    diagnostics: list[Diagnostic]
+
+    def __init__(self, layers: list[tuple[sources.Layer, tuple[str, ...]]] | None = None,
+                 diagnostics: list[Diagnostic] | None = None) -> None:  # None: a new list
+        self.layers = [] if layers is None else layers
+        self.diagnostics = [] if diagnostics is None else diagnostics
 
     def tree(self, *, origins: bool = True) -> Tree:
         """The merged tree (only meaningful without diagnostics). `origins=False` merges the data

@@ -14,15 +14,15 @@ import os
 import re
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 from tvmc import sources
 from tvmc.errors import (
     ConfigLayerError,
     ConfigNotFoundError,
     ConfigSyntaxError,
+    FrozenRecord,
     LimitError,
     Location,
     TargetError,
@@ -42,11 +42,17 @@ Structural = Callable[[Mapping[str, Any]], list[Finding]]
 Locate = Callable[[str], Location]
 
 
-@dataclass(frozen=True)
-class Settings:
-    strict: bool = False
-    engine: str = "fast"  # "fast" (compiled checks) or "jsonschema" (python-jsonschema, opt-in)
-    rewrites: tuple[Any, ...] = ()  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
+class Settings(FrozenRecord):
+    __match_args__ = ("strict", "engine", "rewrites")
+    __slots__ = __match_args__
+    strict: Final[bool]
+    engine: Final[str]  # "fast" (compiled checks) or "jsonschema" (python-jsonschema, opt-in)
+    rewrites: Final[tuple[Any, ...]]  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
+
+    def __init__(self, strict: bool = False, engine: str = "fast", rewrites: tuple[Any, ...] = ()) -> None:
+        self.strict = strict
+        self.engine = engine
+        self.rewrites = rewrites
 
 
 def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iterator[str]:
