@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
-from tvmc.sources import json_positions, toml_positions
 from tvmc.sources.layer import Layer, offset_position
 from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, OversizedInt, check_values, parse_json_int
 
@@ -188,10 +187,21 @@ def _too_deep(text: str, source: str, found: tuple[int, str]) -> LimitError:
     return LimitError(message, Location(source, *offset_position(text, offset)))
 
 
+def _brackets(text: str) -> int:
+    return text.count("[") + text.count("{")
+
+
+# The positions modules (scanners with large regexes) are imported only when needed: for a
+# document with more brackets (and dots) than the nesting limit, or on an error path.
+
+
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
-    deep = toml_positions.too_deep(text, MAX_DEPTH)
-    if deep is not None:
-        raise _too_deep(text, source, deep)
+    if _brackets(text) + text.count(".") >= MAX_DEPTH - 1:  # else no nesting can break the limit
+        from tvmc.sources import toml_positions
+
+        deep = toml_positions.too_deep(text, MAX_DEPTH)
+        if deep is not None:
+            raise _too_deep(text, source, deep)
     try:
         return _toml_loads(text)
     except _TomlError as e:
@@ -207,6 +217,8 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         raise ConfigSyntaxError(f"invalid TOML: {message[: m.start()]}", Location(source, line, col)) from None
     except ValueError:
         # tomllib lets int()'s 4300-digit limit escape as a plain ValueError.
+        from tvmc.sources import toml_positions
+
         offset = toml_positions.find_long_number(text)
         where = Location(source) if offset is None else Location(source, *offset_position(text, offset))
         raise LimitError("integer is outside the 64-bit range TVM stores", where) from None
@@ -226,9 +238,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _parse_json(text: str, source: str) -> dict[str, Any]:
-    deep = json_positions.too_deep(text, MAX_DEPTH)
-    if deep is not None:
-        raise _too_deep(text, source, deep)
+    if _brackets(text) > MAX_DEPTH:  # else no nesting can break the limit
+        from tvmc.sources import json_positions
+
+        deep = json_positions.too_deep(text, MAX_DEPTH)
+        if deep is not None:
+            raise _too_deep(text, source, deep)
     try:
         # The int hook (a Python call per number) only when some digit run could be too long to convert.
         hook = parse_json_int if _LONG_DIGITS.search(text) else None
@@ -237,6 +252,8 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
         message, offset = _json_error(text, e)
         raise ConfigSyntaxError(f"invalid JSON: {message}", Location(source, *offset_position(text, offset))) from None
     except _DuplicateKey:
+        from tvmc.sources import json_positions
+
         dup = json_positions.index_json(text, stop_at_duplicate=True).duplicate
         if dup is None:  # the indexer stopped at malformed text before the duplicate
             raise ConfigSyntaxError("invalid JSON: duplicate key", Location(source)) from None

@@ -79,18 +79,17 @@ def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
     stat'ing every argument."""
     dirs: set[str] = set()
     missing: list[str] = []
-    given = [p for p in paths if p != "-"]
-    by_parent: dict[str, list[str]] = {}
-    for path in given:
-        by_parent.setdefault(os.path.dirname(path), []).append(path)
+    given = [(path, *os.path.split(path)) for path in paths if path != "-"]
+    siblings: dict[str, int] = {}
+    for _, parent, _ in given:
+        siblings[parent] = siblings.get(parent, 0) + 1
     listings: dict[str, dict[str, bool]] = {}
-    for parent, members in by_parent.items():
-        if len(members) >= _LIST_FROM:
+    for parent, count in siblings.items():
+        if count >= _LIST_FROM:
             with contextlib.suppress(OSError, ValueError), os.scandir(parent or ".") as entries:
                 listings[parent] = {e.name: _entry_is_dir(e) for e in entries if not e.is_symlink()}
-    for path in given:
-        listing = listings.get(os.path.dirname(path))
-        name = os.path.basename(path)
+    for path, parent, name in given:
+        listing = listings.get(parent)
         if listing is not None and name in listing:
             if listing[name]:
                 dirs.add(path)
