@@ -265,9 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         if {t_rc, s_rc, c_rc} - {0, 1}:
             codes = f"tvmc {t_rc}, tvmc --jobs 1 {s_rc}, check-jsonschema {c_rc}"
             raise SystemExit(f"a tool failed to run (exit codes: {codes})")
-        print(f"tvmc config validate : {t_wall:6.2f} s wall, {t_cpu:6.2f} s CPU (exit {t_rc})")
-        print(f"  ... with --jobs 1  : {s_wall:6.2f} s wall, {s_cpu:6.2f} s CPU (exit {s_rc})")
-        print(f"check-jsonschema     : {c_wall:6.2f} s wall, {c_cpu:6.2f} s CPU (exit {c_rc})")
+        print(f"tvmc config validate : {t_wall:6.3f} s wall, {t_cpu:6.3f} s CPU (exit {t_rc})")
+        print(f"  ... with --jobs 1  : {s_wall:6.3f} s wall, {s_cpu:6.3f} s CPU (exit {s_rc})")
+        print(f"check-jsonschema     : {c_wall:6.3f} s wall, {c_cpu:6.3f} s CPU (exit {c_rc})")
         print(f"ratio                : {c_wall / t_wall:5.1f}x wall, {c_cpu / t_cpu:5.1f}x CPU (goal >= 10x)")
         print(f"ratio with --jobs 1  : {c_wall / s_wall:5.1f}x wall, {c_cpu / s_cpu:5.1f}x CPU")
         sizes = [int(n) for n in args.memory.split(",") if n.strip()]

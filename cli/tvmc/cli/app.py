@@ -33,17 +33,19 @@ def _register(group: typer.Typer, register: Callable[[typer.Typer], None]) -> No
 @cache
 def _config() -> click.Command:
     from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
+    from tvmc.cli.common import lazy_group
 
     _register(config_cmd.app, validate_cmd.register)
     _register(config_cmd.app, tooling_cmd.register)
-    return typer.main.get_group(config_cmd.app)
+    return lazy_group(config_cmd.app)
 
 
 @cache
 def _target() -> click.Command:
     from tvmc.cli import target_cmd
+    from tvmc.cli.common import lazy_group
 
-    return typer.main.get_group(target_cmd.app)
+    return lazy_group(target_cmd.app)
 
 
 @cache
@@ -75,6 +77,13 @@ class LazyGroup(TyperGroup):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        from tvmc.cli.common import resolve_suggesting
+
+        return resolve_suggesting(self, ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:

@@ -1,13 +1,16 @@
-"""Shared CLI plumbing: error → exit-code mapping and output helpers. No logic lives here."""
+"""Shared CLI plumbing: error → exit-code mapping, output helpers, a lazily built group. No logic lives here."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from tvmc.errors import TvmcError
 
@@ -77,3 +80,69 @@ def write_stdout(text: str) -> None:
 
 def unused(*_: Any) -> None:
     """Mark parameters typer needs but a command ignores."""
+
+
+def resolve_suggesting(
+    group: click.Group, ctx: click.Context, args: list[str]
+) -> tuple[str | None, click.Command | None, list[str]]:
+    """`group.resolve_command` for a group whose commands are built lazily, with one did-you-mean
+    for an unknown command, computed from every command name (click >= 8.4 and typer each add
+    their own from the commands built so far: none, or the same one twice)."""
+    try:
+        return click.Group.resolve_command(group, ctx, args)
+    except click.UsageError as err:
+        name = args[0] if args else ""
+        names = group.list_commands(ctx)
+        if not name or name in names or not err.message.startswith("No such command"):
+            raise
+        matches = difflib.get_close_matches(name, names)
+        hint = f" Did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
+        raise click.UsageError(f"No such command {name!r}.{hint}", ctx) from None
+
+
+class LazyCommandsGroup(TyperGroup):
+    """A typer group that builds each subcommand from its registration when it is first asked for:
+    `tvmc config validate` builds `validate` alone, not the five other `config` commands (typer
+    inspects every command's signature to build it). Made by `lazy_group`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Callable[[], click.Command]] = {}
+        self.order: list[str] = []
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        # Registration order, built or not (the built ones first are those already asked for).
+        built = super().list_commands(ctx)
+        return [*(n for n in self.order if n in self.pending or n in built), *(n for n in built if n not in self.order)]
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        return resolve_suggesting(self, ctx, args)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        build = self.pending.pop(cmd_name, None)
+        if build is not None:
+            self.commands[cmd_name] = build()
+        return super().get_command(ctx, cmd_name)
+
+
+def lazy_group(app: typer.Typer) -> click.Group:
+    """`typer.main.get_group(app)` (the app made with `cls=LazyCommandsGroup`), its commands built on use."""
+    from typer.main import get_command_from_info, get_command_name
+
+    infos = app.registered_commands
+    app.registered_commands = []  # the group itself, without building a command
+    try:
+        group = typer.main.get_group(app)
+    finally:
+        app.registered_commands = infos
+    assert isinstance(group, LazyCommandsGroup), "make the app with cls=LazyCommandsGroup"
+    for info in infos:
+        assert info.callback is not None
+        name = info.name or get_command_name(info.callback.__name__)
+        group.order.append(name)
+        group.pending[name] = functools.partial(
+            get_command_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode)
+    return group

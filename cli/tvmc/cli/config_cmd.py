@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 import typer
 
-from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
-app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=LazyCommandsGroup,
                   help="Resolve, inspect and list compilation configs.")
 
 CONFIG_HELP = ("A named config on the search path (e.g. aws/c5, nvidia/jetson-nano:cuda, any TVM tag) or a "

@@ -10,10 +10,11 @@ from typing import Any
 import typer
 
 from tvmc import registry
-from tvmc.cli.common import one_line, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyCommandsGroup, one_line, reports_errors, warn, write_stdout
 from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
 
 app = typer.Typer(
+    cls=LazyCommandsGroup,
     help="Parse, canonicalize and explain TVM targets.",
     no_args_is_help=True,
     rich_markup_mode=None,
