@@ -21,6 +21,7 @@ from tvmc import registry, sources
 from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.errors import ConfigLayerError, Location, Record, TvmcError
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, printable, walk
+from tvmc.values import plain_copy
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
 MAX_EXTENDS_FANOUT = 32  # entries in one `extends` list
@@ -97,19 +98,6 @@ def _merge_data(base: dict[str, Any], over: Mapping[str, Any], top: bool) -> Non
             _merge_data(current, value, False)
         else:
             base[key] = plain_copy(value)
-
-
-def plain_copy(value: Any) -> Any:
-    """A deep copy of a tree of dicts, lists and immutable scalars (what configs are made of),
-    several times faster than `copy.deepcopy`; anything else goes through deepcopy."""
-    kind = type(value)
-    if kind is dict:
-        return {k: plain_copy(v) for k, v in value.items()}
-    if kind is list:
-        return [plain_copy(v) for v in value]
-    if kind is str or kind is int or kind is bool or kind is float or value is None:
-        return value
-    return copy.deepcopy(value)
 
 
 def merge(base: Tree, over: Tree) -> None:

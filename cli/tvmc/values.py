@@ -16,6 +16,21 @@ BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, 
 INT64 = (-(2**63), 2**63 - 1)
 
 
+def plain_copy(value: Any) -> Any:
+    """A deep copy of config data (dicts, lists and immutable scalars), several times faster than
+    `copy.deepcopy` or a JSON round trip; anything else goes through deepcopy."""
+    kind = type(value)
+    if kind is dict:
+        return {k: plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [plain_copy(v) for v in value]
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
 class ValueTypeError(ValueError):
     """A value that does not fit its declared type; the caller adds where it came from."""
 

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc import api
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError
-from tvmc.layering import Tree, merge, plain_copy
+from tvmc.layering import Tree, merge
 from tvmc.provenance import Origin, origins_for, walk
+from tvmc.values import plain_copy
 
 
 def tree(data: dict, source: str) -> Tree:

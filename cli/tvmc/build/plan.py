@@ -189,28 +189,27 @@ class Planner:
         return Partition(compiler, entry.partition, pointer)
 
     def exec_mode(self) -> str:
-        executor = self.config.executor
-        if executor is None:
-            return "bytecode"  # modern default: the VM interpreting bytecode
-        component = registry.executors()[executor["kind"]]
-        if "modern" not in component.generations:
-            raise self.refuse("/executor/kind", f"executor {component.name!r} has no TVM >= 0.25 equivalent "
-                              "(it is a Relay executor, TVM <= 0.19)",
-                              hint=f"{LEGACY_HINT}, or use --executor vm")
-        self.no_other_options("/executor", executor, ("exec-mode",))
-        return str(executor.get("exec-mode", "bytecode"))
+        executor = self._modern_component("executor", "vm", ("exec-mode",))
+        return "bytecode" if executor is None else str(executor.get("exec-mode", "bytecode"))  # the VM default
 
     def system_lib(self) -> bool | None:
-        runtime = self.config.runtime
-        if runtime is None:
+        runtime = self._modern_component("runtime", "cpp", ("system-lib",))
+        return None if runtime is None else bool(runtime.get("system-lib", False))
+
+    def _modern_component(self, section: str, instead: str, mapped: tuple[str, ...]) -> Mapping[str, Any] | None:
+        """The config's executor/runtime table, refused when TVM >= 0.25 has no such component or
+        when it sets options other than `mapped` (the ones the build carries)."""
+        table: Mapping[str, Any] | None = getattr(self.config, section)
+        if table is None:
             return None
-        component = registry.runtimes()[runtime["kind"]]
+        known = registry.executors() if section == "executor" else registry.runtimes()
+        component = known[table["kind"]]
         if "modern" not in component.generations:
-            raise self.refuse("/runtime/kind", f"runtime {component.name!r} has no TVM >= 0.25 equivalent "
-                              "(it is a Relay runtime, TVM <= 0.19)",
-                              hint=f"{LEGACY_HINT}, or use --runtime cpp")
-        self.no_other_options("/runtime", runtime, ("system-lib",))
-        return bool(runtime.get("system-lib", False))
+            raise self.refuse(f"/{section}/kind", f"{section} {component.name!r} has no TVM >= 0.25 equivalent "
+                              f"(it is a Relay {section}, TVM <= 0.19)",
+                              hint=f"{LEGACY_HINT}, or use --{section} {instead}")
+        self.no_other_options(f"/{section}", table, mapped)
+        return table
 
     def no_other_options(self, pointer: str, table: Mapping[str, Any], mapped: tuple[str, ...]) -> None:
         for option in table:

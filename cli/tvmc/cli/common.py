@@ -111,9 +111,7 @@ class LazyCommandsGroup(TyperGroup):
         self.order: list[str] = []
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        # Registration order, built or not (the built ones first are those already asked for).
-        built = super().list_commands(ctx)
-        return [*(n for n in self.order if n in self.pending or n in built), *(n for n in built if n not in self.order)]
+        return list(self.order)  # registration order, built or not
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, Final
 
 from tvmc.errors import FrozenRecord
+from tvmc.values import plain_copy
 
 # Option types, as TVM 0.27 spells them (TargetKind.options_from_name).
 STR = "str"
@@ -232,17 +233,7 @@ def tag_names() -> list[str]:
 def tag_config(name: str) -> dict[str, Any] | None:
     """The registered config of a tag (a fresh copy), or None if there is no such tag."""
     config = _tags().get(name)
-    return _copy(config) if config is not None else None
-
-
-def _copy(value: Any) -> Any:
-    """A fresh copy of JSON data, as a JSON round trip gives (several times faster; warming the
-    tables up copies every tag)."""
-    if type(value) is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_copy(item) for item in value]
-    return value  # str, int, float, bool, None: immutable
+    return plain_copy(config) if config is not None else None
 
 
 def is_tag(name: str) -> bool:

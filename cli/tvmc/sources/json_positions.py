@@ -9,6 +9,7 @@ import re
 
 from tvmc.errors import Record
 from tvmc.sources.layer import escape_token
+from tvmc.sources.limits import json_may_nest_deeper
 
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
@@ -20,7 +21,7 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\[\s\S])*+"?|[\[\]{}]')
 def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     """The first `[`/`{` outside strings nesting deeper than `limit` (the outermost bracket is
     level 1), as (offset, message), or None. Run before json.loads, which recurses."""
-    if text.count("[") + text.count("{") <= limit:
+    if not json_may_nest_deeper(text, limit):
         return None  # even if every bracket nested, the limit would hold: skip the scan
     depth = 0
     for m in _TOKENS.finditer(text):

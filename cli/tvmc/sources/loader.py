@@ -15,7 +15,15 @@ from typing import Any, BinaryIO
 
 from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
 from tvmc.sources.layer import Layer, offset_position
-from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, OversizedInt, check_values, parse_json_int
+from tvmc.sources.limits import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    OversizedInt,
+    check_values,
+    json_may_nest_deeper,
+    parse_json_int,
+    toml_may_nest_deeper,
+)
 
 
 def _toml_parser() -> tuple[Callable[[str], dict[str, Any]], type[ValueError], str]:
@@ -111,13 +119,13 @@ def _read_file(path: str, source: str) -> bytes:
         os.close(fd)
 
 
-def read_limited(stream: BinaryIO, *, first: int = MAX_FILE_BYTES + 1) -> bytes:
-    """Read a stream (stdin, a file) up to `MAX_FILE_BYTES` + 1 bytes: enough to tell it is too
-    big. `first` is the size of the first read (the expected size, when it is known)."""
+def read_limited(stream: BinaryIO) -> bytes:
+    """Read a stream (stdin, a pipe, a device) up to `MAX_FILE_BYTES` + 1 bytes: enough to tell it
+    is too big."""
     chunks: list[bytes] = []
     remaining = MAX_FILE_BYTES + 1
     while remaining > 0:
-        chunk = stream.read(min(first, remaining))
+        chunk = stream.read(remaining)
         if not chunk:
             break
         chunks.append(chunk)
@@ -187,16 +195,12 @@ def _too_deep(text: str, source: str, found: tuple[int, str]) -> LimitError:
     return LimitError(message, Location(source, *offset_position(text, offset)))
 
 
-def _brackets(text: str) -> int:
-    return text.count("[") + text.count("{")
-
-
 # The positions modules (scanners with large regexes) are imported only when needed: for a
-# document with more brackets (and dots) than the nesting limit, or on an error path.
+# document that could nest too deep, or on an error path.
 
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
-    if _brackets(text) + text.count(".") >= MAX_DEPTH - 1:  # else no nesting can break the limit
+    if toml_may_nest_deeper(text, MAX_DEPTH):
         from tvmc.sources import toml_positions
 
         deep = toml_positions.too_deep(text, MAX_DEPTH)
@@ -238,7 +242,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _parse_json(text: str, source: str) -> dict[str, Any]:
-    if _brackets(text) > MAX_DEPTH:  # else no nesting can break the limit
+    if json_may_nest_deeper(text, MAX_DEPTH):
         from tvmc.sources import json_positions
 
         deep = json_positions.too_deep(text, MAX_DEPTH)

@@ -11,6 +11,7 @@ import re
 import tomllib
 
 from tvmc.sources.layer import escape_token
+from tvmc.sources.limits import toml_may_nest_deeper
 
 _WS = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*+)*+")  # whitespace, newlines and comments
@@ -59,7 +60,7 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     None. Run before tomllib, which recurses on brackets (RecursionError at ~1000 levels) and
     is quadratic in the parts of a dotted key. The document counts as level 1, like in the
     data; key parts are counted per key (the exact depth is checked after parsing)."""
-    if text.count("[") + text.count("{") + text.count(".") < limit - 1:
+    if not toml_may_nest_deeper(text, limit):
         return None  # every bracket and dot nested still stays within the limit: skip the scan
     depth = 1
     for m in _TOKENS.finditer(text):

@@ -71,6 +71,8 @@ def run(paths: Sequence[str], validate: Validate, workers: int) -> Iterator[File
     The first file is validated here, before forking: it fills the lazily built tables (registry,
     checks) once, for every worker to inherit. What only some files need (a did-you-mean over all
     tags, a listing of the search path) is left to the workers, where it runs in parallel."""
+    if not paths:
+        return
     yield validate(paths[0])
     chunks = [paths[i : i + CHUNK] for i in range(1, len(paths), CHUNK)]
     pipes: list[BinaryIO | None] = []
@@ -131,9 +133,7 @@ def _receive(pipe: BinaryIO | None, count: int) -> list[FileResult] | None:
         results = _decode(payload)
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if not isinstance(results, list) or len(results) != count:
-        return None
-    return results
+    return results if len(results) == count else None
 
 
 def _close(pipe: BinaryIO | None) -> None:

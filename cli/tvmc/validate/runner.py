@@ -192,9 +192,7 @@ def _written_in(data: Any, pointer: str) -> bool:
     if not pointer:
         return False
     node = data
-    for token in pointer[1:].split("/"):
-        if "~" in token:
-            token = token.replace("~1", "/").replace("~0", "~")
+    for token in sources.split_pointer(pointer):
         if type(node) is dict and token in node:
             node = node[token]
         elif type(node) is list and token.isdigit() and int(token) < len(node):
