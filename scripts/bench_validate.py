@@ -35,11 +35,12 @@ from tvmc import registry  # noqa: E402
 
 SCHEMA = ROOT / "schemas" / "compilation-config.schema.json"
 
-# Runs `tvmc config validate` in one process, as the console script does.
+# Runs `tvmc config validate` in one process, as the console script does (through `main`).
 _TVMC = """
 import sys
-from tvmc.cli.app import app
-app(["config", "validate", *sys.argv[1:]], prog_name="tvmc")
+from tvmc.cli.app import main
+sys.argv = ["tvmc", "config", "validate", *sys.argv[1:]]
+main()
 """
 
 # ---- generation -------------------------------------------------------------------------------

@@ -15,16 +15,13 @@ from tvmc.cli import app as app_module
 from .harness import MODEL, ROOT, run_cli
 
 HEAVY = ("jsonschema", "tvm", "tomli_w", "rich", "pydantic", "onnx", "numpy")
+# `main` ends the process itself (see `exit_now`); it runs the exit handlers first.
 IMPORTS = """
-import json, sys
+import atexit, json, sys
 sys.argv = ["tvmc", *json.loads(sys.argv[1])]
+atexit.register(lambda: print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr))
 from tvmc.cli.app import main
-try:
-    main()
-except SystemExit:
-    pass
-sys.stdout.flush()
-print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
+main()
 """
 
 
