@@ -7,7 +7,6 @@ never again), integers are checked, arrays take a TOML array or a comma list.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +36,8 @@ class ValueTypeError(ValueError):
 
 def parse_literal(text: str) -> Any:
     """A TOML literal (`3`, `true`, `"x"`, `[1, 2]`, `{ kind = "llvm" }`); anything else is a string."""
+    import tomllib  # here: only flags with values need it, and the loader may use compiled tomli
+
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:

@@ -89,7 +89,6 @@ def validate(
     checked on its own and as resolved through its 'extends' chain. Without PATH, --config and the
     rewrite flags give the config to validate.
     """
-    from tvmc import rewrites
     from tvmc.validate.diagnostics import FileResult, Summary
     from tvmc.validate.parallel import default_jobs
     from tvmc.validate.reporters import make_reporter
@@ -107,9 +106,12 @@ def validate(
     dirs, missing = directories_among(paths)
     if missing:
         raise UsageError(f"no such file or directory: {missing[0]}", missing[0])
-    settings = Settings(
-        strict=strict, engine=engine.value, rewrites=tuple(rewrites.argv_rewrites(flags)) if paths else ()
-    )
+    applied: tuple[object, ...] = ()
+    if paths and flags:  # rewrites applied on top of every file
+        from tvmc import rewrites
+
+        applied = tuple(rewrites.argv_rewrites(flags))
+    settings = Settings(strict=strict, engine=engine.value, rewrites=applied)
     validator = Validator(settings)
     results: list[FileResult] | None = None
     if not paths:  # resolved before the report starts: a flag that does not apply is a usage error

@@ -8,7 +8,6 @@ import os
 import re
 import stat
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -30,15 +29,17 @@ def _toml_parser() -> tuple[Callable[[str], dict[str, Any]], type[ValueError], s
     """tomli when the `fast` extra installed it (compiled: about twice as fast as tomllib, which is
     tomli's pure-Python copy), else tomllib. Only tomli releases that read TOML 1.0 stand in: from
     2.4 on tomli reads TOML 1.1, which tomllib (Python 3.11-3.14) and editors reject, and a config
-    must mean the same wherever tvmc runs."""
+    must mean the same wherever tvmc runs. (tomllib is imported only when it is the one used.)"""
     try:
         import tomli
     except ImportError:
-        return tomllib.loads, tomllib.TOMLDecodeError, "tomllib"
-    version = tuple(int(p) for p in tomli.__version__.split(".")[:2] if p.isdigit())
-    if version >= (2, 4):
-        return tomllib.loads, tomllib.TOMLDecodeError, "tomllib"
-    return tomli.loads, tomli.TOMLDecodeError, f"tomli {tomli.__version__}"
+        pass
+    else:
+        if tuple(int(p) for p in tomli.__version__.split(".")[:2] if p.isdigit()) < (2, 4):
+            return tomli.loads, tomli.TOMLDecodeError, f"tomli {tomli.__version__}"
+    import tomllib
+
+    return tomllib.loads, tomllib.TOMLDecodeError, "tomllib"
 
 
 _toml_loads, _TomlError, TOML_PARSER = _toml_parser()

@@ -316,7 +316,7 @@ def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
     root = str(d.path)
     if not os.path.isdir(root):
         return []
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, int, str]] = []
     visited: set[str] = set()
     seen_entries = 0
     pending = [(root, "")]  # (directory, its name prefix); depth first, sorted like os.walk's
@@ -338,26 +338,36 @@ def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
             )
         subdirs: list[tuple[str, str]] = []
         for entry in entries:
-            if entry.name.startswith("."):
+            entry_name = entry.name
+            if entry_name.startswith("."):
                 continue
-            try:
-                is_dir = entry.is_dir()  # follows symlinks, as os.walk(followlinks=True) does
-            except OSError:
-                continue
-            if is_dir:
-                subdirs.append((entry.path, f"{prefix}{entry.name}/"))
-                continue
-            stem, suffix = os.path.splitext(entry.name)
-            name = f"{prefix}{stem}"
+            # Both suffixes have 5 characters; a file before a directory test, as files are most entries.
+            rank = _SUFFIX_RANK.get(entry_name[-5:])
             # Regular files only, as name lookup: opening a FIFO to read its description would block.
-            if suffix in SUFFIXES and name_problem(name) is None and _entry_is_file(entry):
-                found.append((name, entry.path))
+            if rank is not None and entry_is_file(entry):
+                name = prefix + entry_name[:-5]
+                if name_problem(name) is None:
+                    found.append((name, rank, entry.path))
+            elif entry_is_dir(entry):  # follows symlinks, as os.walk(followlinks=True) does
+                subdirs.append((entry.path, f"{prefix}{entry_name}/"))
         pending.extend(sorted(subdirs, reverse=True))
-    found.sort(key=lambda item: (item[0], SUFFIXES.index(os.path.splitext(item[1])[1])))
-    return found
+    found.sort()  # by name, then .toml before .json
+    return [(name, path) for name, _, path in found]
 
 
-def _entry_is_file(entry: os.DirEntry[str]) -> bool:
+_SUFFIX_RANK = {suffix: rank for rank, suffix in enumerate(SUFFIXES)}
+
+
+def entry_is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether a directory entry is a directory (following symlinks, as os.stat does)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def entry_is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether a directory entry is a regular file (following symlinks)."""
     try:
         return entry.is_file()
     except OSError:

@@ -31,6 +31,7 @@ from tvmc.errors import (
 )
 from tvmc.layering import Tree
 from tvmc.provenance import origin_of
+from tvmc.sources.search import entry_is_dir
 from tvmc.validate import parallel
 from tvmc.validate.checks import check_document, completeness_findings
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
@@ -87,7 +88,7 @@ def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
     for parent, count in siblings.items():
         if count >= _LIST_FROM:
             with contextlib.suppress(OSError, ValueError), os.scandir(parent or ".") as entries:
-                listings[parent] = {e.name: _entry_is_dir(e) for e in entries if not e.is_symlink()}
+                listings[parent] = {e.name: entry_is_dir(e) for e in entries if not e.is_symlink()}
     for path, parent, name in given:
         listing = listings.get(parent)
         if listing is not None and name in listing:
@@ -103,13 +104,6 @@ def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
 
 
 _LIST_FROM = 8  # arguments in one directory from which listing it is cheaper than a stat each
-
-
-def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()  # follows symlinks, as os.stat does
-    except OSError:
-        return False
 
 
 def rule_for(err: TvmcError) -> str:
