@@ -103,3 +103,39 @@ def test_directories_among_arguments(tmp_path: Path, siblings: int) -> None:
     dirs, missing = directories_among(given)
     assert dirs == {str(tmp_path / "sub"), str(tmp_path / "link"), f"{tmp_path}/sub/"}
     assert missing == [str(tmp_path / "broken.toml"), str(tmp_path / "missing.toml")]
+
+
+@needs_fork
+def test_a_slow_chunk_holds_back_at_most_a_window_of_results() -> None:
+    import time
+
+    parent = os.getpid()
+
+    def validate(path: str) -> FileResult:
+        if os.getpid() != parent and path == "f1.toml":  # the first file of the first chunk
+            time.sleep(0.5)
+        return _result(path)
+
+    paths = [f"f{i}.toml" for i in range(1, parallel.CHUNK * (parallel.WINDOW * 3) + 1)]
+    chunks = [paths[i : i + parallel.CHUNK] for i in range(0, len(paths), parallel.CHUNK)]
+    pool = parallel._Pool(chunks, validate)
+    try:
+        pool.start(2)
+        assert [r.name for r in pool.result(0)] == chunks[0]
+        # The other worker ran ahead while chunk 0 was slow, but only within the window.
+        assert 0 < len(pool.done) <= parallel.WINDOW
+        for index in range(1, len(chunks)):
+            assert [r.name for r in pool.result(index)] == chunks[index]
+    finally:
+        pool.close(kill=False)
+
+
+@needs_fork
+def test_a_worker_sending_garbage_leaves_its_files_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+    encode = parallel._encode
+    monkeypatch.setattr(parallel, "_encode", lambda results: b"garbage" if os.getpid() != parent else encode(results))
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
+    assert list(parallel.run(paths, _result, 2)) == [_result(p) for p in paths]
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker was reaped

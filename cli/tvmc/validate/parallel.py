@@ -1,10 +1,12 @@
 """Validating many files on several cores: forked workers, results streamed back in input order.
 
-Files are cut into chunks; worker `w` of `n` validates chunks w, w+n, w+2n, ... and writes each
-chunk's results (marshalled, length-prefixed) to its own pipe as soon as it is done. The parent reads
-the chunks in order, one pipe after the other, so the report is exactly what a serial run gives,
-starts with the first chunk, and holds at most a pipe's worth of results per worker (a worker that
-runs ahead blocks on its full pipe). A worker that dies leaves its chunks to the parent.
+Files are cut into chunks. The parent hands out chunk numbers as workers finish (each worker holds
+at most `AHEAD` at a time, so none idles while its next chunk is on the way), and a worker writes
+each chunk's results (marshalled, length-prefixed) to its own pipe. Handing out work on demand keeps
+the cores busy to the end even when some files cost much more than others. The parent reports
+the chunks in input order, so the report is exactly what a serial run gives; no chunk is handed
+out more than `WINDOW` chunks ahead of the one being reported, which bounds what the parent holds
+while a slow chunk is awaited. A worker that dies leaves its chunks to the parent.
 
 Forking (not spawning) keeps this cheap: the workers inherit the imported modules and the
 validator's settings and search path. Where `os.fork` does not exist, or for few files, the run
@@ -18,15 +20,18 @@ import marshal
 import os
 import struct
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import BinaryIO
 
 from tvmc.validate.diagnostics import Diagnostic, FileResult
 
-CHUNK = 32  # files per message: small enough to balance two workers, large enough to be cheap
+CHUNK = 32  # files per message: small enough to balance the workers, large enough to be cheap
 MIN_FILES = 4 * CHUNK  # below this a fork costs more than it saves
 MAX_JOBS = 8
-_HEADER = struct.Struct("<Q")
+AHEAD = 2  # chunks a worker holds: the one it validates and the next
+WINDOW = 16  # chunks handed out beyond the one being reported, at most
+_TASK = struct.Struct("<I")  # parent → worker: a chunk number
+_HEADER = struct.Struct("<IQ")  # worker → parent: chunk number, payload size
 
 Validate = Callable[[str], FileResult]
 _FIELDS = Diagnostic.__slots__  # plain str/int/None values: marshal carries them, fast and import-free
@@ -75,71 +80,184 @@ def run(paths: Sequence[str], validate: Validate, workers: int) -> Iterator[File
         return
     yield validate(paths[0])
     chunks = [paths[i : i + CHUNK] for i in range(1, len(paths), CHUNK)]
-    pipes: list[BinaryIO | None] = []
-    pids: list[int] = []
+    pool = _Pool(chunks, validate)
     finished = False
     try:
-        for worker in range(workers):
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the worker: never returns
-                os.close(read_fd)
-                _work(chunks[worker::workers], validate, write_fd)
-            os.close(write_fd)
-            pids.append(pid)
-            pipes.append(os.fdopen(read_fd, "rb"))
-        for index, chunk in enumerate(chunks):
-            worker = index % workers
-            results = _receive(pipes[worker], len(chunk))
-            if results is None:  # the worker died (killed, out of memory): its chunks are ours
-                _close(pipes[worker])
-                pipes[worker] = None
-                results = [validate(path) for path in chunk]
-            yield from results
+        pool.start(workers)
+        for index in range(len(chunks)):
+            yield from pool.result(index)
         finished = True
     finally:  # also when the reader stops early (`| head`): no worker outlives the run
-        for pipe in pipes:
-            _close(pipe)
-        for pid in pids:
-            _reap(pid, kill=not finished)
+        pool.close(kill=not finished)
 
 
-def _work(chunks: Sequence[Sequence[str]], validate: Validate, fd: int) -> None:
+class _Worker:
+    def __init__(self, pid: int, tasks: int, results: int) -> None:
+        self.pid = pid
+        self.tasks: int | None = tasks  # write end of its chunk numbers; None once closed
+        self.results: int | None = results  # read end of its results; None once it ended
+        self.received = bytearray()
+        self.held: deque[int] = deque()  # chunk numbers handed out, in order, not yet returned
+
+
+class _Pool:
+    def __init__(self, chunks: Sequence[Sequence[str]], validate: Validate) -> None:
+        self.chunks = chunks
+        self.validate = validate
+        self.workers: list[_Worker] = []
+        self.done: dict[int, list[FileResult]] = {}
+        self.next_task = 0  # the first chunk not handed out yet
+        self.reporting = 0  # the chunk being reported
+
+    def start(self, count: int) -> None:
+        for _ in range(count):
+            task_read, task_write = os.pipe()
+            result_read, result_write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                # Only its own ends stay open, so that every pipe ends when its one writer does.
+                for fd in (task_write, result_read, *self._parent_fds()):
+                    os.close(fd)
+                _work(self.chunks, self.validate, task_read, result_write)
+            os.close(task_read)
+            os.close(result_write)
+            self.workers.append(_Worker(pid, task_write, result_read))
+        self._fill()
+
+    def result(self, index: int) -> list[FileResult]:
+        """Chunk `index`'s results, waiting for them (or validating them here if no worker can)."""
+        self.reporting = index
+        self._fill()
+        while index not in self.done:
+            if not any(w.results is not None for w in self.workers):  # every worker is gone
+                self.done[index] = self._validate_here(index)
+                self.next_task = max(self.next_task, index + 1)
+            else:
+                self._receive()
+        return self.done.pop(index)
+
+    def close(self, *, kill: bool) -> None:
+        for worker in self.workers:
+            self._close_tasks(worker)
+            if worker.results is not None:
+                with contextlib.suppress(OSError):
+                    os.close(worker.results)
+                worker.results = None
+        for worker in self.workers:
+            _reap(worker.pid, kill=kill)
+
+    # ---- the parent's side of the pipes -----------------------------------------------------------
+
+    def _parent_fds(self) -> list[int]:
+        return [fd for w in self.workers for fd in (w.tasks, w.results) if fd is not None]
+
+    def _fill(self) -> None:
+        """Top every worker up to `AHEAD` chunks, within the window; end the tasks when all are out."""
+        limit = min(len(self.chunks), self.reporting + WINDOW)
+        for worker in self.workers:
+            while worker.tasks is not None and len(worker.held) < AHEAD and self.next_task < limit:
+                try:  # a few bytes into a pipe that holds at most AHEAD tasks: never waits
+                    os.write(worker.tasks, _TASK.pack(self.next_task))
+                except OSError:  # the worker is gone; its results pipe will say so
+                    self._close_tasks(worker)
+                    break
+                worker.held.append(self.next_task)
+                self.next_task += 1
+        if self.next_task >= len(self.chunks):  # nothing left: each worker ends after what it holds
+            for worker in self.workers:
+                self._close_tasks(worker)
+
+    def _close_tasks(self, worker: _Worker) -> None:
+        if worker.tasks is not None:
+            with contextlib.suppress(OSError):
+                os.close(worker.tasks)
+            worker.tasks = None
+
+    def _receive(self) -> None:
+        """Wait until some worker has written, and take in every complete message."""
+        import select
+
+        poller = select.poll()
+        by_fd = {w.results: w for w in self.workers if w.results is not None}
+        for fd in by_fd:
+            poller.register(fd, select.POLLIN)
+        for fd, _ in poller.poll():
+            worker = by_fd[fd]
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                self._lost(worker)
+                continue
+            worker.received += data
+            if not self._take_messages(worker):
+                self._lost(worker)
+
+    def _take_messages(self, worker: _Worker) -> bool:
+        """Move complete messages from `worker.received` to `done`; False if one is corrupt."""
+        buffer = worker.received
+        while len(buffer) >= _HEADER.size:
+            index, size = _HEADER.unpack_from(buffer)
+            end = _HEADER.size + size
+            if len(buffer) < end:
+                break
+            if not worker.held or worker.held[0] != index:
+                return False
+            try:
+                results = _decode(bytes(buffer[_HEADER.size : end]))
+            except (EOFError, ValueError, TypeError):
+                return False
+            if len(results) != len(self.chunks[index]):
+                return False
+            del buffer[:end]
+            worker.held.popleft()
+            self.done[index] = results
+        self._fill()
+        return True
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker ended (or sent garbage): what it still held is validated here."""
+        self._close_tasks(worker)
+        if worker.results is not None:
+            with contextlib.suppress(OSError):
+                os.close(worker.results)
+            worker.results = None
+        while worker.held:
+            index = worker.held.popleft()
+            self.done[index] = self._validate_here(index)
+
+    def _validate_here(self, index: int) -> list[FileResult]:
+        return [self.validate(path) for path in self.chunks[index]]
+
+
+def _work(chunks: Sequence[Sequence[str]], validate: Validate, tasks: int, results: int) -> None:
     status = 0
     try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                payload = _encode([validate(path) for path in chunk])
-                out.write(_HEADER.pack(len(payload)))
+        with os.fdopen(results, "wb") as out:
+            while True:
+                task = _read_exactly(tasks, _TASK.size)
+                if task is None:  # the parent has no more work (or is gone)
+                    break
+                (index,) = _TASK.unpack(task)
+                payload = _encode([validate(path) for path in chunks[index]])
+                out.write(_HEADER.pack(index, len(payload)))
                 out.write(payload)
                 out.flush()
-    except BaseException:  # the parent sees the pipe end early and validates the rest itself
+    except BaseException:  # the parent sees the pipe end and validates what this worker held
         status = 1
     finally:
         os._exit(status)  # no atexit handlers, no flushing of the parent's inherited buffers
 
 
-def _receive(pipe: BinaryIO | None, count: int) -> list[FileResult] | None:
-    if pipe is None:
-        return None
-    try:
-        header = pipe.read(_HEADER.size)
-        if len(header) != _HEADER.size:
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
             return None
-        (size,) = _HEADER.unpack(header)
-        payload = pipe.read(size)
-        if len(payload) != size:
-            return None
-        results = _decode(payload)
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    return results if len(results) == count else None
-
-
-def _close(pipe: BinaryIO | None) -> None:
-    if pipe is not None:
-        with contextlib.suppress(OSError):
-            pipe.close()
+        data += more
+    return data
 
 
 def _reap(pid: int, *, kill: bool) -> None:
