@@ -139,3 +139,18 @@ def test_a_worker_sending_garbage_leaves_its_files_to_the_parent(monkeypatch: py
     assert list(parallel.run(paths, _result, 2)) == [_result(p) for p in paths]
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+
+
+@needs_fork
+def test_the_parent_validates_chunks_too() -> None:
+    parent = os.getpid()
+    here: list[str] = []
+
+    def validate(path: str) -> FileResult:
+        if os.getpid() == parent:
+            here.append(path)
+        return _result(path)
+
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 4)]
+    assert list(parallel.run(paths, validate, 2)) == [_result(p) for p in paths]
+    assert len(here) > 1 + parallel.CHUNK  # the first file, and at least one chunk rather than waiting

@@ -1,12 +1,14 @@
 """Validating many files on several cores: forked workers, results streamed back in input order.
 
-Files are cut into chunks. The parent hands out chunk numbers as workers finish (each worker holds
-at most `AHEAD` at a time, so none idles while its next chunk is on the way), and a worker writes
-each chunk's results (marshalled, length-prefixed) to its own pipe. Handing out work on demand keeps
-the cores busy to the end even when some files cost much more than others. The parent reports
-the chunks in input order, so the report is exactly what a serial run gives; no chunk is handed
-out more than `WINDOW` chunks ahead of the one being reported, which bounds what the parent holds
-while a slow chunk is awaited. A worker that dies leaves its chunks to the parent.
+Files are cut into chunks, validated by the parent and `jobs - 1` forked workers. The parent hands
+out chunk numbers as workers finish (each holds at most `AHEAD`, so none idles while its next one
+is on the way); a worker writes each chunk's results (marshalled, length-prefixed) to its own pipe.
+Handing out work on demand keeps every core busy to the end, even when some files cost much more
+than others. The parent reports the chunks in input order, so the report is exactly what a serial
+run gives. While the chunk it is to report is not in, it validates the next chunk itself rather
+than wait; no chunk is started more than `WINDOW` chunks ahead of the one being reported, which
+bounds what the parent holds while a slow chunk is awaited. A worker that dies (or sends garbage)
+leaves its chunks to the parent.
 
 Forking (not spawning) keeps this cheap: the workers inherit the imported modules and the
 validator's settings and search path. Where `os.fork` does not exist, or for few files, the run
@@ -29,7 +31,7 @@ CHUNK = 32  # files per message: small enough to balance the workers, large enou
 MIN_FILES = 4 * CHUNK  # below this a fork costs more than it saves
 MAX_JOBS = 8
 AHEAD = 2  # chunks a worker holds: the one it validates and the next
-WINDOW = 16  # chunks handed out beyond the one being reported, at most
+WINDOW = 16  # chunks started beyond the one being reported, at most
 _TASK = struct.Struct("<I")  # parent → worker: a chunk number
 _HEADER = struct.Struct("<IQ")  # worker → parent: chunk number, payload size
 
@@ -71,7 +73,8 @@ def workers_for(files: int, jobs: int) -> int:
 
 
 def run(paths: Sequence[str], validate: Validate, workers: int) -> Iterator[FileResult]:
-    """`validate(path)` for every path, in order, computed by `workers` forked processes.
+    """`validate(path)` for every path, in order, computed by `workers` processes: this one and
+    `workers - 1` forked ones.
 
     The first file is validated here, before forking: it fills the lazily built tables (registry,
     checks) once, for every worker to inherit. What only some files need (a did-you-mean over all
@@ -83,7 +86,7 @@ def run(paths: Sequence[str], validate: Validate, workers: int) -> Iterator[File
     pool = _Pool(chunks, validate)
     finished = False
     try:
-        pool.start(workers)
+        pool.start(workers - 1)  # and the parent
         for index in range(len(chunks)):
             yield from pool.result(index)
         finished = True
@@ -125,15 +128,18 @@ class _Pool:
         self._fill()
 
     def result(self, index: int) -> list[FileResult]:
-        """Chunk `index`'s results, waiting for them (or validating them here if no worker can)."""
+        """Chunk `index`'s results: taken in from a worker, or validated here."""
         self.reporting = index
         self._fill()
         while index not in self.done:
-            if not any(w.results is not None for w in self.workers):  # every worker is gone
+            if self._receive(wait=False):
+                continue
+            if self.next_task < min(len(self.chunks), index + WINDOW):
+                self._validate_next()  # rather than wait
+            elif any(w.results is not None for w in self.workers):
+                self._receive(wait=True)  # `index` is a worker's: it is validating it now
+            else:  # defensive: a lost worker's chunks are validated as it is found lost
                 self.done[index] = self._validate_here(index)
-                self.next_task = max(self.next_task, index + 1)
-            else:
-                self._receive()
         return self.done.pop(index)
 
     def close(self, *, kill: bool) -> None:
@@ -150,6 +156,12 @@ class _Pool:
 
     def _parent_fds(self) -> list[int]:
         return [fd for w in self.workers for fd in (w.tasks, w.results) if fd is not None]
+
+    def _validate_next(self) -> None:
+        task = self.next_task
+        self.next_task += 1
+        self._fill()  # first: the workers get their next chunks before this one takes a while
+        self.done[task] = self._validate_here(task)
 
     def _fill(self) -> None:
         """Top every worker up to `AHEAD` chunks, within the window; end the tasks when all are out."""
@@ -173,15 +185,19 @@ class _Pool:
                 os.close(worker.tasks)
             worker.tasks = None
 
-    def _receive(self) -> None:
-        """Wait until some worker has written, and take in every complete message."""
+    def _receive(self, *, wait: bool) -> bool:
+        """Take in every complete message some worker has written (waiting for one if `wait`);
+        False if there was nothing to read."""
         import select
 
-        poller = select.poll()
         by_fd = {w.results: w for w in self.workers if w.results is not None}
+        if not by_fd:
+            return False
+        poller = select.poll()
         for fd in by_fd:
             poller.register(fd, select.POLLIN)
-        for fd, _ in poller.poll():
+        ready = poller.poll(None if wait else 0)
+        for fd, _ in ready:
             worker = by_fd[fd]
             try:
                 data = os.read(fd, 1 << 16)
@@ -193,6 +209,7 @@ class _Pool:
             worker.received += data
             if not self._take_messages(worker):
                 self._lost(worker)
+        return bool(ready)
 
     def _take_messages(self, worker: _Worker) -> bool:
         """Move complete messages from `worker.received` to `done`; False if one is corrupt."""
