@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Benchmark `tvmc config validate` against check-jsonschema with the generated schema.
 
-    python scripts/bench_validate.py [--files 2000] [--repeat 3] [--memory 1000,10000] [--keep DIR]
+    python scripts/bench_validate.py [--files 2000] [--repeat 5] [--memory 1000,10000] [--keep DIR]
 
 Generates varied configs (TOML and JSON; tags, tables, legacy strings, hosts, executors, pass
 configs, `extends`; about a fifth of them invalid, a few not even parseable) in a temporary
 directory, then validates the same files with both tools, one command each, and prints wall and
-CPU times (best of --repeat; both with warm bytecode caches) and their ratio — for tvmc as it runs
-by default (files spread over the cores available) and with --jobs 1 (one process). A tvmc run
+CPU times and their ratio — for tvmc as it runs by default (files spread over the cores available)
+and with --jobs 1 (one process). The tools take turns, run after run (so a busy spell on a shared
+machine hits them alike), with warm bytecode caches; the best of --repeat runs is reported, and the
+median for comparison. A tvmc run
 that does not report every file stops the benchmark. Then tvmc's peak RSS for the first N files
 of a larger set, for each N of --memory: streaming keeps it flat.
 """
@@ -20,6 +22,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -210,9 +213,21 @@ def _check_report(argv: list[str], env: dict[str, str], count: int) -> None:
         raise SystemExit(f"tvmc did not validate the {count} files (exit {done.returncode}): {done.stderr[-500:]}")
 
 
-def _best(argv: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, int]:
-    runs = [_run(argv, env) for _ in range(repeat)]
-    return min(r[0] for r in runs), min(r[1] for r in runs), runs[-1][2]
+class Timing:
+    def __init__(self, runs: list[tuple[float, float, int]]) -> None:
+        self.wall = min(r[0] for r in runs)
+        self.cpu = min(r[1] for r in runs)
+        self.median_wall = statistics.median(r[0] for r in runs)
+        self.exit_codes = {r[2] for r in runs}
+
+
+def _take_turns(commands: list[list[str]], env: dict[str, str], repeat: int) -> list[Timing]:
+    """Each command `repeat` times, in turns (a, b, c, a, b, c, ...)."""
+    runs: list[list[tuple[float, float, int]]] = [[] for _ in commands]
+    for _ in range(repeat):
+        for argv, out in zip(commands, runs, strict=True):
+            out.append(_run(argv, env))
+    return [Timing(r) for r in runs]
 
 
 def _peak_rss_mb(argv: list[str], env: dict[str, str]) -> float:
@@ -232,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--files", type=int, default=2000, help="configs for the timing comparison")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per tool; the best is reported")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per tool; the best is reported")
     parser.add_argument(
         "--memory", default="1000,10000", help="file counts for the peak-memory runs ('' skips)"
     )
@@ -260,17 +275,19 @@ def main(argv: list[str] | None = None) -> int:
         from tvmc.validate.parallel import default_jobs
 
         print(f"tvmc: {default_jobs()} processes (--jobs default), TOML parser {TOML_PARSER}")
-        t_wall, t_cpu, t_rc = _best(tvmc, env, args.repeat)
-        s_wall, s_cpu, s_rc = _best([*tvmc[:3], "--jobs", "1", *tvmc[3:]], env, args.repeat)
-        c_wall, c_cpu, c_rc = _best(cjs, env, args.repeat)
-        if {t_rc, s_rc, c_rc} - {0, 1}:
-            codes = f"tvmc {t_rc}, tvmc --jobs 1 {s_rc}, check-jsonschema {c_rc}"
+        serial = [*tvmc[:3], "--jobs", "1", *tvmc[3:]]
+        t, s, c = _take_turns([tvmc, serial, cjs], env, args.repeat)
+        if (t.exit_codes | s.exit_codes | c.exit_codes) - {0, 1}:
+            codes = f"tvmc {t.exit_codes}, tvmc --jobs 1 {s.exit_codes}, check-jsonschema {c.exit_codes}"
             raise SystemExit(f"a tool failed to run (exit codes: {codes})")
-        print(f"tvmc config validate : {t_wall:6.3f} s wall, {t_cpu:6.3f} s CPU (exit {t_rc})")
-        print(f"  ... with --jobs 1  : {s_wall:6.3f} s wall, {s_cpu:6.3f} s CPU (exit {s_rc})")
-        print(f"check-jsonschema     : {c_wall:6.3f} s wall, {c_cpu:6.3f} s CPU (exit {c_rc})")
-        print(f"ratio                : {c_wall / t_wall:5.1f}x wall, {c_cpu / t_cpu:5.1f}x CPU (goal >= 10x)")
-        print(f"ratio with --jobs 1  : {c_wall / s_wall:5.1f}x wall, {c_cpu / s_cpu:5.1f}x CPU")
+        print(f"best of {args.repeat} runs each, taking turns:")
+        print(f"tvmc config validate : {t.wall:6.3f} s wall, {t.cpu:6.3f} s CPU (median {t.median_wall:6.3f} s)")
+        print(f"  ... with --jobs 1  : {s.wall:6.3f} s wall, {s.cpu:6.3f} s CPU (median {s.median_wall:6.3f} s)")
+        print(f"check-jsonschema     : {c.wall:6.3f} s wall, {c.cpu:6.3f} s CPU (median {c.median_wall:6.3f} s)")
+        print(f"ratio                : {c.wall / t.wall:5.1f}x wall, {c.cpu / t.cpu:5.1f}x CPU "
+              f"(medians {c.median_wall / t.median_wall:4.1f}x; goal >= 10x)")
+        print(f"ratio with --jobs 1  : {c.wall / s.wall:5.1f}x wall, {c.cpu / s.cpu:5.1f}x CPU "
+              f"(medians {c.median_wall / s.median_wall:4.1f}x)")
         sizes = [int(n) for n in args.memory.split(",") if n.strip()]
         if sizes:
             big = work / "memory"
