@@ -8,7 +8,6 @@ before tomllib sees it), so it trusts the grammar and stops quietly if it is eve
 from __future__ import annotations
 
 import re
-import tomllib
 
 from tvmc.sources.layer import escape_token
 from tvmc.sources.limits import toml_may_nest_deeper
@@ -93,7 +92,11 @@ def find_long_number(text: str) -> int | None:
 
 
 def _decode_key(raw: str) -> str:
-    # Escapes in quoted keys are rare; let tomllib decode them exactly.
+    # Escapes in quoted keys are rare; let tomllib decode them exactly (imported only then).
+    if "\\" not in raw:
+        return raw[1:-1]
+    import tomllib
+
     return next(iter(tomllib.loads(f"{raw} = 0")))
 
 
