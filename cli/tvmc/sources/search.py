@@ -346,7 +346,9 @@ def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
             # Regular files only, as name lookup: opening a FIFO to read its description would block.
             if rank is not None and entry_is_file(entry):
                 name = prefix + entry_name[:-5]
-                if name_problem(name) is None:
+                # Parts of a listed name are never empty, hidden, '.' or '..': only ':' and '\' can
+                # make it invalid, which name_problem then confirms.
+                if (":" not in name and "\\" not in name) or name_problem(name) is None:
                     found.append((name, rank, entry.path))
             elif entry_is_dir(entry):  # follows symlinks, as os.walk(followlinks=True) does
                 subdirs.append((entry.path, f"{prefix}{entry_name}/"))
