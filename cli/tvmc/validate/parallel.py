@@ -145,10 +145,7 @@ class _Pool:
     def close(self, *, kill: bool) -> None:
         for worker in self.workers:
             self._close_tasks(worker)
-            if worker.results is not None:
-                with contextlib.suppress(OSError):
-                    os.close(worker.results)
-                worker.results = None
+            self._close_results(worker)
         for worker in self.workers:
             _reap(worker.pid, kill=kill)
 
@@ -184,6 +181,12 @@ class _Pool:
             with contextlib.suppress(OSError):
                 os.close(worker.tasks)
             worker.tasks = None
+
+    def _close_results(self, worker: _Worker) -> None:
+        if worker.results is not None:
+            with contextlib.suppress(OSError):
+                os.close(worker.results)
+            worker.results = None
 
     def _receive(self, *, wait: bool) -> bool:
         """Take in every complete message some worker has written (waiting for one if `wait`);
@@ -236,10 +239,7 @@ class _Pool:
     def _lost(self, worker: _Worker) -> None:
         """A worker ended (or sent garbage): what it still held is validated here."""
         self._close_tasks(worker)
-        if worker.results is not None:
-            with contextlib.suppress(OSError):
-                os.close(worker.results)
-            worker.results = None
+        self._close_results(worker)
         while worker.held:
             index = worker.held.popleft()
             self.done[index] = self._validate_here(index)
