@@ -13,27 +13,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, canonicalize_config
-from tvmc.errors import Location
+from tvmc.errors import FrozenRecord, Location
 from tvmc.layering import Tree
-from tvmc.provenance import Origin, Origins, join, origin_of, printable, split, walk
+from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(FrozenRecord):
     """A resolved config: the canonical model, the origin of each canonical value, and notes."""
 
-    config: CompilationConfig
-    origins: Mapping[str, Origin]
-    notes: tuple[str, ...]
-    tree: Tree  # the merged, rewritten tree before canonicalization
+    __match_args__ = ("config", "origins", "notes", "tree")
+    __slots__ = __match_args__
+    config: Final[CompilationConfig]
+    origins: Final[Mapping[str, Origin]]
+    notes: Final[tuple[str, ...]]
+    tree: Final[Tree]  # the merged, rewritten tree before canonicalization
+
+    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin], notes: tuple[str, ...],
+                 tree: Tree) -> None:
+        self.config = config
+        self.origins = origins
+        self.notes = notes
+        self.tree = tree
 
     def to_dict(self) -> dict[str, Any]:
         return self.config.to_dict()
@@ -79,24 +86,12 @@ def resolve(configs: Sequence[ConfigRef] = (), rewrite_list: Sequence[RewriteLik
     return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree)
 
 
-def _tree_node(data: Any, pointer: str) -> Any:
-    node = data
-    for token in split(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
-
-
 def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str | None:
     """Where in the tree a canonical value was written, if it was written at all."""
     tokens = split(pointer)
     # Targets' hosts that came from the config-level host are found under /host.
     if len(tokens) >= 3 and tokens[0] == "targets" and tokens[2] == "host":
-        entry = _tree_node(tree.data, f"/targets/{tokens[1]}")
+        entry = node_at(tree.data, f"/targets/{tokens[1]}")
         if not (isinstance(entry, dict) and "host" in entry):
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
     if pointer in tree.origins:
@@ -130,7 +125,7 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
             src = _source_pointer(tree, ancestor, mirror) if ancestor else None
             if src is None:
                 continue
-            node = _tree_node(tree.data, src)
+            node = node_at(tree.data, src)
             if isinstance(node, str):  # a tag or legacy string expanded into this value
                 origin = tree.origins[src]
             elif isinstance(node, dict) and "tag" in node and "kind" not in node:
@@ -138,7 +133,7 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
             break
         if origin is None:
             owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
-            kind = _tree_node(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
+            kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
             origin = Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")
         out[pointer] = origin
     return out

@@ -77,6 +77,9 @@ BUILD_OPTIONS: dict[str, KeySpec] = {
 INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
 
 COMPONENTS = ("executor", "runtime")
+# Entries in one `extends` list: enforced by `layering`, stated by validation's schema and checks
+# (here, not in `layering`, which would load `sources` into `tvmc config schema`).
+MAX_EXTENDS_FANOUT = 32
 # Legacy TVM's executor/runtime when a target string gave only their options (tvm-targets.md §8.4).
 LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
 

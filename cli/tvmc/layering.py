@@ -19,12 +19,12 @@ from typing import Any
 
 from tvmc import registry, sources
 from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
+from tvmc.config import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
 from tvmc.errors import ConfigLayerError, Location, Record, TvmcError
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, printable, walk
 from tvmc.values import plain_copy
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
-MAX_EXTENDS_FANOUT = 32  # entries in one `extends` list
 MAX_LAYERS = 1024  # files loaded for one resolution, all chains together
 DEFAULT_BASE = "host/default"
 
@@ -60,6 +60,20 @@ def own_data(layer: sources.Layer) -> dict[str, Any]:
     """The config values a layer contributes (without `extends` and `$schema`), with the
     `executor = "aot"` shorthand as a table so that merging and rewrites see one form."""
     return {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
+
+
+def layer_key(layer: sources.Layer) -> str:
+    """What identifies a layer in an `extends` chain (for cycles): its file, else its source (a tag)."""
+    return str(layer.path) if layer.path is not None else layer.source
+
+
+def extends_refs(layer: sources.Layer) -> list[Any] | None:
+    """The entries of a layer's `extends` (one name is a list of one, none an empty list); None when
+    it is neither a string nor a list. The entries themselves are not checked."""
+    extends = layer.data.get("extends", [])
+    if isinstance(extends, str):
+        return [extends]
+    return extends if isinstance(extends, list) else None
 
 
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
@@ -127,17 +141,15 @@ class _Expander:
         self.loaded += 1
         if self.loaded > MAX_LAYERS:
             raise ConfigLayerError(f"more than {MAX_LAYERS} config files in one resolution", where)
-        key = str(layer.path) if layer.path else layer.source
+        key = layer_key(layer)
         names = [*stack, key]
         if key in stack:
             cycle = " → ".join(names[names.index(key):])
             raise ConfigLayerError(f"extends cycle: {cycle}", where)
         if len(stack) >= MAX_EXTENDS_DEPTH:
             raise ConfigLayerError(f"extends chain deeper than {MAX_EXTENDS_DEPTH}", where)
-        extends = layer.data.get("extends", [])
-        if isinstance(extends, str):
-            extends = [extends]
-        if not isinstance(extends, list) or not all(isinstance(e, str) for e in extends):
+        extends = extends_refs(layer)
+        if extends is None or not all(isinstance(e, str) for e in extends):
             raise ConfigLayerError("extends: expected a name or path, or a list of them", layer.locate("/extends"))
         if len(extends) > MAX_EXTENDS_FANOUT:
             raise ConfigLayerError(f"extends lists more than {MAX_EXTENDS_FANOUT} configs", layer.locate("/extends"))

@@ -66,6 +66,7 @@ class Origin(FrozenRecord):
 
 
 def escape(token: str | int) -> str:
+    """One pointer reference token, escaped per RFC 6901 (`~` → `~0`, `/` → `~1`)."""
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
@@ -81,7 +82,22 @@ def join(pointer: str, token: str | int) -> str:
 
 
 def split(pointer: str) -> list[str]:
+    """`"/a~1b/0"` → `["a/b", "0"]`; "" (the document) → []."""
     return [unescape(t) for t in pointer.split("/")[1:]] if pointer else []
+
+
+def node_at(data: Any, pointer: str, default: Any = None) -> Any:
+    """The node of a plain tree at `pointer` (a list index is a decimal token), or `default` when
+    there is none: a missing key, an index out of range, or a step into a scalar."""
+    node = data
+    for token in split(pointer):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return default
+    return node
 
 
 def walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:

@@ -12,7 +12,9 @@ from typing import Any
 
 BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
               "on": True, "off": False}
-INT64 = (-(2**63), 2**63 - 1)
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+"""TVM stores integer attributes as int64; every range check in tvmc uses these two."""
 
 
 def plain_copy(value: Any) -> Any:
@@ -71,7 +73,7 @@ def coerce_text(text: str, type_: str) -> Any:
             number = int(word, 0) if word.lower().startswith(("0x", "0o", "0b")) else int(word)
         except ValueError:
             raise ValueTypeError(f"expected an integer, got {text!r}") from None
-        if not INT64[0] <= number <= INT64[1]:
+        if not INT64_MIN <= number <= INT64_MAX:
             raise ValueTypeError(f"integer {number} does not fit in 64 bits")
         return number
     if type_ == "str":
@@ -90,7 +92,7 @@ def type_name(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int" if INT64[0] <= value <= INT64[1] else "int outside the 64-bit range"
+        return "int" if INT64_MIN <= value <= INT64_MAX else "int outside the 64-bit range"
     if isinstance(value, float):
         return "float"
     if isinstance(value, str):

@@ -95,6 +95,28 @@ def test_targets_that_relax_cannot_build(flags: tuple[tuple[str, str], ...], exp
         assert text in message
 
 
+@pytest.mark.parametrize("flags", [
+    (("--target", "cuda"), ("--target-host", "stackvm")),
+    (("--target", '{"kind": "cuda", "host": "stackvm"}'),),
+])
+def test_a_removed_host_kind_is_refused(flags: tuple[tuple[str, str], ...]) -> None:
+    # Regression: only the targets' own kinds were checked, so a stackvm host was planned although
+    # `config show --as tvm-target` refuses it.
+    message = refusal(*flags)
+    assert "targets[0].host.kind: target kind 'stackvm' does not exist in TVM >= 0.25 (last in TVM 0.19)" in message
+    assert "--emit tvmc" in message
+
+
+def test_a_removed_config_host_is_refused() -> None:
+    # A config built in code need not repeat its host in the target, as resolved configs do.
+    from tvmc.config import CompilationConfig
+
+    cuda = {"kind": "cuda", "tag": "", "keys": ["cuda", "gpu"]}
+    config = CompilationConfig(targets=(cuda,), host={"kind": "stackvm", "tag": "", "keys": []})
+    with pytest.raises(BuildError, match=r"^host\.kind: target kind 'stackvm' does not exist in TVM >= 0\.25"):
+        plan_build(config, {}, MODEL)
+
+
 def test_compiler_for_another_device_is_refused() -> None:
     # The core already rejects this while canonicalizing; the plan checks again for configs built in code.
     from tvmc.config import CompilationConfig

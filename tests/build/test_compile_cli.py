@@ -77,6 +77,8 @@ def test_emit_to_a_file(invoke: Invoke, model: Path, tmp_path: Path) -> None:
     (["missing.onnx"], 1, "model file 'missing.onnx' does not exist"),
     (["m.onnx", "--executor", "graph"], 1, "--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25"),
     (["m.onnx", "--config", "boards/corstone-300"], 1, "use --emit tvmc or --emit relay"),
+    (["m.onnx", "--target", "cuda", "--target-host", "stackvm", "--emit", "plan"], 1,
+     "targets[0].host.kind: target kind 'stackvm' does not exist in TVM >= 0.25"),
     (["m.h5"], 1, "TVM >= 0.25 has no Keras frontend"),
     (["m.onnx", "--emit", "relay", "--executor", "vm"], 1, "use --emit python"),
     (["m.onnx", "--emit", "tvmc", "--target", '{"kind": "cuda", "compiler": "cublas"}'], 1, "no 'cublas' codegen"),

@@ -17,11 +17,11 @@ from tvmc.validate.diagnostics import FileResult
 
 # Every module that defines a record: importing them makes their classes `Record` subclasses.
 MODULES = (
-    "tvmc.config", "tvmc.errors", "tvmc.layering", "tvmc.provenance", "tvmc.registry", "tvmc.rewrites.flags",
-    "tvmc.rewrites.grammar", "tvmc.sources.json_positions", "tvmc.sources.layer", "tvmc.sources.search",
-    "tvmc.targets.legacy", "tvmc.targets.parse", "tvmc.targets.system", "tvmc.targets.tables", "tvmc.targets.tvmc_list",
-    "tvmc.validate.canon", "tvmc.validate.diagnostics", "tvmc.validate.model", "tvmc.validate.resolve",
-    "tvmc.validate.runner",
+    "tvmc.api", "tvmc.config", "tvmc.errors", "tvmc.layering", "tvmc.provenance", "tvmc.registry",
+    "tvmc.rewrites.flags", "tvmc.rewrites.grammar", "tvmc.sources.json_positions", "tvmc.sources.layer",
+    "tvmc.sources.search", "tvmc.targets.legacy", "tvmc.targets.parse", "tvmc.targets.system", "tvmc.targets.tables",
+    "tvmc.targets.tvmc_list", "tvmc.validate.canon", "tvmc.validate.diagnostics", "tvmc.validate.model",
+    "tvmc.validate.resolve", "tvmc.validate.runner",
 )
 
 

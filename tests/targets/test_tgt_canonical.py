@@ -14,6 +14,7 @@ from tvmc.targets import (
     is_legacy,
     kind_of,
 )
+from tvmc.targets.canonicalizers import cpu_profile
 
 
 def err(spec: Any, **kwargs: Any) -> TargetError:
@@ -215,6 +216,26 @@ def test_env_dependent_keys() -> None:
         ("devices", 0, "mcpu"), ("devices", 1, "mcpu"))
     assert env_dependent_keys({"kind": "llvm", "mcpu": "skylake"}) == ()
     assert env_dependent_keys({"kind": "cuda", "arch": "sm_80"}) == ()
+    # Regression: M-profile is decided first, so an aarch64 triple does not make LLVM fill A-profile features.
+    assert env_dependent_keys({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4"}) == ()
+    assert env_dependent_keys({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a72"})[0] == (
+        "feature.is_aarch64",)
+
+
+@pytest.mark.parametrize(("kind", "mtriple", "mcpu", "profile"), [
+    ("llvm", "aarch64-linux-gnu", "cortex-m4", "M"),  # mcpu first, whatever the triple
+    ("llvm", "aarch64-linux-gnu", "cortex-a72", "A"),
+    ("llvm", "arm-none-eabi", "cortex-m3x", "M"),  # a prefix test, as TVM's
+    ("llvm", "arm-none-eabi", "cortex-m99", None),  # not an M-profile cpu, and cortex-m* on arm is not A-profile
+    ("llvm", "armv7a-linux-gnueabihf", None, "A"),
+    ("c", "aarch64-linux-gnu", "cortex-m55", "M"),
+    ("c", "aarch64-linux-gnu", None, None),  # A-profile features are llvm's only
+    ("cmsis-nn", None, "cortex-m7", "M"),
+    ("cuda", None, "cortex-m4", None),
+    ("llvm", "x86_64-linux-gnu", "skylake", None),
+])
+def test_cpu_profile(kind: str, mtriple: str | None, mcpu: str | None, profile: str | None) -> None:
+    assert cpu_profile(kind, mtriple, mcpu) == profile
 
 
 def test_fill_from_machine_without_tvm_explains(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -324,6 +324,8 @@ def test_legacy_kinds_parse_with_their_own_types() -> None:
     ("stackvm", "stackvm"),
     ({"kind": "llvm", "tag": "mine", "host": "c"}, "llvm -keys=cpu -host='c -keys=cpu' -tag=mine"),
     ({"kind": "llvm", "mcpu": "cortex-m55"}, "llvm -keys=arm_cpu,cpu -mcpu=cortex-m55"),
+    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4"},
+     "llvm -keys=arm_cpu,cpu -mcpu=cortex-m4 -mtriple=aarch64-linux-gnu"),  # M-profile: has_dsp/has_mve recomputed
 ])
 def test_to_legacy(target: Any, legacy: str) -> None:
     canonical = canonicalize(target)
@@ -335,6 +337,9 @@ def test_to_legacy(target: Any, legacy: str) -> None:
     {"kind": "llvm", "mcpu": " padded"},
     {"kind": "llvm", "mattr": ["ok", "trailing "]},
     {"kind": "llvm", "feature.custom": 1},
+    # Regression: an M-profile mcpu with an aarch64 triple was taken for A-profile, so the user's is_aarch64
+    # was dropped as "recomputed", and the string canonicalized to a different target.
+    {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4", "feature.is_aarch64": True},
 ])
 def test_to_legacy_refuses_what_the_string_form_cannot_hold(target: dict[str, Any]) -> None:
     with pytest.raises(TargetError, match="legacy string form"):

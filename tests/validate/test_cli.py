@@ -74,6 +74,19 @@ def test_directories_and_unreadable_files(tvmc: Invoke, tmp_path: Path, monkeypa
     assert [d.rule for d in result.diagnostics] == ["unreadable"]
 
 
+
+def test_several_directories(tvmc: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression: walking the first directory rebound `iter_paths`'s `dirs`, so the second one was read as a file.
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        (tmp_path / name / "sub").mkdir(parents=True)
+        (tmp_path / name / "sub" / "x.toml").write_text('targets = ["llvm"]\n')
+    expected = ["a/sub/x.toml", "b/sub/x.toml"]
+    assert list(runner.iter_paths(["a", "b"])) == expected
+    assert list(runner.iter_paths(["a", "b"], dirs={"a", "b"})) == expected
+    result = tvmc("validate", "--format", "json", "a", "b")  # the command passes the `dirs` it found
+    assert [f["file"] for f in json.loads(result.stdout)["files"]] == expected and result.exit_code == 0
+
 def test_resolved_config_mode(tvmc: Invoke, in_corpus: Path) -> None:
     ok = tvmc("validate", "--config", "lib/base-cpu")
     assert ok.exit_code == 0, ok.stdout

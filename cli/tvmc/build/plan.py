@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmc import registry
+from tvmc import registry, targets
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
 from tvmc.config import CompilationConfig
-from tvmc.errors import BuildError, did_you_mean
+from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
 
@@ -147,12 +147,8 @@ class Planner:
         for index, entry in enumerate(self.config.targets):
             pointer = f"/targets/{index}"
             name = entry.get("kind")
-            kind = registry.kinds().get(str(name))
-            if kind is None:
-                legacy = registry.legacy_kinds().get(str(name))
-                last = f" (last in TVM {legacy.last_version})" if legacy and legacy.last_version else ""
-                raise self.refuse(join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25"
-                                  + last)
+            self.check_modern_kinds(entry, pointer)
+            kind = registry.kinds()[str(name)]
             compiler = entry.get("compiler")
             if compiler is not None:
                 partitions.append(self.partition(str(compiler), kind.device_type, join(pointer, "compiler")))
@@ -163,6 +159,8 @@ class Planner:
                 raise self.refuse(pointer, f"a second target ({name}): relax.build compiles for one target "
                                   "and its host", hint="put the host in `host`, or compile once per target")
         assert base is not None  # canonical configs have at least one target
+        if self.config.host:
+            self.check_modern_kinds(self.config.host, "/host")
         base_kind = registry.kinds()[str(base["kind"])]
         for part in partitions:
             if base_kind.device_type not in registry.compilers()[part.compiler].device_types:
@@ -173,6 +171,24 @@ class Planner:
             # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
             base = {**base, "host": host}
         return base, tuple(partitions)
+
+    def check_modern_kinds(self, target: Mapping[str, Any], pointer: str) -> None:
+        """Refuse a kind TVM >= 0.25 lacks in the target or (recursively) its host. The test is
+        `targets.check_modern`, the one `config show --as tvm-target` makes, so the two cannot disagree;
+        each node is tested without its host so that the refusal names the key holding the kind."""
+        try:
+            targets.check_modern({k: v for k, v in target.items() if k != "host"})
+        except TargetError as err:
+            name = str(target.get("kind"))
+            legacy = registry.legacy_kinds().get(name)
+            if legacy is None:  # the legacy kind is deeper, in a composite's device
+                raise self.refuse(pointer, err.message) from None
+            last = f" (last in TVM {legacy.last_version})" if legacy.last_version else ""
+            raise self.refuse(join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25"
+                              + last) from None
+        host = target.get("host")
+        if isinstance(host, Mapping):
+            self.check_modern_kinds(host, join(pointer, "host"))
 
     def partition(self, compiler: str, device_type: int, pointer: str) -> Partition:
         known = registry.compilers()
@@ -202,8 +218,7 @@ class Planner:
         table: Mapping[str, Any] | None = getattr(self.config, section)
         if table is None:
             return None
-        known = registry.executors() if section == "executor" else registry.runtimes()
-        component = known[table["kind"]]
+        component = registry.components(section)[table["kind"]]
         if "modern" not in component.generations:
             raise self.refuse(f"/{section}/kind", f"{section} {component.name!r} has no TVM >= 0.25 equivalent "
                               f"(it is a Relay {section}, TVM <= 0.19)",
@@ -220,7 +235,7 @@ class Planner:
         known = registry.pass_configs()
         out: dict[str, Any] = {}
         for name, value in self.config.pass_config.items():
-            modern = modern_pass_config_name(name)
+            modern = registry.modern_pass_config(name)
             if modern not in known:
                 raise self.refuse(join("/pass-config", name), f"not a PassContext config of TVM "
                                   f"{registry.tvm_version()}", hint=None,
@@ -300,13 +315,6 @@ def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("host"), dict):
         out["host"] = strip_tvmc_keys(out["host"])
     return out
-
-
-def modern_pass_config_name(name: str) -> str:
-    """`tir.X` became `tirx.X` in TVM 0.24; other names are unchanged."""
-    if name.startswith("tir.") and f"tirx.{name[4:]}" in registry.pass_configs():
-        return f"tirx.{name[4:]}"
-    return name
 
 
 _CLAUSE = re.compile(r"\s*(==|>=|<=|!=|~=|>|<)?\s*v?(\d+(?:\.\d+)*)\S*\s*")

@@ -22,24 +22,15 @@ from typer.core import TyperGroup
 from tvmc import __version__
 
 
-def _register(group: typer.Typer, register: Callable[[typer.Typer], None]) -> None:
-    """`register(group)`, unless its commands are there already (registered by a caller that
-    still wires them eagerly, such as a test fixture): registering twice adds every command again."""
-    probe = typer.Typer()
-    register(probe)
-    if not {c.name for c in probe.registered_commands} & {c.name for c in group.registered_commands}:
-        register(group)
-
-
 # Each loader runs once per process (typer builds a new root group per invocation), as the eager
-# registration at import did.
+# registration at import did: registering into `config_cmd.app` twice would add every command again.
 @cache
 def _config() -> click.Command:
     from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
     from tvmc.cli.common import lazy_group
 
-    _register(config_cmd.app, validate_cmd.register)
-    _register(config_cmd.app, tooling_cmd.register)
+    validate_cmd.register(config_cmd.app)
+    tooling_cmd.register(config_cmd.app)
     return lazy_group(config_cmd.app)
 
 

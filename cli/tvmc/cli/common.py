@@ -17,9 +17,7 @@ from tvmc.errors import TvmcError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_OK = 0
 EXIT_INVALID = 1
-EXIT_USAGE = 2
 
 
 def one_line(text: str) -> str:
@@ -76,10 +74,6 @@ def write_stdout(text: str) -> None:
         raise  # the reader went away (`| head`): click exits quietly
     except OSError as err:  # e.g. a full disk behind `> file`
         raise TvmcError(f"cannot write the output: {err.strerror or err}", "<stdout>") from None
-
-
-def unused(*_: Any) -> None:
-    """Mark parameters typer needs but a command ignores."""
 
 
 def resolve_suggesting(

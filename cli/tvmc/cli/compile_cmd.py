@@ -8,7 +8,7 @@ import time
 from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -117,16 +117,11 @@ def _size(n: int) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB" if n < 1024**2 else f"{n / 1024**2:.1f} MiB"
 
 
-def _compact(value: Any) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     from tvmc.build import runner
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
+    from tvmc.emit.canonical import to_compact_json
     from tvmc.errors import UsageError
     from tvmc.fileio import write_atomic
 
@@ -152,8 +147,8 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     target = {k: v for k, v in plan.target.items() if k != "host"}
     stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in result.timings.items())
     lines = [f"tvmc: built {path} ({_size(len(result.library))}) from {spec.path} in {elapsed:.2f} s",
-             f"  target  {_compact(target)}",
-             f"  host    {_compact(plan.host) if plan.host else '(the target)'}",
+             f"  target  {to_compact_json(target)}",
+             f"  host    {to_compact_json(plan.host) if plan.host else '(the target)'}",
              f"  vm      exec-mode {plan.exec_mode}, system-lib "
              f"{'auto' if plan.system_lib is None else str(plan.system_lib).lower()}",
              f"  time    {stages}"]
@@ -183,8 +178,7 @@ def compile_command(
     spec = model_spec(model, model_format.value if model_format else None, shapes)
     resolved = api.resolve(config or [], ordered_rewrite_flags(ctx))
     for note in resolved.notes:
-        if not note.startswith("host: "):  # which target is the host is shown in the summary
-            warn(note)
+        warn(note)
     if emit is None:
         _build(resolved, spec, output)
         return

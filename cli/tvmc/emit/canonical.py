@@ -16,7 +16,7 @@ def to_json(data: Mapping[str, Any], origins: Mapping[str, Origin] | None = None
     """Indented JSON with sorted keys; with `origins`, an `origins` map keyed by JSON pointer."""
     doc: dict[str, Any] = dict(data)
     if origins is not None:
-        doc["origins"] = {p: str(origins[p]) for p, _ in walk(data) if p and _is_leaf(data, p) and p in origins}
+        doc["origins"] = {p: str(origins[p]) for p, node in walk(data) if p and _is_leaf(node) and p in origins}
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -30,11 +30,8 @@ def to_toml(data: Mapping[str, Any]) -> str:
     return tomli_w.dumps(sort_keys(data), multiline_strings=False)
 
 
-def _is_leaf(data: Any, pointer: str) -> bool:
-    node = data
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        node = node[int(token)] if isinstance(node, list) else node[token]
+def _is_leaf(node: Any) -> bool:
+    """A scalar, or an empty table or list (shown as a value of its own)."""
     return not isinstance(node, dict | list) or not node
 
 
@@ -42,7 +39,7 @@ def origin_view(data: Mapping[str, Any], origins: Mapping[str, Origin]) -> str:
     """One line per value, like `git config --show-origin`: `ORIGIN<TAB>path = value`."""
     lines = []
     for pointer, value in walk(data):
-        if not pointer or not _is_leaf(data, pointer):
+        if not pointer or not _is_leaf(value):
             continue
         origin = origins.get(pointer)
         lines.append(f"{origin or 'default'}\t{display_path(pointer)} = {_toml_value(value)}")

@@ -70,7 +70,7 @@ class LegacyPlan:
         table = self.executor if section == "executor" else self.runtime
         if table is None:
             return {}
-        known = (registry.executors() if section == "executor" else registry.runtimes())[table["kind"]]
+        known = registry.components(section)[table["kind"]]
         return {k: v for k, v in table.items() if k != "kind" and v != known.options[k].default}
 
 
@@ -151,7 +151,7 @@ class LegacyPlanner:
         table = self.config.executor if section == "executor" else self.config.runtime
         if table is None:
             return None
-        known = (registry.executors() if section == "executor" else registry.runtimes())[table["kind"]]
+        known = registry.components(section)[table["kind"]]
         if "legacy" not in known.generations:
             raise self.refuse(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")
         return dict(table)

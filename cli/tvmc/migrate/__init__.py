@@ -104,9 +104,8 @@ def legacy_features(config: CompilationConfig) -> list[tuple[str, str]]:
         kind = registry.kind(kind_name)
         if kind is not None and kind.legacy:
             out.append((f"target kind {kind_name!r}", kind.last_version or LAST_RELAY_TVM))
-    for section, table, known in (("executor", config.executor, registry.executors()),
-                                  ("runtime", config.runtime, registry.runtimes())):
-        if table is not None and "modern" not in known[table["kind"]].generations:
+    for section, table in (("executor", config.executor), ("runtime", config.runtime)):
+        if table is not None and "modern" not in registry.components(section)[table["kind"]].generations:
             out.append((f"{section} {table['kind']!r}", LAST_RELAY_TVM))
     if config.build.get("output-format") == "mlf":
         out.append(("output-format 'mlf'", LAST_RELAY_TVM))
@@ -138,10 +137,10 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
 
 def _pass_config(name: str, value: Any, modern: bool, notes: list[str]) -> tuple[str, Any]:
     """TVM renamed the `tir.*` pass configs to `tirx.*`; a modern config uses the new name."""
-    known = registry.pass_configs()
-    twin = "tirx." + name[len("tir."):] if name.startswith("tir.") else None
-    if name in known or twin is None or twin not in known:
+    twin = registry.modern_pass_config(name)
+    if twin == name:
         return name, value
+    known = registry.pass_configs()
     if known[twin] in ("bool", "int", "str"):
         with contextlib.suppress(ValueTypeError):  # a wrong value is reported when the config resolves
             value = check_value(value, known[twin])

@@ -132,8 +132,9 @@ def _target_rewrites(out: Converted, setting: Setting, text: str) -> list[Rewrit
         with open(value, encoding="utf-8") as handle:
             value = handle.read().strip()
         out.notes.append(f"{setting.shown}: the target was read from the file {text.strip()!r}")
-    out.notes.extend(tg.parse_targets(value, source=setting.origin.location()).notes)
-    return rewrites.flag_rewrites("--target", value, origin=setting.origin, first_target=True)
+    made = rewrites.flag_rewrites("--target", value, origin=setting.origin, first_target=True)
+    out.notes.extend(note for rw in made for note in rw.notes)  # the parse's notes, carried by the rewrites
+    return made
 
 
 def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSpec, text: str) -> None:

@@ -246,6 +246,16 @@ def pass_configs() -> dict[str, str]:
     return dict(_data()["pass_configs"])
 
 
+def modern_pass_config(name: str) -> str:
+    """The name TVM >= 0.25 gives a pass config: `tir.X` became `tirx.X` (TVM 0.24) unless TVM still
+    registers `tir.X`; other names are unchanged. One rule for the build plan and `config migrate`."""
+    known = pass_configs()
+    twin = f"tirx.{name[len('tir.'):]}"
+    if name.startswith("tir.") and name not in known and twin in known:
+        return twin
+    return name
+
+
 def _components(section: str) -> dict[str, Component]:
     return {
         name: Component(
@@ -270,6 +280,11 @@ def executors() -> dict[str, Component]:
 @cache
 def runtimes() -> dict[str, Component]:
     return _components("runtimes")
+
+
+def components(section: str) -> dict[str, Component]:
+    """`executors()` or `runtimes()`, by the config section's name ("executor" or "runtime")."""
+    return executors() if section == "executor" else runtimes()
 
 
 @cache

@@ -5,24 +5,29 @@
     layer.locate("/targets/0/mcpu")  # Location("configs/aws/c5.toml", 4, 1)
 """
 
-from tvmc.sources.layer import Layer, make_pointer, split_pointer
-from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
-from tvmc.sources.loader import load_bytes, load_file, load_stdin, read_limited, sniff_format
-from tvmc.sources.search import (
-    ENV_VAR,
-    ConfigEntry,
-    SearchDir,
-    find_config,
-    find_named,
-    is_path_ref,
-    list_configs,
-    name_problem,
-    search_path,
-    shipped_config_dir,
-    split_part,
-    tag_layer,
-    user_config_dir,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tvmc.sources.layer import Layer, make_pointer, split_pointer
+    from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
+    from tvmc.sources.loader import load_bytes, load_file, load_stdin, read_limited, sniff_format
+    from tvmc.sources.search import (
+        ENV_VAR,
+        ConfigEntry,
+        SearchDir,
+        find_config,
+        find_named,
+        is_path_ref,
+        list_configs,
+        name_problem,
+        search_path,
+        shipped_config_dir,
+        split_part,
+        tag_layer,
+        user_config_dir,
+    )
 
 __all__ = [
     "ENV_VAR",
@@ -51,3 +56,29 @@ __all__ = [
     "tag_layer",
     "user_config_dir",
 ]
+
+# Name → the submodule that defines it, imported when the name is first used: importing one
+# submodule (`tvmc.targets.parse` needs only `limits`) runs this file, and must not pull in the
+# loader, tomli and the search path.
+_SUBMODULE = {
+    "Layer": "layer", "make_pointer": "layer", "split_pointer": "layer",
+    "MAX_DEPTH": "limits", "MAX_FILE_BYTES": "limits", "MAX_LIST_ENTRIES": "limits", "MAX_STRING": "limits",
+    "load_bytes": "loader", "load_file": "loader", "load_stdin": "loader", "read_limited": "loader",
+    "sniff_format": "loader",
+    "ENV_VAR": "search", "ConfigEntry": "search", "SearchDir": "search", "find_config": "search",
+    "find_named": "search", "is_path_ref": "search", "list_configs": "search", "name_problem": "search",
+    "search_path": "search", "shipped_config_dir": "search", "split_part": "search", "tag_layer": "search",
+    "user_config_dir": "search",
+}
+
+if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported
+
+    def __getattr__(name: str) -> Any:
+        submodule = _SUBMODULE.get(name)
+        if submodule is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{submodule}"), name)
+        globals()[name] = value  # later uses find it here
+        return value

@@ -12,25 +12,22 @@ from pathlib import Path
 from typing import Any, Final
 
 from tvmc.errors import FrozenRecord, Location
+from tvmc.provenance import escape, split
 
-
-def escape_token(token: str | int) -> str:
-    """One pointer reference token, escaped per RFC 6901 (`~` → `~0`, `/` → `~1`)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+# The pointer syntax is implemented once, in `provenance`; these are the names `sources` exports.
+escape_token = escape
 
 
 def make_pointer(tokens: Iterable[str | int]) -> str:
     """`["targets", 0, "mcpu"]` → `"/targets/0/mcpu"`."""
-    return "".join("/" + escape_token(t) for t in tokens)
+    return "".join("/" + escape(t) for t in tokens)
 
 
 def split_pointer(pointer: str) -> list[str]:
     """`"/a~1b/0"` → `["a/b", "0"]`. Raises ValueError for a pointer that does not start with "/"."""
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
+    if pointer and not pointer.startswith("/"):
         raise ValueError(f"not a JSON pointer: {pointer!r}")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+    return split(pointer)
 
 
 class LineIndex:

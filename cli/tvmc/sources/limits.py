@@ -8,13 +8,13 @@ headers) is checked here, in one iterative walk.
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, TvmcError
 from tvmc.sources.layer import Layer, make_pointer
+from tvmc.values import INT64_MAX, INT64_MIN
 
 MAX_FILE_BYTES = 1_000_000
 """Largest config document accepted, in bytes (files are stat'ed first; stdin is read up to
@@ -43,9 +43,9 @@ def json_may_nest_deeper(text: str, limit: int) -> bool:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-INT_MIN = -(2**63)
-INT_MAX = 2**63 - 1
-"""TVM stores integer attributes as int64."""
+INT_MIN = INT64_MIN
+INT_MAX = INT64_MAX
+"""TVM stores integer attributes as int64 (the one definition is in tvmc.values)."""
 
 
 class OversizedInt(str):
@@ -96,6 +96,8 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
             # nan/inf have no JSON form and no use in a compilation config.
             return ConfigSyntaxError, f"non-finite number {value} is not allowed"
         return None
+    import datetime  # here, not at the top: `tvmc target` commands import this module for MAX_STRING only
+
     if isinstance(value, datetime.date | datetime.time):
         return ConfigSyntaxError, "TOML dates and times are not supported; quote the value as a string"
     return None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
+from tvmc.provenance import printable
 from tvmc.sources.layer import Layer, offset_position
 from tvmc.sources.limits import (
     MAX_DEPTH,
@@ -65,8 +66,7 @@ def display_path(path: str | os.PathLike[str]) -> str:
         prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
         if os.path.normcase(absolute).startswith(os.path.normcase(prefix)):
             shown = absolute[len(prefix) :]
-    # A name with a line break or undecodable bytes is quoted, so that messages stay one line.
-    return shown if shown.isprintable() else repr(shown)
+    return printable(shown)  # a line break or undecodable bytes are quoted: messages stay one line
 
 
 def format_for(path: str | os.PathLike[str]) -> str | None:
@@ -191,22 +191,27 @@ def load_bytes(data: bytes, *, source: str, format: str | None = None, path: Pat
     return layer
 
 
-def _too_deep(text: str, source: str, found: tuple[int, str]) -> LimitError:
-    offset, message = found
-    return LimitError(message, Location(source, *offset_position(text, offset)))
+def _refuse_too_deep(text: str, source: str, fmt: str) -> None:
+    """Refuse a document nesting deeper than `MAX_DEPTH` before a parser (which recurses) sees it.
 
-
-# The positions modules (scanners with large regexes) are imported only when needed: for a
-# document that could nest too deep, or on an error path.
+    The scanners (modules with large regexes) are imported only when a cheap count of brackets
+    says the text could nest that deep."""
+    if fmt == "toml":
+        if not toml_may_nest_deeper(text, MAX_DEPTH):
+            return
+        from tvmc.sources.toml_positions import too_deep
+    else:
+        if not json_may_nest_deeper(text, MAX_DEPTH):
+            return
+        from tvmc.sources.json_positions import too_deep
+    found = too_deep(text, MAX_DEPTH)
+    if found is not None:
+        offset, message = found
+        raise LimitError(message, Location(source, *offset_position(text, offset)))
 
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
-    if toml_may_nest_deeper(text, MAX_DEPTH):
-        from tvmc.sources import toml_positions
-
-        deep = toml_positions.too_deep(text, MAX_DEPTH)
-        if deep is not None:
-            raise _too_deep(text, source, deep)
+    _refuse_too_deep(text, source, "toml")
     try:
         return _toml_loads(text)
     except _TomlError as e:
@@ -243,12 +248,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _parse_json(text: str, source: str) -> dict[str, Any]:
-    if json_may_nest_deeper(text, MAX_DEPTH):
-        from tvmc.sources import json_positions
-
-        deep = json_positions.too_deep(text, MAX_DEPTH)
-        if deep is not None:
-            raise _too_deep(text, source, deep)
+    _refuse_too_deep(text, source, "json")
     try:
         # The int hook (a Python call per number) only when some digit run could be too long to convert.
         hook = parse_json_int if _LONG_DIGITS.search(text) else None

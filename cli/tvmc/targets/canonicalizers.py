@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from tvmc.errors import Location, TargetError
 from tvmc.targets.machine import APROFILE_FEATURES, Machine
+from tvmc.values import INT64_MAX, INT64_MIN
 
 # (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
 Hook = Callable[[str, dict[str, Any], list[str] | None, dict[str, Any], Machine, Location | None, str],
@@ -47,6 +48,20 @@ def is_aprofile(mtriple: str | None, mcpu: str | None) -> bool:
     return mtriple.startswith("arm") and not (mcpu is not None and mcpu.startswith("cortex-m"))
 
 
+def cpu_profile(kind: str, mtriple: str | None, mcpu: str | None) -> Literal["M", "A"] | None:
+    """The Arm profile whose features `llvm` sets for this target ("M": has_dsp/has_mve, "A": the
+    APROFILE_FEATURES), or None. The one place that decides it, for the canonicalizer, the printer and
+    `env_dependent_keys`: M-profile is tested first, on mcpu alone, as TVM's CPU parser does, so an
+    M-profile mcpu with an aarch64 triple is M-profile."""
+    if HOOKS.get(kind) is not llvm:
+        return None
+    if is_mprofile(mcpu):
+        return "M"
+    if kind == "llvm" and is_aprofile(mtriple, mcpu):
+        return "A"
+    return None
+
+
 def llvm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
          machine: Machine, loc: Location | None, where: str) -> list[str] | None:
     """llvm::Canonicalize (kinds llvm and c; legacy cmsis-nn had the same CPU parser)."""
@@ -56,7 +71,8 @@ def llvm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[s
         mtriple = machine.llvm_triple()
         if mtriple is not None:
             attrs["mtriple"] = mtriple
-    if mcpu is not None and is_mprofile(mcpu):
+    profile = cpu_profile(kind, mtriple, mcpu)
+    if profile == "M" and mcpu is not None:  # "M" implies an mcpu: narrowed for mypy
         mattr = attrs.get("mattr")
         nodsp = _has_flag(mcpu, mattr, "+nodsp")
         nomve = _has_flag(mcpu, mattr, "+nomve")
@@ -65,7 +81,7 @@ def llvm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[s
         feats["feature.has_dsp"] = dsp
         feats["feature.has_mve"] = mve
         return _merge_arm_keys(keys)
-    if kind == "llvm" and is_aprofile(mtriple, mcpu):
+    if profile == "A":
         _check_llvm_options(attrs, loc, where)
         computed = machine.aprofile_features(attrs)
         for name in APROFILE_FEATURES:
@@ -104,7 +120,7 @@ def _stoll(text: str) -> int | None:
     if _STOLL.fullmatch(text) is None:
         return None
     value = int(text)
-    return value if -(2**63) <= value < 2**63 else None
+    return value if INT64_MIN <= value <= INT64_MAX else None
 
 
 def cl_opt_problem(text: str) -> str | None:

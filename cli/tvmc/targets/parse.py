@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord, LimitError, Location, Record, TargetError, did_you_mean
+from tvmc.errors import FrozenRecord, LimitError, Location, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
@@ -39,15 +39,15 @@ class ParsedTarget(FrozenRecord):
         self.notes = notes
 
 
-class _Ctx(Record):
-    __match_args__ = ("lifted", "notes")
-    __slots__ = __match_args__
-    lifted: dict[str, dict[str, Any]]
-    notes: list[str]
+class _Ctx:
+    """What one parse collects: the settings lifted out of the target(s), and the notes. A plain class:
+    nothing compares or prints one, so it needs none of a Record's `==`/`repr`."""
 
-    def __init__(self, lifted: dict[str, dict[str, Any]] | None = None, notes: list[str] | None = None) -> None:
-        self.lifted = {} if lifted is None else lifted  # None: a new dict, a new list
-        self.notes = [] if notes is None else notes
+    __slots__ = ("lifted", "notes")
+
+    def __init__(self) -> None:
+        self.lifted: dict[str, dict[str, Any]] = {}
+        self.notes: list[str] = []
 
     def lift(self, section: str, key: str, value: Any, loc: Location | None) -> None:
         entries = self.lifted.setdefault(section, {})
@@ -105,9 +105,8 @@ def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     base = registry.tag_config(text)
     if base is not None:
         return base
-    renamed = registry.renamed_tags().get(text)
+    renamed = _renamed_tag(text, ctx)
     if renamed is not None:
-        ctx.notes.append(f"tag {text!r} was renamed to {renamed!r}")
         return registry.tag_config(renamed) or {}
     if text.startswith("{"):
         return _convert_dict(load_json_object(text, loc), loc, ctx, legacy_text=False)
@@ -117,13 +116,20 @@ def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     return _parse_legacy(text, loc, ctx)
 
 
+def _renamed_tag(name: str, ctx: _Ctx) -> str | None:
+    """The new name of a renamed tag, noting the rename; None if `name` was not renamed."""
+    new = registry.renamed_tags().get(name)
+    if new is not None:
+        ctx.notes.append(f"tag {name!r} was renamed to {new!r}")
+    return new
+
+
 def _parse_nested(text: str, loc: Location | None, ctx: _Ctx) -> Any:
     """A host or composite device given as text: tags stay names, the rest becomes a spec."""
     if registry.is_tag(text):
         return text
-    renamed = registry.renamed_tags().get(text)
+    renamed = _renamed_tag(text, ctx)
     if renamed is not None:
-        ctx.notes.append(f"tag {text!r} was renamed to {renamed!r}")
         return renamed
     nested = Location(loc.source, loc.line) if loc is not None else None  # no columns inside values
     return _parse_top_str(text, nested, ctx)
@@ -138,6 +144,7 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
             table = tables[first]
             spec["kind"] = first
         else:
+            # Not _renamed_tag: the note below, which names the old spelling, is the only one here.
             tag = first if registry.is_tag(first) else registry.renamed_tags().get(first)
             config = registry.tag_config(tag) if tag is not None else None
             if tag is None or config is None:
@@ -186,9 +193,10 @@ def _kind_name(spec: Mapping[str, Any]) -> str | None:
 def _convert_dict(value: Mapping[str, Any], loc: Location | None, ctx: _Ctx, *, legacy_text: bool) -> Spec:
     spec: Spec = T.own_json(value)  # plain dicts and lists, never the caller's objects
     tag = spec.get("tag")
-    if "kind" not in spec and isinstance(tag, str) and tag in registry.renamed_tags():
-        spec["tag"] = registry.renamed_tags()[tag]
-        ctx.notes.append(f"tag {tag!r} was renamed to {spec['tag']!r}")
+    if "kind" not in spec and isinstance(tag, str):
+        renamed = _renamed_tag(tag, ctx)
+        if renamed is not None:
+            spec["tag"] = renamed
     kind = _kind_name(spec)
     table = T.tables().get(kind) if kind is not None else None
     if table is not None and table.renamed_to is not None and spec.get("kind") == kind:

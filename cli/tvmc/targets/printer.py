@@ -12,7 +12,7 @@ from typing import Any
 
 from tvmc.errors import TargetError
 from tvmc.targets import tables as T
-from tvmc.targets.canonicalizers import HOOKS, is_aprofile, is_mprofile, llvm
+from tvmc.targets.canonicalizers import cpu_profile
 from tvmc.targets.legacy import QUOTE, uninterpret
 from tvmc.targets.machine import APROFILE_FEATURES
 
@@ -24,9 +24,9 @@ def _recomputed(canonical: Mapping[str, Any], key: str) -> bool:
     """Whether parsing the string gives this `feature.*` entry back (the kind's canonicalizer sets it)."""
     kind = canonical["kind"]
     if key in ("feature.has_dsp", "feature.has_mve"):
-        return HOOKS.get(kind) is llvm and is_mprofile(canonical.get("mcpu"))
+        return cpu_profile(kind, canonical.get("mtriple"), canonical.get("mcpu")) == "M"
     if key in APROFILE_FEATURES:
-        return kind == "llvm" and is_aprofile(canonical.get("mtriple"), canonical.get("mcpu"))
+        return cpu_profile(kind, canonical.get("mtriple"), canonical.get("mcpu")) == "A"
     return key == "feature.is_test" and kind == "test"
 
 

@@ -16,7 +16,7 @@ from tvmc.targets.canonical import (
     resolve_kind,
     tag_configs,
 )
-from tvmc.targets.canonicalizers import is_aprofile
+from tvmc.targets.canonicalizers import cpu_profile
 from tvmc.targets.machine import APROFILE_FEATURES
 
 
@@ -65,8 +65,10 @@ def check_modern(canonical: Mapping[str, Any], *, source: str | Location | None 
         kind = str(node.get("kind"))
         if kind in modern:
             continue
-        table = T.tables()[kind]
+        table = T.tables().get(kind)
         where = "".join(f"{p}: " if isinstance(p, str) else "" for p in path)
+        if table is None:  # only a config built in code can hold one
+            raise TargetError(f"{where}unknown target kind {kind!r}", as_location(source))
         hint = None
         comp = registry.compilers().get(kind)
         if comp is not None:
@@ -93,7 +95,7 @@ def env_dependent_keys(canonical_or_spec: Spec | str) -> tuple[tuple[str | int, 
         kind = node["kind"]
         if kind == "llvm" and "mtriple" not in node and "mcpu" not in node:
             paths.append((*path, "mtriple"))
-        elif kind == "llvm" and is_aprofile(node.get("mtriple"), node.get("mcpu")):
+        elif cpu_profile(kind, node.get("mtriple"), node.get("mcpu")) == "A":
             paths += [(*path, name) for name in APROFILE_FEATURES]
         elif kind == "cuda" and "arch" not in node:
             paths.append((*path, "arch"))

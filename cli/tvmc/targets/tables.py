@@ -6,13 +6,17 @@ is reduced to a small integer code here and the canonicalizer dispatches on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, Final
 
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError, did_you_mean
-from tvmc.values import type_name as type_name  # re-exported: targets modules use T.type_name
+
+# Re-exported: targets modules use T.INT64_MIN, T.INT64_MAX and T.type_name.
+from tvmc.values import INT64_MAX as INT64_MAX
+from tvmc.values import INT64_MIN as INT64_MIN
+from tvmc.values import type_name as type_name
 
 # Type codes. Keep the common ones small: the canonicalizer tests them in this order.
 STR, INT, BOOL, STR_ARRAY, INT_ARRAY, TARGET, TARGET_ARRAY, ANY = range(8)
@@ -29,11 +33,6 @@ TYPE_CODES = {
     registry.TARGET_ARRAY: TARGET_ARRAY,
 }
 _ROLE_CODES = {"kind": KIND, "keys": KEYS, "tag": TAG, "host": HOST, "from_device": FROM_DEVICE}
-
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-
-CanonHook = Callable[..., Any]
 
 
 class KindTable(FrozenRecord):

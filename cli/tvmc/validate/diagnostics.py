@@ -49,6 +49,7 @@ RULES: dict[str, str] = {
     "extends-unresolved": "An 'extends' entry that names no config on the search path, no file and no tag.",
     "extends-cycle": "An 'extends' chain that comes back to a config already in it.",
     "config-not-found": "A --config name or path that does not resolve.",
+    "rewrite": "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
     "internal": "tvmc failed on this input (a bug: please report it).",
 }
 

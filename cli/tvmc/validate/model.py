@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any, Final
 
 from tvmc import registry
-from tvmc.config import BUILD_OPTIONS, INTERNAL_DEFAULTS, TOP_LEVEL, KeySpec
+from tvmc.config import BUILD_OPTIONS, INTERNAL_DEFAULTS, MAX_EXTENDS_FANOUT, TOP_LEVEL, KeySpec
 from tvmc.errors import FrozenRecord
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
@@ -182,11 +182,6 @@ def pass_config_json_type(tvm_type: str) -> str:
     return "object"
 
 
-def value_type(tvm_type: str) -> str:
-    """A TVM option type as the plain value type checked for it (`target.Target` is handled apart)."""
-    return {"ir.IntImm": "int"}.get(tvm_type, tvm_type)
-
-
 TOP_LEVEL_KEYS: dict[str, KeySpec] = {
     SCHEMA_KEY: KeySpec(
         "str",
@@ -197,7 +192,7 @@ TOP_LEVEL_KEYS: dict[str, KeySpec] = {
 }
 BUILD_KEYS = BUILD_OPTIONS
 TOP_LEVEL_DEFAULTS = INTERNAL_DEFAULTS
-MAX_EXTENDS = 32  # layering.MAX_EXTENDS_FANOUT
+MAX_EXTENDS = MAX_EXTENDS_FANOUT  # what layering enforces
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -43,10 +43,6 @@ class Chain(Record):
         return tree
 
 
-def _key(layer: sources.Layer) -> str:
-    return str(layer.path) if layer.path is not None else layer.source
-
-
 class Resolver:
     """Expands `extends` chains against a search path, caching parent layers (and load failures)."""
 
@@ -76,7 +72,7 @@ class Resolver:
     def chain(self, layer: sources.Layer) -> Chain:
         out = Chain()
         if "extends" in layer.data:
-            self._expand(layer, (), (_key(layer),), out, [0])
+            self._expand(layer, (), (layering.layer_key(layer),), out, [0])
         else:
             out.layers.append((layer, ()))
         return out
@@ -104,11 +100,9 @@ class Resolver:
         out: Chain,
         loaded: list[int],
     ) -> None:
-        extends = layer.data.get("extends", [])
-        single = isinstance(extends, str)  # `extends = "base"`: report at the key, not at "[0]"
-        if single:
-            extends = [extends]
-        if not isinstance(extends, list):
+        single = isinstance(layer.data.get("extends"), str)  # `extends = "base"`: report at the key, not at "[0]"
+        extends = layering.extends_refs(layer)
+        if extends is None:
             # The file's own structural check reports the type; a parent's is reported here.
             if len(stack) > 1:
                 self._problem(
@@ -145,7 +139,7 @@ class Resolver:
                     f"cannot load {ref!r}: {err.one_line()}",
                 )
                 continue
-            key = _key(parent)
+            key = layering.layer_key(parent)
             if key in stack:
                 names = [*stack, key]
                 cycle = " → ".join(Path(n).name for n in names[names.index(key) :])

@@ -30,7 +30,7 @@ from tvmc.errors import (
     UsageError,
 )
 from tvmc.layering import Tree
-from tvmc.provenance import origin_of
+from tvmc.provenance import node_at, origin_of
 from tvmc.sources.search import entry_is_dir
 from tvmc.validate import parallel
 from tvmc.validate.checks import check_document, completeness_findings
@@ -63,8 +63,8 @@ def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iter
     for given in paths:
         is_dir = (given in dirs) if dirs is not None else (given != "-" and os.path.isdir(given))
         if is_dir:
-            for top, dirs, files in os.walk(given):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for top, subdirs, files in os.walk(given):  # not `dirs`: that is the parameter, used again
+                subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
                 for name in sorted(files):
                     if name.lower().endswith(SUFFIXES) and not name.startswith("."):
                         yield os.path.join(top, name)
@@ -118,8 +118,6 @@ def rule_for(err: TvmcError) -> str:
         return "extends-cycle" if "cycle" in err.message else "extends-unresolved"
     if isinstance(err, TargetError):
         return "invalid-target"
-    if isinstance(err, UsageError):
-        return "rewrite"
     return "internal"
 
 
@@ -181,19 +179,12 @@ def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Call
     return locate, start
 
 
+_ABSENT: Any = object()
+
+
 def _written_in(data: Any, pointer: str) -> bool:
     """Whether a (non-root) pointer names a value written in this document."""
-    if not pointer:
-        return False
-    node = data
-    for token in sources.split_pointer(pointer):
-        if type(node) is dict and token in node:
-            node = node[token]
-        elif type(node) is list and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return False
-    return True
+    return bool(pointer) and node_at(data, pointer, _ABSENT) is not _ABSENT
 
 
 def _own_first(
