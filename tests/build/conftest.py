@@ -6,7 +6,6 @@ tests inspect are built once per session.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -15,23 +14,16 @@ from typing import Any
 import pytest
 import typer
 from click.testing import Result
+from testkit import load_script
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 TVM_MISSING = "apache-tvm is not installed (pip install 'tvmc[tvm]')"
 
 
-def load_make_model() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_model", ROOT / "scripts" / "make_model.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
 def make_model() -> ModuleType:
-    return load_make_model()
+    return load_script("make_model")
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ Regenerate the goldens with `TVMC_UPDATE_GOLDEN=1 pytest tests/catalogue`.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 import typer
+from testkit import load_script
 from tvmc import api, registry, sources
 from typer.testing import CliRunner
 
@@ -104,24 +104,15 @@ def test_no_stale_goldens() -> None:
     assert goldens == sorted(NAMES)
 
 
-def _readme_script() -> Any:
-    script = ROOT / "scripts" / "gen_readme_configs.py"
-    spec = importlib.util.spec_from_file_location("gen_readme_configs", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_readme_catalogue_is_current() -> None:
-    module = _readme_script()
+    module = load_script("gen_readme_configs")
     assert module.main(["--check"]) == 0, "run scripts/gen_readme_configs.py"
     section = (ROOT / "README.md").read_text(encoding="utf-8").split(module.BEGIN)[1].split(module.END)[0]
     assert all(f"| `{name}` |" in section for name in NAMES)
 
 
 def test_readme_check_fails_when_stale(tmp_path: Path) -> None:
-    module = _readme_script()
+    module = load_script("gen_readme_configs")
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{module.BEGIN}\nold\n{module.END}\noutro\n", encoding="utf-8")
     assert module.main(["--check", "--readme", str(readme)]) == 1

@@ -3,25 +3,27 @@ nothing by it (output, exit code, exit handlers), unless a thread or TVM needs t
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from testkit import ROOT, cli_env
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "TYPER_USE_RICH": "0", "NO_COLOR": "1"}
+
+def env() -> dict[str, str]:
+    """Built per call, after the autouse fixture has isolated os.environ."""
+    return cli_env(TYPER_USE_RICH="0", NO_COLOR="1")
 
 
 def python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=ENV, cwd=tmp_path, timeout=60, check=False)
+                          env=env(), cwd=tmp_path, timeout=60, check=False)
 
 
 def tvmc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tvmc", *args], capture_output=True, text=True, env=ENV,
+    return subprocess.run([sys.executable, "-m", "tvmc", *args], capture_output=True, text=True, env=env(),
                           cwd=cwd, timeout=60, check=False)
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from testkit import load_script
 from tvmc import registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,11 +26,7 @@ def test_registry_matches_installed_tvm() -> None:
     legacy_data = ROOT.parent / "shared" / "data"
     if not (legacy_data / "tvm_kinds_legacy.json").exists():
         pytest.skip("legacy research data (../shared/data) not present")
-    spec = importlib.util.spec_from_file_location("sync_registry", ROOT / "scripts" / "sync_registry.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sync_registry"] = module
-    spec.loader.exec_module(module)
+    module = load_script("sync_registry")
     generated = module.build(legacy_data)
     for name, text in generated.items():
         checked_in = (ROOT / "cli" / "tvmc" / "registry" / "data" / name).read_text(encoding="utf-8")

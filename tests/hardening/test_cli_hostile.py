@@ -9,20 +9,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from testkit import cli_env
 from tvmc import api, targets
 from tvmc.errors import LimitError, TargetError, UsageError
 
-from .harness import MODEL, ROOT, check_output, run_cli
+from .harness import MODEL, check_output, run_cli
 
 DEEP = "[" * 300 + "]" * 300
 
 
 def tvmc(*args: str | bytes, stdout: int | None = subprocess.PIPE, env: dict[str, str] | None = None,
-         cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+         cwd: Path | None = None, input: bytes | None = None, timeout: float = 60,
+         ) -> subprocess.CompletedProcess[bytes]:
     """A real `python -m tvmc` process; stdout is strict UTF-8, as under an en_US.UTF-8 locale."""
-    base = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "PYTHONIOENCODING": "utf-8", "TYPER_USE_RICH": "0"}
-    return subprocess.run([sys.executable, "-m", "tvmc", *args], stdout=stdout, stderr=subprocess.PIPE,
-                          env={**base, **(env or {})}, cwd=cwd, timeout=60, check=False)
+    return subprocess.run([sys.executable, "-m", "tvmc", *args], input=input, stdout=stdout, stderr=subprocess.PIPE,
+                          env=cli_env(**{"PYTHONIOENCODING": "utf-8", "TYPER_USE_RICH": "0", **(env or {})}),
+                          cwd=cwd, timeout=timeout, check=False)
 
 
 def checked(proc: subprocess.CompletedProcess[bytes], args: tuple[str | bytes, ...]) -> tuple[str, str]:
@@ -80,8 +82,7 @@ def test_a_full_disk_is_an_error_not_a_traceback(args: tuple[str, ...]) -> None:
 
 def test_a_closed_pipe_ends_quietly() -> None:
     cmd = [sys.executable, "-m", "tvmc", "target", "list"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "TYPER_USE_RICH": "0"}
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(TYPER_USE_RICH="0")) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.read(10)
         proc.stdout.close()  # like `| head -c 10`
@@ -140,9 +141,7 @@ def test_a_few_hostile_command_lines_in_real_processes() -> None:
 
 
 def test_target_stdin_is_read_like_a_config_file() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tvmc", "target", "canonicalize", "-"], input=b"llvm\n\xff\n",
-                          capture_output=True, timeout=60, check=False,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "cli"), "PYTHONIOENCODING": "utf-8"})
+    proc = tvmc("target", "canonicalize", "-", input=b"llvm\n\xff\n")
     _, stderr = checked(proc, ("target", "canonicalize", "-"))
     assert proc.returncode == 1 and "<stdin>:2: invalid UTF-8 (byte 0xff)" in stderr
     huge = run_cli(["target", "canonicalize", "-"], stdin="llvm\n" * 300_000)
@@ -159,8 +158,6 @@ def test_long_targets_are_refused_and_never_echoed_whole() -> None:
 def test_migrate_reads_stdin_like_a_config_file(what: str) -> None:
     data = {"invalid-utf8": b"tvmc compile --target llvm \xff m.onnx\n", "oversized": b"\0" * 1_000_001,
             "long-token": b"tvmc compile --target 'llvm " + b"x" * 900_000 + b"' m.onnx\n"}[what]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "PYTHONIOENCODING": "utf-8"}
-    proc = subprocess.run([sys.executable, "-m", "tvmc", "config", "migrate", "-"], input=data, capture_output=True,
-                          timeout=5, env=env, check=False)
+    proc = tvmc("config", "migrate", "-", input=data, timeout=5)
     checked(proc, ("config", "migrate", "-"))
     assert proc.returncode == 1

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from .harness import ROOT
+from testkit import cli_env
 
 
 def complete(line: str, env: dict[str, str] | None = None, shell: str = "bash") -> list[str]:
@@ -19,9 +18,8 @@ def complete(line: str, env: dict[str, str] | None = None, shell: str = "bash") 
     cword = len(words) if line.endswith(" ") else len(words) - 1
     variables = {"_TVMC_COMPLETE": f"complete_{shell}", "COMP_WORDS": line, "COMP_CWORD": str(cword),
                  "_TYPER_COMPLETE_ARGS": line}
-    full = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), **variables, **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "tvmc"], capture_output=True, text=True, env=full, timeout=60,
-                          check=False)
+    proc = subprocess.run([sys.executable, "-m", "tvmc"], capture_output=True, text=True,
+                          env=cli_env(**{**variables, **(env or {})}), timeout=60, check=False)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     return proc.stdout.split()
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import tomli_w
+from testkit import cli_env
 from tvmc import api, sources
 from tvmc.emit import canonical
 
@@ -33,8 +34,8 @@ EXTRA_PYTHONS = [p for p in os.environ.get("HARDENING_PYTHONS", "").split(os.pat
 
 
 def probe(python: str, hash_seed: str = "0") -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "PYTHONHASHSEED": hash_seed}
-    proc = subprocess.run([python, str(PROBE)], capture_output=True, text=True, env=env, timeout=300, check=False)
+    proc = subprocess.run([python, str(PROBE)], capture_output=True, text=True, env=cli_env(PYTHONHASHSEED=hash_seed),
+                          timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
@@ -65,9 +66,8 @@ def _interpreters(minor: int) -> list[str]:
 def _usable(python: str, minor: int) -> str | None:
     """Why `python` cannot run the probe, or None."""
     check = f"import sys; assert sys.version_info[:2] == (3, {minor}); import typer, click, tomli_w"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli")}
     try:
-        proc = subprocess.run([python, "-c", check], capture_output=True, text=True, env=env, timeout=60)
+        proc = subprocess.run([python, "-c", check], capture_output=True, text=True, env=cli_env(), timeout=60)
     except OSError as err:
         return str(err)
     lines = proc.stderr.strip().splitlines() or ["it fails"]

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testkit import cli_env
 from tvmc import api
 from tvmc.build import runner
 from tvmc.errors import ConfigNotFoundError
@@ -183,9 +184,8 @@ def test_listing_skips_what_is_not_a_regular_file(search: Path) -> None:
     os.mkfifo(search / "team" / "pipe.toml")
     (search / "team" / "loop").symlink_to(search, target_is_directory=True)
     (search / "team" / "broken.toml").write_text("[not toml")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli"), "TVMC_CONFIG_PATH": str(search)}
-    proc = subprocess.run([sys.executable, "-m", "tvmc", "config", "list"], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
+    proc = subprocess.run([sys.executable, "-m", "tvmc", "config", "list"], capture_output=True, text=True,
+                          env=cli_env(TVMC_CONFIG_PATH=str(search)), timeout=60, check=False)
     assert proc.returncode == 0
     listed = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("team/")]
     assert listed == ["team/broken", "team/cpu"] and "unreadable" in proc.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,17 +10,10 @@ from types import ModuleType
 
 import pytest
 from hypothesis import strategies as st
+from testkit import load_script
 
 from . import properties
 from .harness import ROOT
-
-
-def load_fuzz() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz", ROOT / "scripts" / "fuzz.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_short_run_finds_nothing() -> None:
@@ -43,7 +35,7 @@ def test_a_worker_collects_each_distinct_failure_with_its_smallest_input(
     stand_in.PROPERTIES = (broken,)  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tests.hardening.properties", stand_in)
     out = tmp_path / "report.json"
-    load_fuzz().run_worker("broken", 300, 1, out)
+    load_script("fuzz").run_worker("broken", 300, 1, out)
     report = json.loads(out.read_text())
     assert report["cases"] == 300
     found = report["found"]

@@ -4,22 +4,16 @@ merging thousands of keys, cost seconds to minutes."""
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
 import pytest
+from testkit import load_script
 from tvmc import api
-
-from .harness import ROOT
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_startup", ROOT / "scripts" / "bench_startup.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_startup")
 
 
 def test_the_workload_means_what_it_says(bench: ModuleType, tmp_path: pytest.TempPathFactory) -> None:

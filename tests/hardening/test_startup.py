@@ -3,13 +3,11 @@ behave like eager ones, and `config show` / `--help` stay within 5x a bare Pytho
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
-from types import ModuleType
 
+from testkit import cli_env
 from tvmc.cli import app as app_module
 
 from .harness import MODEL, ROOT, run_cli
@@ -27,9 +25,8 @@ main()
 
 def imported(*argv: str) -> set[str]:
     """Every module a real `tvmc ARGV` process has imported when it ends."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli")}
     proc = subprocess.run([sys.executable, "-c", IMPORTS, json.dumps(argv)], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+                          env=cli_env(), timeout=120, check=False)
     modules: list[str] = json.loads(proc.stderr.strip().splitlines()[-1])
     return set(modules)
 
@@ -90,15 +87,8 @@ def test_rewrite_options_are_built_only_for_the_command_that_runs() -> None:
             "commands = [g.get_command(ctx, name) for name in g.list_commands(ctx)]; "
             "print(sum(len(c.params) for c in commands), "
             "len(g.commands['show'].get_params(click.Context(g.commands['show']))))")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "cli")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(),
+                         check=True).stdout
     built, show = map(int, out.split())
     assert built < 60 < show  # ~20 declared parameters in all; ~400 once `show` asks for its own
 
-
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_startup", ROOT / "scripts" / "bench_startup.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -4,13 +4,13 @@ Both derive from `tvmc.validate.model`; this is what keeps them from drifting ap
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_expect import CORPUS, ROOT, corpus_files
+from corpus_expect import CORPUS, corpus_files
+from testkit import load_script
 from tvmc import sources
 from tvmc.errors import TvmcError
 from tvmc.validate.checks import check_document
@@ -36,16 +36,8 @@ def test_corpus_documents_agree(name: str, data: dict[str, Any]) -> None:
     assert _errors(check_document(data)) == _errors(schema_findings(data))
 
 
-def _bench_module() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_validate", ROOT / "scripts" / "bench_validate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_generated_configs_agree(tmp_path: Path) -> None:
-    paths = _bench_module().generate(tmp_path, 300, seed=7)
+    paths = load_script("bench_validate").generate(tmp_path, 300, seed=7)
     compared = invalid = 0
     for path in paths:
         try:

@@ -1,0 +1,34 @@
+"""Helpers shared across the test directories, imported as `from testkit import ...` (pytest puts
+tests/ on sys.path for tests/conftest.py): the environment of a real `tvmc` process, and the
+scripts in scripts/ loaded as modules."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for a `python -m tvmc` (or `python -c`) child that imports tvmc from cli/:
+    os.environ as it is now (after the autouse isolation fixture), PYTHONPATH, then `extra`."""
+    return {**os.environ, "PYTHONPATH": str(ROOT / "cli"), **extra}
+
+
+def load_script(name: str) -> ModuleType:
+    """scripts/NAME.py, executed as the module NAME and registered in sys.modules (which dataclasses
+    and pickling in the script rely on)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
