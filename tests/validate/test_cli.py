@@ -74,7 +74,6 @@ def test_directories_and_unreadable_files(tvmc: Invoke, tmp_path: Path, monkeypa
     assert [d.rule for d in result.diagnostics] == ["unreadable"]
 
 
-
 def test_several_directories(tvmc: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Regression: walking the first directory rebound `iter_paths`'s `dirs`, so the second one was read as a file.
     monkeypatch.chdir(tmp_path)
@@ -86,6 +85,23 @@ def test_several_directories(tvmc: Invoke, tmp_path: Path, monkeypatch: pytest.M
     assert list(runner.iter_paths(["a", "b"], dirs={"a", "b"})) == expected
     result = tvmc("validate", "--format", "json", "a", "b")  # the command passes the `dirs` it found
     assert [f["file"] for f in json.loads(result.stdout)["files"]] == expected and result.exit_code == 0
+
+
+def test_a_parent_extending_too_many_configs_is_refused_in_both_modes(
+    tvmc: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Validating the file agrees with resolving it: before, the parent's 33rd entry was silently dropped.
+    monkeypatch.chdir(tmp_path)
+    for i in range(33):
+        (tmp_path / f"p{i}.toml").write_text('description = "part"\n')
+    entries = ", ".join(f'"./p{i}.toml"' for i in range(33))
+    (tmp_path / "wide.toml").write_text(f"extends = [{entries}]\n")
+    (tmp_path / "child.toml").write_text('extends = "./wide.toml"\ntargets = ["llvm"]\n')
+    as_file = tvmc("validate", "child.toml")
+    assert as_file.exit_code == 1
+    assert "wide.toml:1:1: error: extends: extends lists more than 32 configs [limit]" in as_file.stdout
+    assert tvmc("validate", "--config", "./child.toml").exit_code == 1
+
 
 def test_resolved_config_mode(tvmc: Invoke, in_corpus: Path) -> None:
     ok = tvmc("validate", "--config", "lib/base-cpu")

@@ -109,6 +109,10 @@ class Resolver:
                     out, "extends-unresolved", layer, None, "extends: expected a name or path, or a list"
                 )
             extends = []
+        if len(extends) > layering.MAX_EXTENDS_FANOUT and len(stack) > 1:  # a file's own: the checks say so
+            self._problem(
+                out, "limit", layer, None, f"extends lists more than {layering.MAX_EXTENDS_FANOUT} configs"
+            )
         if len(stack) > layering.MAX_EXTENDS_DEPTH:
             self._problem(
                 out, "limit", layer, None, f"extends chain deeper than {layering.MAX_EXTENDS_DEPTH}"
