@@ -39,11 +39,14 @@ def _env(cache: str) -> dict[str, str]:
 STARTUP: dict[str, tuple[list[str], dict[str, str]]] = {
     "python -c pass": (["-c", "pass"], {}),
     "tvmc config show --config aws/c5 --format json": (
-        ["-m", "tvmc", "config", "show", "--config", "aws/c5", "--format", "json"], {}),
+        ["-m", "tvmc", "config", "show", "--config", "aws/c5", "--format", "json"],
+        {},
+    ),
     "tvmc --help": (["-m", "tvmc", "--help"], {}),
     "tvmc config show --config aws/<TAB>": (
-        ["-m", "tvmc"], {"_TVMC_COMPLETE": "complete_bash", "COMP_WORDS": "tvmc config show --config aws/",
-                         "COMP_CWORD": "4"}),
+        ["-m", "tvmc"],
+        {"_TVMC_COMPLETE": "complete_bash", "COMP_WORDS": "tvmc config show --config aws/", "COMP_CWORD": "4"},
+    ),
 }
 
 
@@ -85,8 +88,14 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
         lines = [f"extends = {parents!r}".replace("'", '"')] if parents else []
         if i + 1 == depth:
             lines.append('targets = [{ kind = "llvm", mcpu = "skylake" }]')
-        lines += [f'description = "layer {i}"', f"opt-level = {i % 4}", "[pass-config]", f'"layer{i}" = {i}',
-                  "[build]", f'cross-compiler-options = ["-O{i % 3}"]']
+        lines += [
+            f'description = "layer {i}"',
+            f"opt-level = {i % 4}",
+            "[pass-config]",
+            f'"layer{i}" = {i}',
+            "[build]",
+            f'cross-compiler-options = ["-O{i % 3}"]',
+        ]
         (directory / f"c{i}.toml").write_text("\n".join(lines) + "\n")
     return directory / "c0.toml"
 
@@ -94,9 +103,12 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
 def rewrite_flags(count: int) -> list[tuple[str, str]]:
     """A mix: new keys, a generated target flag, list appends, -O, a top-level string."""
     makers: list[Callable[[int], tuple[str, str]]] = [
-        lambda i: ("--set", f'pass-config."rw{i}"={i}'), lambda i: ("--target-llvm-mcpu", f"cpu{i}"),
-        lambda i: ("--set", f"targets[kind=llvm].mattr+=+f{i}"), lambda i: ("-O", str(i % 4)),
-        lambda i: ("--set", f'description="d{i}"')]
+        lambda i: ("--set", f'pass-config."rw{i}"={i}'),
+        lambda i: ("--target-llvm-mcpu", f"cpu{i}"),
+        lambda i: ("--set", f"targets[kind=llvm].mattr+=+f{i}"),
+        lambda i: ("-O", str(i % 4)),
+        lambda i: ("--set", f'description="d{i}"'),
+    ]
     return [makers[i % len(makers)](i) for i in range(count)]
 
 

@@ -114,8 +114,7 @@ def _tvm_export() -> Callable[[Any], Any] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=20, help="passes over all tags (default 20)")
     parser.add_argument("--dicts", type=int, default=20000, help="generated dicts (default 20000)")
     parser.add_argument("--seed", type=int, default=0)

@@ -68,9 +68,7 @@ def _pools() -> tuple[list[str], list[str]]:
     for name in registry.tag_names():
         config = registry.tag_config(name) or {}
         if "host" not in config:
-            (cpu if config.get("kind") == "llvm" else gpu if config.get("kind") == "cuda" else []).append(
-                name
-            )
+            (cpu if config.get("kind") == "llvm" else gpu if config.get("kind") == "cuda" else []).append(name)
     return cpu, gpu
 
 
@@ -78,9 +76,7 @@ def _cpu_target(rng: random.Random, tags: list[str]) -> Any:
     return rng.choice(
         [
             lambda: rng.choice(tags),
-            lambda: (
-                f"llvm -mcpu={rng.choice(['skylake', 'znver3', 'cascadelake'])} -mtriple=x86_64-linux-gnu"
-            ),
+            lambda: f"llvm -mcpu={rng.choice(['skylake', 'znver3', 'cascadelake'])} -mtriple=x86_64-linux-gnu",
             lambda: {
                 "kind": "llvm",
                 "mtriple": "aarch64-linux-gnu",
@@ -166,9 +162,7 @@ def generate(directory: Path, count: int, seed: int = 0) -> list[Path]:
     pools = _pools()
     (directory / "bases").mkdir(parents=True, exist_ok=True)
     bases = ["bases/cpu", "bases/gpu", "bases/vm"]
-    (directory / "bases" / "cpu.toml").write_text(
-        'targets = [{ kind = "llvm", mtriple = "x86_64-linux-gnu" }]\n'
-    )
+    (directory / "bases" / "cpu.toml").write_text('targets = [{ kind = "llvm", mtriple = "x86_64-linux-gnu" }]\n')
     (directory / "bases" / "gpu.toml").write_text('targets = ["nvidia/nvidia-a100"]\nopt-level = 3\n')
     (directory / "bases" / "vm.toml").write_text('extends = "bases/cpu"\n[executor]\nkind = "vm"\n')
     paths = [directory / "bases" / f"{b.split('/')[1]}.toml" for b in bases]
@@ -236,21 +230,15 @@ def _peak_rss_mb(argv: list[str], env: dict[str, str]) -> float:
         "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
         "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True, check=True)
     return int(out.stdout.strip()) / 1024  # Linux reports KiB
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=2000, help="configs for the timing comparison")
     parser.add_argument("--repeat", type=int, default=5, help="runs per tool; the best is reported")
-    parser.add_argument(
-        "--memory", default="1000,10000", help="file counts for the peak-memory runs ('' skips)"
-    )
+    parser.add_argument("--memory", default="1000,10000", help="file counts for the peak-memory runs ('' skips)")
     parser.add_argument("--keep", type=Path, help="generate into this directory and keep it")
     args = parser.parse_args(argv)
     checker = shutil.which("check-jsonschema")
@@ -284,10 +272,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tvmc config validate : {t.wall:6.3f} s wall, {t.cpu:6.3f} s CPU (median {t.median_wall:6.3f} s)")
         print(f"  ... with --jobs 1  : {s.wall:6.3f} s wall, {s.cpu:6.3f} s CPU (median {s.median_wall:6.3f} s)")
         print(f"check-jsonschema     : {c.wall:6.3f} s wall, {c.cpu:6.3f} s CPU (median {c.median_wall:6.3f} s)")
-        print(f"ratio                : {c.wall / t.wall:5.1f}x wall, {c.cpu / t.cpu:5.1f}x CPU "
-              f"(medians {c.median_wall / t.median_wall:4.1f}x; goal >= 10x)")
-        print(f"ratio with --jobs 1  : {c.wall / s.wall:5.1f}x wall, {c.cpu / s.cpu:5.1f}x CPU "
-              f"(medians {c.median_wall / s.median_wall:4.1f}x)")
+        print(
+            f"ratio                : {c.wall / t.wall:5.1f}x wall, {c.cpu / t.cpu:5.1f}x CPU "
+            f"(medians {c.median_wall / t.median_wall:4.1f}x; goal >= 10x)"
+        )
+        print(
+            f"ratio with --jobs 1  : {c.wall / s.wall:5.1f}x wall, {c.cpu / s.cpu:5.1f}x CPU "
+            f"(medians {c.median_wall / s.median_wall:4.1f}x)"
+        )
         sizes = [int(n) for n in args.memory.split(",") if n.strip()]
         if sizes:
             big = work / "memory"

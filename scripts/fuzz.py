@@ -36,8 +36,7 @@ def _isolate_environment(case_seconds: float) -> None:
     for var in [v for v in os.environ if v.startswith("TVMC_")]:
         del os.environ[var]
     os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="tvmc-fuzz-xdg-")
-    os.environ.update(TYPER_USE_RICH="0", NO_COLOR="1", COLUMNS="120",
-                      HARDENING_CASE_SECONDS=str(case_seconds))
+    os.environ.update(TYPER_USE_RICH="0", NO_COLOR="1", COLUMNS="120", HARDENING_CASE_SECONDS=str(case_seconds))
 
 
 def _signature(err: BaseException) -> str:
@@ -79,12 +78,21 @@ def run_worker(name: str, cases: int, seed: int, out: Path) -> None:
             known = found.get(key)
             if known is None or len(shown) < len(known["input"]):
                 tb = "".join(traceback.format_exception(err)[-6:])
-                found[key] = {"input": shown, "error": f"{type(err).__name__}: {err}"[:2000], "traceback": tb,
-                              "count": (known or {}).get("count", 0)}
+                found[key] = {
+                    "input": shown,
+                    "error": f"{type(err).__name__}: {err}"[:2000],
+                    "traceback": tb,
+                    "count": (known or {}).get("count", 0),
+                }
             found[key]["count"] += 1
 
-    test = settings(max_examples=cases, deadline=None, database=None, suppress_health_check=list(HealthCheck),
-                    phases=(Phase.generate,))(given(prop.strategy)(case))
+    test = settings(
+        max_examples=cases,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate,),
+    )(given(prop.strategy)(case))
     hypothesis_seed(seed)(test)()
     out.write_text(json.dumps({"found": found, "cases": ran}))
 
@@ -104,8 +112,13 @@ def _plan(names: list[tuple[str, int]], cases: int, seed: int) -> list[tuple[str
     return jobs
 
 
-def _finish(proc: subprocess.Popen[bytes], job: tuple[str, int, int], out: Path,
-            results: dict[str, dict[str, Any]], counts: dict[str, int]) -> None:
+def _finish(
+    proc: subprocess.Popen[bytes],
+    job: tuple[str, int, int],
+    out: Path,
+    results: dict[str, dict[str, Any]],
+    counts: dict[str, int],
+) -> None:
     name, _cases, chunk_seed = job
     found = results.setdefault(name, {})
     if proc.returncode == 0 and out.exists():
@@ -149,8 +162,11 @@ def main(argv: list[str] | None = None) -> int:
 
     chosen = [(p.name, p.weight) for p in PROPERTIES if args.surface in ("all", p.surface)]
     jobs = _plan(chosen, args.cases, seed)
-    print(f"fuzz: {args.cases} cases over {len(chosen)} properties ({args.surface}), seed {seed}, "
-          f"{len(jobs)} chunks on {args.jobs} workers", flush=True)
+    print(
+        f"fuzz: {args.cases} cases over {len(chosen)} properties ({args.surface}), seed {seed}, "
+        f"{len(jobs)} chunks on {args.jobs} workers",
+        flush=True,
+    )
     results: dict[str, dict[str, Any]] = {}
     counts: dict[str, int] = {}
     started = time.perf_counter()
@@ -162,16 +178,28 @@ def main(argv: list[str] | None = None) -> int:
             while pending and len(running) < args.jobs:
                 job = pending.pop(0)
                 out = scratch / f"{job[0]}-{job[2]}.json"
-                cmd = [sys.executable, __file__, "--case-seconds", str(args.case_seconds),
-                       "--worker", job[0], str(job[1]), str(job[2]), str(out)]
+                cmd = [
+                    sys.executable,
+                    __file__,
+                    "--case-seconds",
+                    str(args.case_seconds),
+                    "--worker",
+                    job[0],
+                    str(job[1]),
+                    str(job[2]),
+                    str(out),
+                ]
                 running.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), job, out))
             time.sleep(0.05)
             for item in [r for r in running if r[0].poll() is not None]:
                 running.remove(item)
                 _finish(item[0], item[1], item[2], results, counts)
                 done = sum(counts.values())
-                print(f"  {done} cases, {sum(len(f) for f in results.values())} distinct failures, "
-                      f"{time.perf_counter() - started:.0f} s", flush=True)
+                print(
+                    f"  {done} cases, {sum(len(f) for f in results.values())} distinct failures, "
+                    f"{time.perf_counter() - started:.0f} s",
+                    flush=True,
+                )
     except KeyboardInterrupt:  # report what the finished chunks found
         for proc, _, _ in running:
             proc.kill()
@@ -182,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     return _report(results, counts, seed, time.perf_counter() - started, args.report)
 
 
-def _report(results: dict[str, dict[str, Any]], counts: dict[str, int], seed: int, seconds: float,
-            path: Path | None) -> int:
+def _report(
+    results: dict[str, dict[str, Any]], counts: dict[str, int], seed: int, seconds: float, path: Path | None
+) -> int:
     failures = 0
     for name, found in sorted(results.items()):
         print(f"{name}: {counts.get(name, 0)} cases, {len(found)} distinct failures")
@@ -194,8 +223,10 @@ def _report(results: dict[str, dict[str, Any]], counts: dict[str, int], seed: in
             print("    " + item["traceback"].rstrip().replace("\n", "\n    "))
     if path is not None:
         path.write_text(json.dumps({"seed": seed, "cases": counts, "failures": results}, indent=1))
-    print(f"fuzz: {sum(counts.values())} cases in {seconds:.0f} s, seed {seed}: "
-          + (f"{failures} distinct failures" if failures else "nothing found"))
+    print(
+        f"fuzz: {sum(counts.values())} cases in {seconds:.0f} s, seed {seed}: "
+        + (f"{failures} distinct failures" if failures else "nothing found")
+    )
     return 1 if failures else 0
 
 

@@ -55,10 +55,12 @@ def render(root: Path) -> str:
         tags = ", ".join(f"`{t}`" for t in _tags(layer.data))
         extends = ", ".join(f"`{e}`" for e in _extends(layer, root))
         rows.append(f"| `{entry.name}` | {_cell(entry.description or '')} | {tags} | {extends} |")
-    intro = (f"{len(entries)} configs. Each file cites the TVM tag it builds on and pins `mtriple` for CPU "
-             "targets, so it means the same on any build machine; `base/` holds what several configs share "
-             "through `extends`. Every one of TVM's "
-             f"{len(registry.tag_names())} tags is a config name too (`tvmc config list --tags`).")
+    intro = (
+        f"{len(entries)} configs. Each file cites the TVM tag it builds on and pins `mtriple` for CPU "
+        "targets, so it means the same on any build machine; `base/` holds what several configs share "
+        "through `extends`. Every one of TVM's "
+        f"{len(registry.tag_names())} tags is a config name too (`tvmc config list --tags`)."
+    )
     return "\n".join([BEGIN, intro, "", *rows, END])
 
 
@@ -77,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     updated = head + render(args.configs) + tail
     if args.check:
         if updated != text:
-            print(f"{args.readme}: the configs section is stale; run scripts/gen_readme_configs.py",
-                  file=sys.stderr)
+            print(f"{args.readme}: the configs section is stale; run scripts/gen_readme_configs.py", file=sys.stderr)
             return 1
         return 0
     if updated != text:

@@ -19,9 +19,7 @@ from tvmc.validate.schema import SCHEMA_PATH, schema_text  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only check that the file is up to date")
     parser.add_argument("-o", "--output", type=Path, default=ROOT / SCHEMA_PATH, help="where to write it")
     args = parser.parse_args(argv)

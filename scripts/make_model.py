@@ -48,7 +48,8 @@ def make_mlp() -> Any:
         helper.make_node("Relu", ["y1"], ["y"]),
     ]
     graph = helper.make_graph(
-        nodes, "mlp",
+        nodes,
+        "mlp",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", IN_FEATURES])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", OUT_FEATURES])],
         [numpy_helper.from_array(array, name) for name, array in weights().items()],
@@ -70,8 +71,13 @@ def reference(x: Any) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-o", "--output", type=Path, default=Path("models/mlp.onnx"),
-                        help="where to write the model (default: models/mlp.onnx)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("models/mlp.onnx"),
+        help="where to write the model (default: models/mlp.onnx)",
+    )
     args = parser.parse_args(argv)
     try:
         model = make_mlp()

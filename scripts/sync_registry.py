@@ -62,11 +62,13 @@ LEGACY_KIND_LAST_VERSION = {
 TVMC_CODEGENS: dict[str, dict[str, Any]] = {
     "compute-library": {"options": {}, "last_version": "0.19", "device_type": 1},
     "ethos-n": {"options": {"variant": "str"}, "last_version": "0.18", "device_type": 1},
-    "ethos-n78": {"options": {"variant": "str"}, "last_version": "0.10", "device_type": 1,
-                  "renamed_to": "ethos-n"},
+    "ethos-n78": {"options": {"variant": "str"}, "last_version": "0.10", "device_type": 1, "renamed_to": "ethos-n"},
     "bnns": {"options": {}, "last_version": "0.19", "device_type": 1},
-    "vitis-ai": {"options": {"dpu": "str", "export_runtime_module": "str", "load_runtime_module": "str"},
-                 "last_version": "0.19", "device_type": 1},
+    "vitis-ai": {
+        "options": {"dpu": "str", "export_runtime_module": "str", "load_runtime_module": "str"},
+        "last_version": "0.19",
+        "device_type": 1,
+    },
     "clml": {"options": {}, "last_version": "0.19", "device_type": 4},
     "mrvl": {"options": {}, "last_version": "0.19", "device_type": 1},
 }
@@ -81,44 +83,81 @@ EXECUTORS = {
     "graph": {
         "description": "Relay graph executor (TVM <= 0.19).",
         "generations": ["legacy"],
-        "options": {"link-params": {"type": "bool", "default": False,
-                                    "description": "Link parameters into the generated library."}},
+        "options": {
+            "link-params": {
+                "type": "bool",
+                "default": False,
+                "description": "Link parameters into the generated library.",
+            }
+        },
     },
     "aot": {
         "description": "Relay ahead-of-time executor (TVM <= 0.19), for microcontrollers.",
         "generations": ["legacy"],
         "options": {
-            "link-params": {"type": "bool", "default": True,
-                            "description": "Link parameters into the generated library."},
-            "unpacked-api": {"type": "bool", "default": False,
-                             "description": "Call operators with unpacked C arguments."},
-            "interface-api": {"type": "str", "default": "packed", "enum": ["packed", "c"],
-                              "description": "Entry point API: 'packed' or 'c' (needs unpacked-api)."},
-            "workspace-byte-alignment": {"type": "int", "default": 16,
-                                         "description": "Byte alignment of workspace buffers."},
-            "constant-byte-alignment": {"type": "int", "default": 16,
-                                        "description": "Byte alignment of constant buffers."},
+            "link-params": {
+                "type": "bool",
+                "default": True,
+                "description": "Link parameters into the generated library.",
+            },
+            "unpacked-api": {
+                "type": "bool",
+                "default": False,
+                "description": "Call operators with unpacked C arguments.",
+            },
+            "interface-api": {
+                "type": "str",
+                "default": "packed",
+                "enum": ["packed", "c"],
+                "description": "Entry point API: 'packed' or 'c' (needs unpacked-api).",
+            },
+            "workspace-byte-alignment": {
+                "type": "int",
+                "default": 16,
+                "description": "Byte alignment of workspace buffers.",
+            },
+            "constant-byte-alignment": {
+                "type": "int",
+                "default": 16,
+                "description": "Byte alignment of constant buffers.",
+            },
         },
     },
     "vm": {
         "description": "Relax virtual machine (TVM >= 0.25; tvm.compile's executable).",
         "generations": ["modern"],
-        "options": {"exec-mode": {"type": "str", "default": "bytecode", "enum": ["bytecode", "compiled"],
-                                  "description": "Relax VM execution mode: interpreted bytecode or compiled."}},
+        "options": {
+            "exec-mode": {
+                "type": "str",
+                "default": "bytecode",
+                "enum": ["bytecode", "compiled"],
+                "description": "Relax VM execution mode: interpreted bytecode or compiled.",
+            }
+        },
     },
 }
 RUNTIMES = {
     "cpp": {
         "description": "C++ runtime (TVM's default).",
         "generations": ["legacy", "modern"],
-        "options": {"system-lib": {"type": "bool", "default": False,
-                                   "description": "Build a system library that registers itself at start-up."}},
+        "options": {
+            "system-lib": {
+                "type": "bool",
+                "default": False,
+                "description": "Build a system library that registers itself at start-up.",
+            }
+        },
     },
     "crt": {
         "description": "Standalone C runtime for microcontrollers (TVM <= 0.19).",
         "generations": ["legacy"],
-        "options": {"system-lib": {"type": "bool", "default": False,
-                                   "description": "Build a system library that registers itself at start-up."}},
+        "options": {
+            "system-lib": {
+                "type": "bool",
+                "default": False,
+                "description": "Build a system library that registers itself at start-up.",
+            }
+        },
     },
 }
 
@@ -128,8 +167,7 @@ COMPILERS = {
     "cublas": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cublas.partition_for_cublas"},
     "cudnn": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cudnn.partition_for_cudnn"},
     "cutlass": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cutlass.partition_for_cutlass"},
-    "tensorrt": {"device_types": [2],
-                 "partition": "tvm.relax.backend.contrib.tensorrt.partition_for_tensorrt"},
+    "tensorrt": {"device_types": [2], "partition": "tvm.relax.backend.contrib.tensorrt.partition_for_tensorrt"},
     "hipblas": {"device_types": [10], "partition": "tvm.relax.backend.rocm.hipblas.partition_for_hipblas"},
     "coreml": {"device_types": [8], "partition": "tvm.relax.backend.metal.coreml.partition_for_coreml"},
     "nnapi": {"device_types": [1], "partition": "tvm.relax.backend.contrib.nnapi.partition_for_nnapi"},
@@ -214,9 +252,7 @@ def modern_facts() -> dict[str, Any]:
             "default_keys": list(probe.kind.default_keys),
             "device_type": int(probe.kind.default_device_type),
         }
-    pass_configs = {
-        str(k): str(_plain(v).get("type", "")) for k, v in tvm.transform.PassContext.list_configs().items()
-    }
+    pass_configs = {str(k): str(_plain(v).get("type", "")) for k, v in tvm.transform.PassContext.list_configs().items()}
     return {"tvm_version": tvm.__version__, "kinds": kinds, "pass_configs": dict(sorted(pass_configs.items()))}
 
 
@@ -285,17 +321,20 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, An
                 last_version=LEGACY_KIND_LAST_VERSION.get(name, short),
             )
     for name, codegen in TVMC_CODEGENS.items():
-        kinds.setdefault(name, {
-            "versions": [],
-            "byoc": True,
-            "options": {**{a: _LEGACY_TYPES[t] for a, t in common.items()}, **codegen["options"]},
-            "defaults": {},
-            "default_keys": [],
-            "device_type": codegen["device_type"],
-            "last_version": codegen["last_version"],
-            "open_options": True,
-            **({"renamed_to": codegen["renamed_to"]} if "renamed_to" in codegen else {}),
-        })
+        kinds.setdefault(
+            name,
+            {
+                "versions": [],
+                "byoc": True,
+                "options": {**{a: _LEGACY_TYPES[t] for a, t in common.items()}, **codegen["options"]},
+                "defaults": {},
+                "default_keys": [],
+                "device_type": codegen["device_type"],
+                "last_version": codegen["last_version"],
+                "open_options": True,
+                **({"renamed_to": codegen["renamed_to"]} if "renamed_to" in codegen else {}),
+            },
+        )
     return {
         "kinds": dict(sorted(kinds.items())),
         "options": {k: dict(sorted(v.items())) for k, v in sorted(dropped_options.items())},
@@ -316,8 +355,7 @@ def build(legacy_dir: Path) -> dict[str, str]:
         "runtimes": RUNTIMES,
         "compilers": COMPILERS,
     }
-    tags = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"],
-            "tags": modern_tags()}
+    tags = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"], "tags": modern_tags()}
     dump = lambda obj: json.dumps(obj, indent=1, sort_keys=False, ensure_ascii=False) + "\n"  # noqa: E731
     return {"kinds.json": dump(registry), "tags.json": dump(tags)}
 
@@ -329,8 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     files = build(args.legacy_data)
-    stale = [n for n, text in files.items()
-             if not (args.out / n).exists() or (args.out / n).read_text(encoding="utf-8") != text]
+    stale = [
+        n
+        for n, text in files.items()
+        if not (args.out / n).exists() or (args.out / n).read_text(encoding="utf-8") != text
+    ]
     if args.check:
         for name in stale:
             print(f"stale: {args.out / name} (run scripts/sync_registry.py)")

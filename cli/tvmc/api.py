@@ -35,8 +35,9 @@ class Resolved(FrozenRecord):
     notes: Final[tuple[str, ...]]
     tree: Final[Tree]  # the merged, rewritten tree before canonicalization
 
-    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin], notes: tuple[str, ...],
-                 tree: Tree) -> None:
+    def __init__(
+        self, config: CompilationConfig, origins: Mapping[str, Origin], notes: tuple[str, ...], tree: Tree
+    ) -> None:
         self.config = config
         self.origins = origins
         self.notes = notes
@@ -65,9 +66,13 @@ def _rewrites(items: Sequence[RewriteLike]) -> list[rewrites.Rewrite]:
     return list(items)  # type: ignore[arg-type]
 
 
-def resolve_tree(configs: Sequence[ConfigRef] = (), rewrite_list: Sequence[RewriteLike] = (), *,
-                 env: Mapping[str, str] | None = None,
-                 search: Sequence[sources.SearchDir] | None = None) -> Tree:
+def resolve_tree(
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+) -> Tree:
     """Load, layer and rewrite: the merged tree with origins, before canonicalization."""
     env = os.environ if env is None else env
     dirs = sources.search_path(env) if search is None else search
@@ -77,8 +82,13 @@ def resolve_tree(configs: Sequence[ConfigRef] = (), rewrite_list: Sequence[Rewri
     return tree
 
 
-def resolve(configs: Sequence[ConfigRef] = (), rewrite_list: Sequence[RewriteLike] = (), *,
-            env: Mapping[str, str] | None = None, search: Sequence[sources.SearchDir] | None = None) -> Resolved:
+def resolve(
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+) -> Resolved:
     """The whole pipeline: configs (names or paths) and rewrites → a canonical CompilationConfig."""
     tree = resolve_tree(configs, rewrite_list, env=env, search=search)
     config, notes = canonicalize_config(tree.data, tree.origins)
@@ -111,8 +121,10 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     """
     out: Origins = {}
     host = canonical.get("host")
-    mirror = next((i for i, t in enumerate(canonical.get("targets", []))
-                   if {k: v for k, v in t.items() if k != "host"} == host), None)
+    mirror = next(
+        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
+        None,
+    )
     for pointer, _ in walk(canonical):
         found = _source_pointer(tree, pointer, mirror)
         if found is not None:

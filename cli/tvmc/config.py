@@ -33,8 +33,14 @@ class KeySpec(FrozenRecord):
     minimum: Final[int | None]
     maximum: Final[int | None]
 
-    def __init__(self, type: str, description: str, enum: tuple[str, ...] = (), minimum: int | None = None,
-                 maximum: int | None = None) -> None:
+    def __init__(
+        self,
+        type: str,
+        description: str,
+        enum: tuple[str, ...] = (),
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> None:
         self.type = type
         self.description = description
         self.enum = enum
@@ -44,8 +50,11 @@ class KeySpec(FrozenRecord):
 
 TOP_LEVEL: dict[str, KeySpec] = {
     "description": KeySpec("str", "What this config is for (shown by `tvmc config list`)."),
-    "extends": KeySpec("Array<str>", "Configs this one is layered on: names on the search path or paths "
-                       "relative to this file, applied left to right before this file."),
+    "extends": KeySpec(
+        "Array<str>",
+        "Configs this one is layered on: names on the search path or paths "
+        "relative to this file, applied left to right before this file.",
+    ),
     "tvm-version": KeySpec("str", "The TVM generation this config is written for, e.g. '>=0.25' or '<=0.19'."),
     "targets": KeySpec("targets", "The targets: tag names, tables (TVM JSON form) or legacy target strings."),
     "host": KeySpec("target", "The target host; applies to every target without its own host."),
@@ -58,8 +67,11 @@ TOP_LEVEL: dict[str, KeySpec] = {
 }
 
 BUILD_OPTIONS: dict[str, KeySpec] = {
-    "output-format": KeySpec("str", "Package format: 'so' (shared library), 'tar', or 'mlf' (Model Library "
-                             "Format, legacy TVM).", enum=("so", "tar", "mlf")),
+    "output-format": KeySpec(
+        "str",
+        "Package format: 'so' (shared library), 'tar', or 'mlf' (Model Library Format, legacy TVM).",
+        enum=("so", "tar", "mlf"),
+    ),
     "module-name": KeySpec("str", "Name of the generated module."),
     "cross-compiler": KeySpec("str", "Compiler used to link the library, e.g. 'aarch64-linux-gnu-gcc'."),
     "cross-compiler-options": KeySpec("Array<str>", "Extra arguments for the cross compiler."),
@@ -70,8 +82,9 @@ BUILD_OPTIONS: dict[str, KeySpec] = {
     "mixed-precision-ops": KeySpec("Array<str>", "Operators converted to mixed precision."),
     "mixed-precision-calculation-type": KeySpec("str", "Calculation type.", enum=("float16", "float32")),
     "mixed-precision-acc-type": KeySpec("str", "Accumulation type.", enum=("float16", "float32")),
-    "dump-code": KeySpec("Array<str>", "Intermediate code to write next to the output.",
-                         enum=("asm", "ll", "tir", "relax")),
+    "dump-code": KeySpec(
+        "Array<str>", "Intermediate code to write next to the output.", enum=("asm", "ll", "tir", "relax")
+    ),
 }
 
 INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
@@ -108,8 +121,18 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
 class CompilationConfig(FrozenRecord):
     """A resolved, canonical compilation config. Build it with `canonicalize_config`."""
 
-    __match_args__ = ("targets", "host", "executor", "runtime", "pass_config", "disabled_pass", "opt_level", "build",
-                 "description", "tvm_version")
+    __match_args__ = (
+        "targets",
+        "host",
+        "executor",
+        "runtime",
+        "pass_config",
+        "disabled_pass",
+        "opt_level",
+        "build",
+        "description",
+        "tvm_version",
+    )
     __slots__ = __match_args__
     targets: Final[tuple[dict[str, Any], ...]]
     host: Final[dict[str, Any]]
@@ -191,13 +214,15 @@ def _check(value: Any, spec: KeySpec, what: str, origins: Origins, pointer: str)
     except ValueTypeError as err:
         raise ConfigError(f"{what}: {err}", _where(origins, pointer)) from None
     if spec.enum and value not in spec.enum and not isinstance(value, list):
-        raise ConfigError(f"{what}: {value!r} is not one of {', '.join(spec.enum)}", _where(origins, pointer),
-                          suggestions=did_you_mean(str(value), spec.enum))
+        raise ConfigError(
+            f"{what}: {value!r} is not one of {', '.join(spec.enum)}",
+            _where(origins, pointer),
+            suggestions=did_you_mean(str(value), spec.enum),
+        )
     if isinstance(value, list) and spec.enum:
         for item in value:
             if item not in spec.enum:
-                raise ConfigError(f"{what}: {item!r} is not one of {', '.join(spec.enum)}",
-                                  _where(origins, pointer))
+                raise ConfigError(f"{what}: {item!r} is not one of {', '.join(spec.enum)}", _where(origins, pointer))
     if spec.minimum is not None and isinstance(value, int) and not spec.minimum <= value <= (spec.maximum or value):
         raise ConfigError(f"{what}: {value} is not in {spec.minimum}..{spec.maximum}", _where(origins, pointer))
     return value
@@ -210,14 +235,18 @@ def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
     if isinstance(value, str):
         value = {"kind": value}
     if not isinstance(value, dict):
-        raise ConfigError(f"{section}: expected a table with 'kind', got {type(value).__name__}",
-                          _where(origins, pointer))
+        raise ConfigError(
+            f"{section}: expected a table with 'kind', got {type(value).__name__}", _where(origins, pointer)
+        )
     name = value.get("kind")
     if not isinstance(name, str):
         raise ConfigError(f"{section}: 'kind' is required (one of {', '.join(known)})", _where(origins, pointer))
     if name not in known:
-        raise ConfigError(f"{section}.kind: unknown {section} {name!r} (known: {', '.join(known)})",
-                          _where(origins, join(pointer, "kind")), suggestions=did_you_mean(name, list(known)))
+        raise ConfigError(
+            f"{section}.kind: unknown {section} {name!r} (known: {', '.join(known)})",
+            _where(origins, join(pointer, "kind")),
+            suggestions=did_you_mean(name, list(known)),
+        )
     entry = known[name]
     out: dict[str, Any] = {"kind": name}
     for opt, val in value.items():
@@ -226,13 +255,16 @@ def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
         if opt not in entry.options:
             others = [k for k, c in known.items() if opt in c.options]
             hint = f"it is an option of {' and '.join(others)}" if others else None
-            raise ConfigError(f"{section}.{opt}: not an option of {section} {name!r} "
-                              f"(options: {', '.join(entry.options) or 'none'})",
-                              _where(origins, join(pointer, opt)),
-                              suggestions=did_you_mean(opt, list(entry.options)), hint=hint)
+            raise ConfigError(
+                f"{section}.{opt}: not an option of {section} {name!r} (options: {', '.join(entry.options) or 'none'})",
+                _where(origins, join(pointer, opt)),
+                suggestions=did_you_mean(opt, list(entry.options)),
+                hint=hint,
+            )
         spec = entry.options[opt]
-        out[opt] = _check(val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}",
-                          origins, join(pointer, opt))
+        out[opt] = _check(
+            val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}", origins, join(pointer, opt)
+        )
     for opt, spec in entry.options.items():
         out.setdefault(opt, spec.default)
     return out
@@ -252,8 +284,9 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
 
     for key in data:
         if key not in TOP_LEVEL:
-            raise ConfigError(f"unknown key {key!r}", _where(origins, join("", key)),
-                              suggestions=did_you_mean(key, list(TOP_LEVEL)))
+            raise ConfigError(
+                f"unknown key {key!r}", _where(origins, join("", key)), suggestions=did_you_mean(key, list(TOP_LEVEL))
+            )
     notes: list[str] = []
     executor = dict(data["executor"]) if isinstance(data.get("executor"), dict) else data.get("executor")
     runtime = dict(data["runtime"]) if isinstance(data.get("runtime"), dict) else data.get("runtime")
@@ -282,13 +315,19 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         raise ConfigError("build: expected a table", _where(origins, "/build"))
     for key in build:
         if key not in BUILD_OPTIONS:
-            raise ConfigError(f"build.{key}: unknown build option", _where(origins, join("/build", key)),
-                              suggestions=did_you_mean(key, list(BUILD_OPTIONS)))
+            raise ConfigError(
+                f"build.{key}: unknown build option",
+                _where(origins, join("/build", key)),
+                suggestions=did_you_mean(key, list(BUILD_OPTIONS)),
+            )
     pass_config = data.get("pass-config", {})
     if not isinstance(pass_config, dict):
         raise ConfigError("pass-config: expected a table of name = value", _where(origins, "/pass-config"))
-    plain = {k: _check(data[k], TOP_LEVEL[k], k, origins, join("", k))
-             for k in ("description", "tvm-version", "disabled-pass", "opt-level") if k in data}
+    plain = {
+        k: _check(data[k], TOP_LEVEL[k], k, origins, join("", k))
+        for k in ("description", "tvm-version", "disabled-pass", "opt-level")
+        if k in data
+    }
     config = CompilationConfig(
         targets=tuple(system.targets),
         host=system.host,
@@ -297,8 +336,9 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         pass_config=sort_keys({k: pass_config_value(k, v, origins) for k, v in pass_config.items()}),
         disabled_pass=tuple(plain.get("disabled-pass", ())),
         opt_level=plain.get("opt-level", INTERNAL_DEFAULTS["opt-level"]),
-        build=sort_keys({k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k))
-                         for k, v in build.items()}),
+        build=sort_keys(
+            {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
+        ),
         description=plain.get("description"),
         tvm_version=plain.get("tvm-version"),
     )

@@ -60,8 +60,13 @@ class Difference:
         def side(value: Any, origin: Origin | None) -> dict[str, Any] | None:
             return None if value is ABSENT else {"value": value, "origin": str(origin) if origin else None}
 
-        return {"path": self.path, "pointer": self.pointer, "change": self.change,
-                "left": side(self.left, self.left_origin), "right": side(self.right, self.right_origin)}
+        return {
+            "path": self.path,
+            "pointer": self.pointer,
+            "change": self.change,
+            "left": side(self.left, self.left_origin),
+            "right": side(self.right, self.right_origin),
+        }
 
 
 def diff(a: Resolved, b: Resolved) -> list[Difference]:
@@ -69,9 +74,13 @@ def diff(a: Resolved, b: Resolved) -> list[Difference]:
     left = {k: v for k, v in a.to_dict().items() if k not in IGNORED}
     right = {k: v for k, v in b.to_dict().items() if k not in IGNORED}
     return [
-        Difference(pointer, lv, rv,
-                   a.origin(pointer) if lv is not ABSENT else None,
-                   b.origin(pointer) if rv is not ABSENT else None)
+        Difference(
+            pointer,
+            lv,
+            rv,
+            a.origin(pointer) if lv is not ABSENT else None,
+            b.origin(pointer) if rv is not ABSENT else None,
+        )
         for pointer, lv, rv in _compare(left, right, "")
     ]
 
@@ -86,8 +95,11 @@ def _compare(left: Any, right: Any, pointer: str) -> Iterator[tuple[str, Any, An
             yield from _compare(left.get(key, ABSENT), right.get(key, ABSENT), join(pointer, key))
     elif _is_table_list(left) and _is_table_list(right):
         for index in range(max(len(left), len(right))):
-            yield from _compare(left[index] if index < len(left) else ABSENT,
-                                right[index] if index < len(right) else ABSENT, join(pointer, index))
+            yield from _compare(
+                left[index] if index < len(left) else ABSENT,
+                right[index] if index < len(right) else ABSENT,
+                join(pointer, index),
+            )
     elif left != right or type(left) is not type(right):  # 1 == True, but not the same value
         yield pointer, left, right
 
@@ -107,8 +119,7 @@ def format_text(differences: list[Difference], left_name: str, right_name: str) 
     return "\n".join(lines) + "\n"
 
 
-def format_json(differences: list[Difference], left: tuple[str, Resolved],
-                right: tuple[str, Resolved]) -> str:
+def format_json(differences: list[Difference], left: tuple[str, Resolved], right: tuple[str, Resolved]) -> str:
     """Both sides (reference and fingerprint), whether they are equal, and the differences."""
     doc = {
         "equal": not differences,

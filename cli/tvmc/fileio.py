@@ -10,8 +10,9 @@ from pathlib import Path
 from tvmc.errors import TvmcError, UsageError
 
 
-def write_atomic(path: str | Path, data: str | bytes, *, inputs: Iterable[Path | str | None] = (),
-                 flag: str = "-o") -> Path:
+def write_atomic(
+    path: str | Path, data: str | bytes, *, inputs: Iterable[Path | str | None] = (), flag: str = "-o"
+) -> Path:
     """Write `data` to `path` via a temporary file in the same directory and an atomic rename.
 
     Refuses to overwrite any of `inputs` (tvmc never modifies its inputs).

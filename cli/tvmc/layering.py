@@ -40,8 +40,9 @@ class Tree(Record):
     # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
     inputs: list[Path]
 
-    def __init__(self, data: dict[str, Any], origins: Origins, notes: list[str] | None = None,
-                 inputs: list[Path] | None = None) -> None:  # None: a new list
+    def __init__(
+        self, data: dict[str, Any], origins: Origins, notes: list[str] | None = None, inputs: list[Path] | None = None
+    ) -> None:  # None: a new list
         self.data = data
         self.origins = origins
         self.notes = [] if notes is None else notes
@@ -78,22 +79,30 @@ def extends_refs(layer: sources.Layer) -> list[Any] | None:
 
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
     data = own_data(layer)
-    return Tree(data, origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
-                inputs=[layer.path] if layer.path is not None else [])
+    return Tree(
+        data,
+        origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
+        inputs=[layer.path] if layer.path is not None else [],
+    )
 
 
 def _kind_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     return "kind" in new and "kind" in old and old["kind"] != new["kind"]
 
 
-def _merge_table(base: dict[str, Any], origins: Origins, over: Mapping[str, Any], over_origins: Origins,
-                 pointer: str) -> None:
+def _merge_table(
+    base: dict[str, Any], origins: Origins, over: Mapping[str, Any], over_origins: Origins, pointer: str
+) -> None:
     for key, value in over.items():
         here = join(pointer, key)
         current = base.get(key)
         replace_whole = pointer == "" and key == "targets"
-        if isinstance(current, dict) and isinstance(value, dict) and not replace_whole \
-                and not _kind_changes(current, value):
+        if (
+            isinstance(current, dict)
+            and isinstance(value, dict)
+            and not replace_whole
+            and not _kind_changes(current, value)
+        ):
             _merge_table(current, origins, value, over_origins, here)
             origins[here] = over_origins.get(here, origins.get(here))  # type: ignore[assignment]
             continue
@@ -107,8 +116,12 @@ def _merge_data(base: dict[str, Any], over: Mapping[str, Any], top: bool) -> Non
     """`_merge_table` for trees without origins (validation merges a file's chain this way)."""
     for key, value in over.items():
         current = base.get(key)
-        if type(current) is dict and type(value) is dict and not (top and key == "targets") \
-                and not _kind_changes(current, value):
+        if (
+            type(current) is dict
+            and type(value) is dict
+            and not (top and key == "targets")
+            and not _kind_changes(current, value)
+        ):
             _merge_data(current, value, False)
         else:
             base[key] = plain_copy(value)
@@ -130,8 +143,15 @@ class _Expander:
         self.dirs = dirs
         self.loaded = 0
 
-    def layers(self, ref: str, *, relative_to: Path | None, chain: tuple[str, ...],
-               stack: tuple[str, ...], where: Location | None) -> list[tuple[sources.Layer, tuple[str, ...]]]:
+    def layers(
+        self,
+        ref: str,
+        *,
+        relative_to: Path | None,
+        chain: tuple[str, ...],
+        stack: tuple[str, ...],
+        where: Location | None,
+    ) -> list[tuple[sources.Layer, tuple[str, ...]]]:
         try:
             layer = sources.find_config(ref, self.dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
         except TvmcError as err:
@@ -144,7 +164,7 @@ class _Expander:
         key = layer_key(layer)
         names = [*stack, key]
         if key in stack:
-            cycle = " → ".join(names[names.index(key):])
+            cycle = " → ".join(names[names.index(key) :])
             raise ConfigLayerError(f"extends cycle: {cycle}", where)
         if len(stack) >= MAX_EXTENDS_DEPTH:
             raise ConfigLayerError(f"extends chain deeper than {MAX_EXTENDS_DEPTH}", where)
@@ -155,20 +175,24 @@ class _Expander:
             raise ConfigLayerError(f"extends lists more than {MAX_EXTENDS_FANOUT} configs", layer.locate("/extends"))
         out: list[tuple[sources.Layer, tuple[str, ...]]] = []
         for index, parent in enumerate(extends):
-            out += self.layers(parent, relative_to=layer.path.parent if layer.path else None,
-                               chain=(*chain, f"{layer.source} extends {printable(parent)}"), stack=tuple(names),
-                               where=layer.locate(f"/extends/{index}"))
+            out += self.layers(
+                parent,
+                relative_to=layer.path.parent if layer.path else None,
+                chain=(*chain, f"{layer.source} extends {printable(parent)}"),
+                stack=tuple(names),
+                where=layer.locate(f"/extends/{index}"),
+            )
         out.append((layer, chain))
         return out
 
 
-def config_tree(ref: str, dirs: Sequence[sources.SearchDir], *, chain: tuple[str, ...],
-                where: Location | None = None) -> Tree:
+def config_tree(
+    ref: str, dirs: Sequence[sources.SearchDir], *, chain: tuple[str, ...], where: Location | None = None
+) -> Tree:
     """One `--config` reference (with `NAME:PART` selection) as a single merged tree."""
     name, part = sources.split_part(ref)
     tree = Tree({}, {})
-    for layer, layer_chain in _Expander(dirs).layers(name, relative_to=None, chain=chain, stack=(),
-                                                     where=where):
+    for layer, layer_chain in _Expander(dirs).layers(name, relative_to=None, chain=chain, stack=(), where=where):
         merge(tree, layer_tree(layer, layer_chain))
     if part is not None:
         select_part(tree, part, ref, where)
@@ -190,9 +214,12 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
             chosen.append(index)
     if chosen:
         kept = [entries[i] for i in chosen]
-        moved = {f"/targets/{new}{p[len(f'/targets/{old}'):]}": o
-                 for new, old in enumerate(chosen) for p, o in tree.origins.items()
-                 if p == f"/targets/{old}" or p.startswith(f"/targets/{old}/")}
+        moved = {
+            f"/targets/{new}{p[len(f'/targets/{old}') :]}": o
+            for new, old in enumerate(chosen)
+            for p, o in tree.origins.items()
+            if p == f"/targets/{old}" or p.startswith(f"/targets/{old}/")
+        }
         drop(tree.origins, "/targets")
         tree.origins.update(moved)
         tree.origins["/targets"] = tree.origins.get("/targets/0", Origin.default())
@@ -204,8 +231,11 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
         labels = {canonical["kind"], *canonical.get("keys", [])}
         available |= labels
         if part in labels:
-            host_origins = {p.replace("/host", "/targets/0", 1): o for p, o in tree.origins.items()
-                            if p == "/host" or p.startswith("/host/")}
+            host_origins = {
+                p.replace("/host", "/targets/0", 1): o
+                for p, o in tree.origins.items()
+                if p == "/host" or p.startswith("/host/")
+            }
             drop(tree.origins, "/targets")
             tree.origins.update(host_origins)
             tree.origins["/targets"] = host_origins["/targets/0"]
@@ -223,8 +253,9 @@ def base_refs(env: Mapping[str, str]) -> tuple[list[str], str]:
     return [DEFAULT_BASE], "default base config"
 
 
-def build_tree(config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir],
-               env: Mapping[str, str]) -> Tree:
+def build_tree(
+    config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
+) -> Tree:
     """Defaults, then the base config or each --config in order, merged into one tree."""
     tree = Tree.defaults()
     if config_refs:

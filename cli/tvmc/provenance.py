@@ -33,8 +33,14 @@ class Origin(FrozenRecord):
     chain: Final[tuple[str, ...]]  # how a file was reached: ("--config aws/c5", "extends aws/base")
     layer: Final[Locator | None]
 
-    def __init__(self, kind: OriginKind, source: str, pointer: str = "", chain: tuple[str, ...] = (),
-                 layer: Locator | None = None) -> None:
+    def __init__(
+        self,
+        kind: OriginKind,
+        source: str,
+        pointer: str = "",
+        chain: tuple[str, ...] = (),
+        layer: Locator | None = None,
+    ) -> None:
         self.kind = kind
         self.source = source
         self.pointer = pointer
@@ -145,9 +151,9 @@ def rebase(origins: Origins, old: str, new: str, value: Any = _UNKNOWN) -> None:
     """Move a subtree's origins (a list element shifted by an insert or delete); `value`, the
     subtree, bounds the work as for `drop`."""
     if value is _UNKNOWN:
-        moved = {new + k[len(old):]: v for k, v in origins.items() if is_within(k, old)}
+        moved = {new + k[len(old) :]: v for k, v in origins.items() if is_within(k, old)}
     else:
-        moved = {new + p[len(old):]: origins[p] for p, _ in walk(value, old) if p in origins}
+        moved = {new + p[len(old) :]: origins[p] for p, _ in walk(value, old) if p in origins}
     drop(origins, old, value)
     origins.update(moved)
 

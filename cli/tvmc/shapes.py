@@ -39,8 +39,11 @@ def parse_input_shapes(text: str, flag: str = FLAG) -> Shapes:
     while pos < len(text):
         match = _ENTRY.match(text, pos)
         if match is None:
-            raise UsageError(f"cannot parse {_excerpt(text, pos)!r} at column {pos + 1} "
-                             "(expected NAME:[D1,D2,...]; quote names with spaces: \"my input\":[1])", flag)
+            raise UsageError(
+                f"cannot parse {_excerpt(text, pos)!r} at column {pos + 1} "
+                '(expected NAME:[D1,D2,...]; quote names with spaces: "my input":[1])',
+                flag,
+            )
         name = _unescape(match["quoted"]) if match["quoted"] is not None else match["bare"]
         if name in shapes:
             raise UsageError(f"input {name!r} is given twice", flag)
@@ -48,8 +51,10 @@ def parse_input_shapes(text: str, flag: str = FLAG) -> Shapes:
         pos = match.end()
         sep = _SEP.match(text, pos).end()  # type: ignore[union-attr]
         if sep == pos and sep < len(text):
-            raise UsageError(f"cannot parse {_excerpt(text, pos)!r} at column {pos + 1} "
-                             "(separate entries with spaces or commas)", flag)
+            raise UsageError(
+                f"cannot parse {_excerpt(text, pos)!r} at column {pos + 1} (separate entries with spaces or commas)",
+                flag,
+            )
         pos = sep
     return shapes
 
@@ -61,15 +66,17 @@ def _dims(text: str, name: str, flag: str) -> Shape:
     for part in text.split(","):
         match = _DIM.fullmatch(part)
         if match is None:
-            raise UsageError(f"input {name!r}: bad dimension {part.strip()!r} "
-                             "(expected an integer >= 0, or -1 / ? for a dynamic dimension)", flag)
+            raise UsageError(
+                f"input {name!r}: bad dimension {part.strip()!r} "
+                "(expected an integer >= 0, or -1 / ? for a dynamic dimension)",
+                flag,
+            )
         if match["any"] is not None:
             dims.append(None)
             continue
         value = int(match["num"])
         if value < -1:
-            raise UsageError(f"input {name!r}: bad dimension {value} (use -1 or ? for a dynamic dimension)",
-                             flag)
+            raise UsageError(f"input {name!r}: bad dimension {value} (use -1 or ? for a dynamic dimension)", flag)
         dims.append(None if value == -1 else value)
     return tuple(dims)
 
@@ -98,8 +105,7 @@ def legacy_problem(shapes: Shapes) -> str | None:
     """Why old tvmc (TVM <= 0.19) could not read these shapes, or None if it can."""
     for name, shape in shapes.items():
         if _LEGACY_NAME.fullmatch(name) is None:
-            return (f"old tvmc cannot parse the input name {name!r} "
-                    "(only word characters, '.', ':' and one '/')")
+            return f"old tvmc cannot parse the input name {name!r} (only word characters, '.', ':' and one '/')"
         if not shape:
             return f"old tvmc cannot express the scalar input {name!r}"
         if 0 in shape:
@@ -109,5 +115,6 @@ def legacy_problem(shapes: Shapes) -> str | None:
 
 def legacy_format(shapes: Shapes) -> str:
     """The spec in old tvmc's dialect (dynamic dimensions as -1); check `legacy_problem` first."""
-    return " ".join(f"{name}:[{','.join('-1' if d is None else str(d) for d in shape)}]"
-                    for name, shape in shapes.items())
+    return " ".join(
+        f"{name}:[{','.join('-1' if d is None else str(d) for d in shape)}]" for name, shape in shapes.items()
+    )

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
-              "on": True, "off": False}
+BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "on": True, "off": False}
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 """TVM stores integer attributes as int64; every range check in tvmc uses these two."""

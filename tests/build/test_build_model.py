@@ -12,10 +12,21 @@ from tvmc.errors import UsageError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("path", "fmt"), [
-    ("m.onnx", "onnx"), ("M.ONNX", "onnx"), ("a/b.tflite", "tflite"), ("m.pt2", "pytorch"), ("m.pth", "pytorch"),
-    ("m.zip", "pytorch"), ("m.h5", "keras"), ("m.pb", "pb"), ("m.pdmodel", "paddle"), ("m.relay", "relay"),
-])
+@pytest.mark.parametrize(
+    ("path", "fmt"),
+    [
+        ("m.onnx", "onnx"),
+        ("M.ONNX", "onnx"),
+        ("a/b.tflite", "tflite"),
+        ("m.pt2", "pytorch"),
+        ("m.pth", "pytorch"),
+        ("m.zip", "pytorch"),
+        ("m.h5", "keras"),
+        ("m.pb", "pb"),
+        ("m.pdmodel", "paddle"),
+        ("m.relay", "relay"),
+    ],
+)
 def test_format_from_suffix(path: str, fmt: str) -> None:
     assert guess_format(path) == fmt
 

@@ -42,17 +42,31 @@ def test_gpu_target_keeps_its_host() -> None:
 
 
 def test_executor_and_runtime_map_to_build_arguments() -> None:
-    p = plan(("--executor", "vm"), ("--executor-vm-exec-mode", "compiled"), ("--runtime", "cpp"),
-             ("--runtime-cpp-system-lib", "true"), ("-O", "2"))
+    p = plan(
+        ("--executor", "vm"),
+        ("--executor-vm-exec-mode", "compiled"),
+        ("--runtime", "cpp"),
+        ("--runtime-cpp-system-lib", "true"),
+        ("-O", "2"),
+    )
     assert (p.exec_mode, p.system_lib, p.opt_level) == ("compiled", True, 2)
 
 
-@pytest.mark.parametrize(("flags", "expected"), [
-    ((("--executor", "graph"),), ["--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25",
-                                  "--emit tvmc or --emit relay", "--executor vm"]),
-    ((("--executor", "aot"),), ["executor 'aot'"]),
-    ((("--runtime", "crt"),), ["--runtime=crt: runtime.kind: runtime 'crt'", "--runtime cpp"]),
-])
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (
+            (("--executor", "graph"),),
+            [
+                "--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25",
+                "--emit tvmc or --emit relay",
+                "--executor vm",
+            ],
+        ),
+        ((("--executor", "aot"),), ["executor 'aot'"]),
+        ((("--runtime", "crt"),), ["--runtime=crt: runtime.kind: runtime 'crt'", "--runtime cpp"]),
+    ],
+)
 def test_relay_executor_and_runtime_are_refused(flags: tuple[tuple[str, str], ...], expected: list[str]) -> None:
     message = refusal(*flags)
     for text in expected:
@@ -68,37 +82,51 @@ def test_refusal_names_the_file_position(cfgdir: Path) -> None:
 def test_byoc_compiler_becomes_a_partition() -> None:
     p = plan(("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cublas"}'))
     assert [(x.compiler, x.function, x.pointer) for x in p.partitions] == [
-        ("cublas", "tvm.relax.backend.cuda.cublas.partition_for_cublas", "/targets/0/compiler")]
+        ("cublas", "tvm.relax.backend.cuda.cublas.partition_for_cublas", "/targets/0/compiler")
+    ]
     assert "compiler" not in p.target and p.target["arch"] == "sm_80"
     assert p.target["host"]["kind"] == "llvm"
-    assert [s["step"] for s in p.steps("m.so")] == ["import", "pass-context", "partition", "codegen", "build",
-                                                    "export"]
+    assert [s["step"] for s in p.steps("m.so")] == ["import", "pass-context", "partition", "codegen", "build", "export"]
 
 
 def test_specialisations_refine_the_plain_target() -> None:
-    p = plan(("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cutlass"}'),
-             ("--target", '{"kind": "cuda", "arch": "sm_80"}'),
-             ("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cublas"}'))
+    p = plan(
+        ("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cutlass"}'),
+        ("--target", '{"kind": "cuda", "arch": "sm_80"}'),
+        ("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cublas"}'),
+    )
     assert [x.compiler for x in p.partitions] == ["cutlass", "cublas"]
     assert p.target["kind"] == "cuda" and "compiler" not in p.target
 
 
-@pytest.mark.parametrize(("flags", "expected"), [
-    ((("--target", "cmsis-nn, c"),), ["targets[0].kind: target kind 'cmsis-nn' does not exist in TVM >= 0.25",
-                                      "last in TVM 0.18", "--emit tvmc"]),
-    ((("--target", '{"kind": "c", "compiler": "cmsis-nn"}'),), ["no relax partition function"]),
-    ((("--target", "llvm"), ("--target", '{"kind": "cuda"}')), ["targets[1]: a second target (cuda)"]),
-])
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (
+            (("--target", "cmsis-nn, c"),),
+            [
+                "targets[0].kind: target kind 'cmsis-nn' does not exist in TVM >= 0.25",
+                "last in TVM 0.18",
+                "--emit tvmc",
+            ],
+        ),
+        ((("--target", '{"kind": "c", "compiler": "cmsis-nn"}'),), ["no relax partition function"]),
+        ((("--target", "llvm"), ("--target", '{"kind": "cuda"}')), ["targets[1]: a second target (cuda)"]),
+    ],
+)
 def test_targets_that_relax_cannot_build(flags: tuple[tuple[str, str], ...], expected: list[str]) -> None:
     message = refusal(*flags)
     for text in expected:
         assert text in message
 
 
-@pytest.mark.parametrize("flags", [
-    (("--target", "cuda"), ("--target-host", "stackvm")),
-    (("--target", '{"kind": "cuda", "host": "stackvm"}'),),
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (("--target", "cuda"), ("--target-host", "stackvm")),
+        (("--target", '{"kind": "cuda", "host": "stackvm"}'),),
+    ],
+)
 def test_a_removed_host_kind_is_refused(flags: tuple[tuple[str, str], ...]) -> None:
     # Regression: only the targets' own kinds were checked, so a stackvm host was planned although
     # `config show --as tvm-target` refuses it.
@@ -132,22 +160,25 @@ def test_pass_config() -> None:
     assert p.pass_config == {"tirx.disable_vectorize": True, "tirx.noalias": False}
     assert any("'tir.disable_vectorize' is 'tirx.disable_vectorize'" in note for note in p.notes)
     message = refusal(("--pass-config", "relay.backend.use_auto_scheduler=true"))
-    assert "pass-config.\"relay.backend.use_auto_scheduler\": not a PassContext config of TVM 0.27" in message
+    assert 'pass-config."relay.backend.use_auto_scheduler": not a PassContext config of TVM 0.27' in message
     assert plan(("--set", 'disabled-pass=["FuseOps"]')).disabled_pass == ("FuseOps",)
 
 
-@pytest.mark.parametrize(("setting", "expected"), [
-    ('build.module-name="net"', "build.module-name: relax.build has no module name"),
-    ('build.tuning-records="t.json"', "build.tuning-records: TVM >= 0.25 cannot apply AutoTVM"),
-    ('build.output-format="mlf"', "build.output-format: Model Library Format exists only in TVM <= 0.18"),
-    ('build={output-format="tar", cross-compiler="aarch64-linux-gnu-gcc"}', "a tar of object files is not linked"),
-    ('build.mixed-precision-ops=["nn.dense"]', None),  # only a note: inert without mixed-precision
-    ('build={mixed-precision=true, mixed-precision-ops=["nn.dense"]}', "chooses the operators itself"),
-    ('build={mixed-precision=true, mixed-precision-calculation-type="float32"}', "computes in float16 only"),
-    ('build={desired-layout=["NHWC"], desired-layout-ops=["nn.conv2d_transpose"]}', "give the kernel layout"),
-    ('build={desired-layout=["NHWC", "NCHW", "NHWC"], desired-layout-ops=["nn.conv2d"]}', "3 layouts for 1"),
-    ('tvm-version="<=0.19"', "tvm-version: the config is written for TVM <=0.19, which excludes TVM >= 0.25"),
-])
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ('build.module-name="net"', "build.module-name: relax.build has no module name"),
+        ('build.tuning-records="t.json"', "build.tuning-records: TVM >= 0.25 cannot apply AutoTVM"),
+        ('build.output-format="mlf"', "build.output-format: Model Library Format exists only in TVM <= 0.18"),
+        ('build={output-format="tar", cross-compiler="aarch64-linux-gnu-gcc"}', "a tar of object files is not linked"),
+        ('build.mixed-precision-ops=["nn.dense"]', None),  # only a note: inert without mixed-precision
+        ('build={mixed-precision=true, mixed-precision-ops=["nn.dense"]}', "chooses the operators itself"),
+        ('build={mixed-precision=true, mixed-precision-calculation-type="float32"}', "computes in float16 only"),
+        ('build={desired-layout=["NHWC"], desired-layout-ops=["nn.conv2d_transpose"]}', "give the kernel layout"),
+        ('build={desired-layout=["NHWC", "NCHW", "NHWC"], desired-layout-ops=["nn.conv2d"]}', "3 layouts for 1"),
+        ('tvm-version="<=0.19"', "tvm-version: the config is written for TVM <=0.19, which excludes TVM >= 0.25"),
+    ],
+)
 def test_build_options_that_cannot_be_honoured(setting: str, expected: str | None) -> None:
     if expected is None:
         assert any("has no effect" in note for note in plan(("--set", setting)).notes)
@@ -157,27 +188,48 @@ def test_build_options_that_cannot_be_honoured(setting: str, expected: str | Non
 
 
 def test_build_options_that_map() -> None:
-    p = plan(("--set", 'build={cross-compiler="gcc", cross-compiler-options=["-O2", "-g"], dump-code=["ll"], '
-                       'desired-layout=["NHWC"], mixed-precision=true, mixed-precision-acc-type="float32"}'))
+    p = plan(
+        (
+            "--set",
+            'build={cross-compiler="gcc", cross-compiler-options=["-O2", "-g"], dump-code=["ll"], '
+            'desired-layout=["NHWC"], mixed-precision=true, mixed-precision-acc-type="float32"}',
+        )
+    )
     assert p.export_kwargs() == {"cc": "gcc", "options": ["-O2", "-g"]}
     assert p.layouts == {"relax.nn.conv2d": ["NHWC", "HWIO"]}
     assert p.mixed_precision == "float32" and p.dump_code == ("ll",)
-    p = plan(("--set", 'build={desired-layout=["NCHW:OIHW", "NHWC:OHWI"], '
-                       'desired-layout-ops=["nn.conv2d", "relax.nn.conv2d_transpose"]}'))
+    p = plan(
+        (
+            "--set",
+            'build={desired-layout=["NCHW:OIHW", "NHWC:OHWI"], '
+            'desired-layout-ops=["nn.conv2d", "relax.nn.conv2d_transpose"]}',
+        )
+    )
     assert p.layouts == {"relax.nn.conv2d": ["NCHW", "OIHW"], "relax.nn.conv2d_transpose": ["NHWC", "OHWI"]}
 
 
 def test_llvm_dumps_need_llvm() -> None:
-    assert "needs an llvm target or host" in refusal(("--target", "c"), ("--target-host", "c"),
-                                                     ("--set", 'build.dump-code=["asm"]'))
+    assert "needs an llvm target or host" in refusal(
+        ("--target", "c"), ("--target-host", "c"), ("--set", 'build.dump-code=["asm"]')
+    )
     assert plan(("--target", "c"), ("--set", 'build.dump-code=["tir", "relax"]')).dump_code == ("tir", "relax")
 
 
-@pytest.mark.parametrize(("spec", "modern", "legacy"), [
-    (">=0.25", True, False), ("<=0.19", False, True), ("<=0.18", False, True), ("0.27", True, False),
-    ("==0.27.0", True, False), (">=0.14,<0.20", False, True), (">0.19", True, False), ("~=0.26", True, False),
-    ("!=0.27", True, True), ("whatever", True, True),
-])
+@pytest.mark.parametrize(
+    ("spec", "modern", "legacy"),
+    [
+        (">=0.25", True, False),
+        ("<=0.19", False, True),
+        ("<=0.18", False, True),
+        ("0.27", True, False),
+        ("==0.27.0", True, False),
+        (">=0.14,<0.20", False, True),
+        (">0.19", True, False),
+        ("~=0.26", True, False),
+        ("!=0.27", True, True),
+        ("whatever", True, True),
+    ],
+)
 def test_version_allows(spec: str, modern: bool, legacy: bool) -> None:
     from tvmc.build.plan import LEGACY_VERSIONS, MODERN_VERSIONS
 
@@ -185,23 +237,29 @@ def test_version_allows(spec: str, modern: bool, legacy: bool) -> None:
     assert version_allows(spec, LEGACY_VERSIONS) is legacy
 
 
-@pytest.mark.parametrize(("path", "fmt", "shapes", "expected"), [
-    ("m.h5", None, None, "TVM >= 0.25 has no Keras frontend"),
-    ("m.pb", None, None, "no TensorFlow frontend"),
-    ("m.pth", None, {"x": (1,)}, "looks like TorchScript"),
-    ("m.pt2", None, {"x": (1,)}, "a torch.export program carries its own input shapes"),
-    ("m.tflite", None, {"x": (None, 3)}, "static shapes only"),
-    ("m.bin", "relay", None, "Relay text exists only in TVM <= 0.19"),
-])
-def test_models_modern_tvm_cannot_import(path: str, fmt: str | None,
-                                         shapes: dict[str, tuple[int | None, ...]] | None, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "fmt", "shapes", "expected"),
+    [
+        ("m.h5", None, None, "TVM >= 0.25 has no Keras frontend"),
+        ("m.pb", None, None, "no TensorFlow frontend"),
+        ("m.pth", None, {"x": (1,)}, "looks like TorchScript"),
+        ("m.pt2", None, {"x": (1,)}, "a torch.export program carries its own input shapes"),
+        ("m.tflite", None, {"x": (None, 3)}, "static shapes only"),
+        ("m.bin", "relay", None, "Relay text exists only in TVM <= 0.19"),
+    ],
+)
+def test_models_modern_tvm_cannot_import(
+    path: str, fmt: str | None, shapes: dict[str, tuple[int | None, ...]] | None, expected: str
+) -> None:
     resolved = api.resolve([], [])
     with pytest.raises(BuildError, match=expected):
         plan_build(resolved.config, resolved.origins, model_spec(path, fmt, shapes))
 
 
-SHIPPED = sorted(Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
-                 for p in glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True))
+SHIPPED = sorted(
+    Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
+    for p in glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True)
+)
 
 
 @pytest.mark.parametrize("name", SHIPPED)

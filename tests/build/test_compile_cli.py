@@ -49,8 +49,22 @@ def test_emit_needs_no_tvm(invoke: Invoke, model: Path, no_tvm: None, fmt: str) 
 
 
 def test_emit_uses_the_same_config_resolution(invoke: Invoke, model: Path) -> None:
-    result = invoke("compile", str(model), "--emit", "plan", "--config", "aws/c5", "--target-llvm-mcpu",
-                    "cascadelake", "-O", "2", "--executor", "vm", "--executor-vm-exec-mode", "compiled")
+    result = invoke(
+        "compile",
+        str(model),
+        "--emit",
+        "plan",
+        "--config",
+        "aws/c5",
+        "--target-llvm-mcpu",
+        "cascadelake",
+        "-O",
+        "2",
+        "--executor",
+        "vm",
+        "--executor-vm-exec-mode",
+        "compiled",
+    )
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
     assert plan["target"]["mcpu"] == "cascadelake" and plan["config"]["opt-level"] == 2
@@ -69,20 +83,26 @@ def test_emit_to_a_file(invoke: Invoke, model: Path, tmp_path: Path) -> None:
     assert model.read_bytes() == b"not read by --emit"
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["m.xyz"], 2, "cannot guess the model format of 'm.xyz'"),
-    (["m.onnx", "--input-shapes", "x:[1] junk"], 2, "--input-shapes: cannot parse 'junk' at column 7"),
-    (["m.onnx", "--model-format", "caffe"], 2, "caffe"),
-    (["m.onnx", "--target-llvm-mcpu"], 2, "requires an argument"),
-    (["missing.onnx"], 1, "model file 'missing.onnx' does not exist"),
-    (["m.onnx", "--executor", "graph"], 1, "--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25"),
-    (["m.onnx", "--config", "boards/corstone-300"], 1, "use --emit tvmc or --emit relay"),
-    (["m.onnx", "--target", "cuda", "--target-host", "stackvm", "--emit", "plan"], 1,
-     "targets[0].host.kind: target kind 'stackvm' does not exist in TVM >= 0.25"),
-    (["m.h5"], 1, "TVM >= 0.25 has no Keras frontend"),
-    (["m.onnx", "--emit", "relay", "--executor", "vm"], 1, "use --emit python"),
-    (["m.onnx", "--emit", "tvmc", "--target", '{"kind": "cuda", "compiler": "cublas"}'], 1, "no 'cublas' codegen"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["m.xyz"], 2, "cannot guess the model format of 'm.xyz'"),
+        (["m.onnx", "--input-shapes", "x:[1] junk"], 2, "--input-shapes: cannot parse 'junk' at column 7"),
+        (["m.onnx", "--model-format", "caffe"], 2, "caffe"),
+        (["m.onnx", "--target-llvm-mcpu"], 2, "requires an argument"),
+        (["missing.onnx"], 1, "model file 'missing.onnx' does not exist"),
+        (["m.onnx", "--executor", "graph"], 1, "--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25"),
+        (["m.onnx", "--config", "boards/corstone-300"], 1, "use --emit tvmc or --emit relay"),
+        (
+            ["m.onnx", "--target", "cuda", "--target-host", "stackvm", "--emit", "plan"],
+            1,
+            "targets[0].host.kind: target kind 'stackvm' does not exist in TVM >= 0.25",
+        ),
+        (["m.h5"], 1, "TVM >= 0.25 has no Keras frontend"),
+        (["m.onnx", "--emit", "relay", "--executor", "vm"], 1, "use --emit python"),
+        (["m.onnx", "--emit", "tvmc", "--target", '{"kind": "cuda", "compiler": "cublas"}'], 1, "no 'cublas' codegen"),
+    ],
+)
 def test_errors_are_one_line(invoke: Invoke, args: list[str], code: int, message: str) -> None:
     result = invoke("compile", *args)
     assert result.exit_code == code, result.output
@@ -111,8 +131,11 @@ def test_notes_are_warnings(invoke: Invoke, model: Path) -> None:
 
 
 def test_output_is_checked_before_building(invoke: Invoke, model: Path, tmp_path: Path) -> None:
-    for out, message in ((tmp_path, "is a directory"), (tmp_path / "no" / "x.so", "does not exist"),
-                         (model, "refusing to overwrite the input file")):
+    for out, message in (
+        (tmp_path, "is a directory"),
+        (tmp_path / "no" / "x.so", "does not exist"),
+        (model, "refusing to overwrite the input file"),
+    ):
         result = invoke("compile", str(model), "-o", str(out))
         assert result.exit_code == 2 and message in result.stderr
 

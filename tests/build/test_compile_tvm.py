@@ -42,8 +42,9 @@ def default_library(tmp_path_factory: pytest.TempPathFactory, invoke: Invoke, ml
     return out, result.stdout
 
 
-def test_compiled_model_matches_numpy(default_library: tuple[Path, str], run_library: RunLibrary,
-                                      make_model: ModuleType) -> None:
+def test_compiled_model_matches_numpy(
+    default_library: tuple[Path, str], run_library: RunLibrary, make_model: ModuleType
+) -> None:
     path, _ = default_library
     for batch in (1, 5):  # the batch dimension is symbolic in the model
         x = sample(batch)
@@ -61,8 +62,9 @@ def test_summary(default_library: tuple[Path, str]) -> None:
     assert path.read_bytes().startswith(ELF)
 
 
-def test_input_shapes_are_applied(tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary,
-                                  make_model: ModuleType) -> None:
+def test_input_shapes_are_applied(
+    tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, make_model: ModuleType
+) -> None:
     out = tmp_path / "fixed.so"
     result = invoke("compile", str(mlp_path), "-o", str(out), "--input-shapes", "x:[2,8]", "-O", "1")
     assert result.exit_code == 0, result.output
@@ -72,8 +74,9 @@ def test_input_shapes_are_applied(tmp_path: Path, invoke: Invoke, mlp_path: Path
         run_library(out, sample(3))
 
 
-def test_default_output_name_and_inputs_untouched(tmp_path: Path, invoke: Invoke, mlp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_output_name_and_inputs_untouched(
+    tmp_path: Path, invoke: Invoke, mlp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     before = mlp_path.read_bytes()
     result = invoke("compile", str(mlp_path), "--set", 'build.output-format="tar"')
@@ -87,8 +90,7 @@ def test_default_output_name_and_inputs_untouched(tmp_path: Path, invoke: Invoke
 def test_aws_c5_builds_for_skylake_avx512(tmp_path: Path, invoke: Invoke, mlp_path: Path) -> None:
     """The README's main job. Only built: running needs an AVX-512 CPU."""
     out = tmp_path / "c5.so"
-    result = invoke("compile", str(mlp_path), "--config", "aws/c5", "-o", str(out),
-                    "--set", 'build.dump-code=["ll"]')
+    result = invoke("compile", str(mlp_path), "--config", "aws/c5", "-o", str(out), "--set", 'build.dump-code=["ll"]')
     assert result.exit_code == 0, result.output
     assert out.read_bytes().startswith(ELF)
     ir = Path(f"{out}.ll").read_text(encoding="utf-8")
@@ -96,12 +98,24 @@ def test_aws_c5_builds_for_skylake_avx512(tmp_path: Path, invoke: Invoke, mlp_pa
     assert '"mcpu":"skylake-avx512"' in result.stdout and f"  dump    {out}.ll" in result.stdout
 
 
-def test_build_options_reach_tvm(tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary,
-                                 make_model: ModuleType) -> None:
+def test_build_options_reach_tvm(
+    tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, make_model: ModuleType
+) -> None:
     out = tmp_path / "opts.so"
-    result = invoke("compile", str(mlp_path), "-o", str(out), "--executor", "vm", "--executor-vm-exec-mode",
-                    "compiled", "--pass-config", "tirx.disable_vectorize=true", "--set",
-                    'build={cross-compiler="gcc", cross-compiler-options=["-O1"], dump-code=["tir", "relax", "asm"]}')
+    result = invoke(
+        "compile",
+        str(mlp_path),
+        "-o",
+        str(out),
+        "--executor",
+        "vm",
+        "--executor-vm-exec-mode",
+        "compiled",
+        "--pass-config",
+        "tirx.disable_vectorize=true",
+        "--set",
+        'build={cross-compiler="gcc", cross-compiler-options=["-O1"], dump-code=["tir", "relax", "asm"]}',
+    )
     assert result.exit_code == 0, result.output
     assert "exec-mode compiled" in result.stdout
     x = sample(3)
@@ -126,9 +140,9 @@ def test_tvm_errors_are_one_line(invoke: Invoke, tmp_path: Path) -> None:
     assert not (tmp_path / "b.so").exists()
 
 
-def test_emitted_script_builds_the_same_library(tmp_path: Path, invoke: Invoke, mlp_path: Path,
-                                                run_library: RunLibrary,
-                                                default_library: tuple[Path, str]) -> None:
+def test_emitted_script_builds_the_same_library(
+    tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, default_library: tuple[Path, str]
+) -> None:
     script = tmp_path / "build.py"
     emitted = invoke("compile", str(mlp_path), "--emit", "python", "-o", str(script))
     assert emitted.exit_code == 0, emitted.output
@@ -142,8 +156,10 @@ def test_emitted_script_builds_the_same_library(tmp_path: Path, invoke: Invoke, 
 
 # ---- every shipped config that a CPU-only x86-64 machine can build -------------------------------
 
-SHIPPED = sorted(Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
-                 for p in glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True))
+SHIPPED = sorted(
+    Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
+    for p in glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True)
+)
 
 
 def cpu_buildable(name: str) -> str | None:
@@ -161,8 +177,9 @@ def cpu_buildable(name: str) -> str | None:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_shipped_config_builds(name: str, tmp_path: Path, invoke: Invoke, mlp_path: Path,
-                               run_library: RunLibrary, make_model: ModuleType) -> None:
+def test_shipped_config_builds(
+    name: str, tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, make_model: ModuleType
+) -> None:
     reason = cpu_buildable(name)
     if reason:
         pytest.skip(reason)
@@ -176,8 +193,9 @@ def test_shipped_config_builds(name: str, tmp_path: Path, invoke: Invoke, mlp_pa
 
 
 @pytest.mark.parametrize(("suffix", "package"), [(".tflite", "tflite"), (".pt2", "torch"), (".onnx", "onnx")])
-def test_missing_frontend_package_is_named(tmp_path: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch,
-                                           suffix: str, package: str) -> None:
+def test_missing_frontend_package_is_named(
+    tmp_path: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, suffix: str, package: str
+) -> None:
     monkeypatch.setitem(sys.modules, package, None)
     model = tmp_path / f"m{suffix}"
     model.write_bytes(b"never read")

@@ -9,24 +9,27 @@ from tvmc.errors import UsageError
 from tvmc.shapes import format_input_shapes, legacy_format, legacy_problem, parse_input_shapes
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("x:[1,3,224,224]", {"x": (1, 3, 224, 224)}),
-    ("a:[1] b:[2,3]", {"a": (1,), "b": (2, 3)}),
-    ("a:[1],b:[2]", {"a": (1,), "b": (2,)}),  # commas between entries, as before
-    ("  a:[ 1 , 2 ]  ", {"a": (1, 2)}),
-    ("x: [4]", {"x": (4,)}),
-    # Fixed: names with any number of '/', ':' and '.' (#8481, #9080, #9294); old tvmc gave "b/c".
-    ("a/b/c:[1]", {"a/b/c": (1,)}),
-    ("serving_default_x:0:[1,2]", {"serving_default_x:0": (1, 2)}),
-    ("model.input.0:[3]", {"model.input.0": (3,)}),
-    # Fixed: scalars and '?' dimensions; -1 stays dynamic.
-    ("x:[]", {"x": ()}),
-    ("x:[?,8] y:[-1]", {"x": (None, 8), "y": (None,)}),
-    ("x:[0]", {"x": (0,)}),  # an empty dimension is 0, not dynamic
-    # Names with spaces or commas are quoted (old tvmc turned "my input" into "input").
-    ('"my input":[1,2]', {"my input": (1, 2)}),
-    (r'"a \"b\", c":[1]', {'a "b", c': (1,)}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x:[1,3,224,224]", {"x": (1, 3, 224, 224)}),
+        ("a:[1] b:[2,3]", {"a": (1,), "b": (2, 3)}),
+        ("a:[1],b:[2]", {"a": (1,), "b": (2,)}),  # commas between entries, as before
+        ("  a:[ 1 , 2 ]  ", {"a": (1, 2)}),
+        ("x: [4]", {"x": (4,)}),
+        # Fixed: names with any number of '/', ':' and '.' (#8481, #9080, #9294); old tvmc gave "b/c".
+        ("a/b/c:[1]", {"a/b/c": (1,)}),
+        ("serving_default_x:0:[1,2]", {"serving_default_x:0": (1, 2)}),
+        ("model.input.0:[3]", {"model.input.0": (3,)}),
+        # Fixed: scalars and '?' dimensions; -1 stays dynamic.
+        ("x:[]", {"x": ()}),
+        ("x:[?,8] y:[-1]", {"x": (None, 8), "y": (None,)}),
+        ("x:[0]", {"x": (0,)}),  # an empty dimension is 0, not dynamic
+        # Names with spaces or commas are quoted (old tvmc turned "my input" into "input").
+        ('"my input":[1,2]', {"my input": (1, 2)}),
+        (r'"a \"b\", c":[1]', {'a "b", c': (1,)}),
+    ],
+)
 def test_parses(text: str, expected: dict[str, tuple[int | None, ...]]) -> None:
     assert parse_input_shapes(text) == expected
 
@@ -35,20 +38,23 @@ def test_keeps_order() -> None:
     assert list(parse_input_shapes("b:[1] a:[2] c:[3]")) == ["b", "a", "c"]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "empty input shapes"),
-    (" , ", "empty input shapes"),
-    ("x:[1] junk", "cannot parse 'junk' at column 7"),  # old tvmc dropped this silently
-    ("x:[1]y:[2]", "separate entries"),
-    ("my input:[1]", "cannot parse 'my input:[1]' at column 1"),
-    ("x:[a]", "bad dimension 'a'"),
-    ("x:[1,]", "bad dimension ''"),
-    ("x:[-2]", "bad dimension -2"),
-    ("x:[1.5]", "bad dimension '1.5'"),
-    ("x:[1] x:[2]", "given twice"),
-    ("x:[1", "cannot parse"),
-    ("x : [1]", "cannot parse"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty input shapes"),
+        (" , ", "empty input shapes"),
+        ("x:[1] junk", "cannot parse 'junk' at column 7"),  # old tvmc dropped this silently
+        ("x:[1]y:[2]", "separate entries"),
+        ("my input:[1]", "cannot parse 'my input:[1]' at column 1"),
+        ("x:[a]", "bad dimension 'a'"),
+        ("x:[1,]", "bad dimension ''"),
+        ("x:[-2]", "bad dimension -2"),
+        ("x:[1.5]", "bad dimension '1.5'"),
+        ("x:[1] x:[2]", "given twice"),
+        ("x:[1", "cannot parse"),
+        ("x : [1]", "cannot parse"),
+    ],
+)
 def test_rejects_with_column(text: str, message: str) -> None:
     with pytest.raises(UsageError) as err:
         parse_input_shapes(text)

@@ -16,13 +16,34 @@ runner = CliRunner()
 CASES = {
     "aws-c5.toml": ["config", "show", "--config", "aws/c5"],
     "aws-c5.json": ["config", "show", "--config", "aws/c5", "--format", "json"],
-    "aws-c5-cascadelake-origin.json": ["config", "show", "--config", "aws/c5", "--format", "json",
-                                       "--target-llvm-mcpu=cascadelake", "--origin"],
+    "aws-c5-cascadelake-origin.json": [
+        "config",
+        "show",
+        "--config",
+        "aws/c5",
+        "--format",
+        "json",
+        "--target-llvm-mcpu=cascadelake",
+        "--origin",
+    ],
     "aws-c5-origin.txt": ["config", "show", "--config", "aws/c5", "--origin"],
     "default.toml": ["config", "show"],
-    "a100-aot-rewrites.toml": ["config", "show", "--target", "nvidia/nvidia-a100", "--target-host", "llvm",
-                               "--executor", "vm", "--pass-config", "tir.disable_vectorize=true", "-O", "2",
-                               "--set", "build.module-name=net"],
+    "a100-aot-rewrites.toml": [
+        "config",
+        "show",
+        "--target",
+        "nvidia/nvidia-a100",
+        "--target-host",
+        "llvm",
+        "--executor",
+        "vm",
+        "--pass-config",
+        "tir.disable_vectorize=true",
+        "-O",
+        "2",
+        "--set",
+        "build.module-name=net",
+    ],
 }
 
 
@@ -50,8 +71,9 @@ def test_done_when_aws_c5_mcpu_flag_and_origins() -> None:
     assert doc["targets"][0]["mcpu"] == "cascadelake"
     origins = doc["origins"]
     assert origins["/targets/0/mcpu"] == "--target-llvm-mcpu=cascadelake"
-    assert origins["/targets/0/mtriple"].startswith("configs/aws/c5.toml:") or \
-        origins["/targets/0/mtriple"].endswith(tuple(f"c5.toml:{n}:1" for n in range(1, 30)))
+    assert origins["/targets/0/mtriple"].startswith("configs/aws/c5.toml:") or origins["/targets/0/mtriple"].endswith(
+        tuple(f"c5.toml:{n}:1" for n in range(1, 30))
+    )
 
 
 def test_output_is_byte_identical_across_runs(tmp_path: Path) -> None:
@@ -71,13 +93,16 @@ def test_output_file_written_atomically_and_inputs_protected(tmp_path: Path) -> 
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
-@pytest.mark.parametrize(("args", "code", "needle"), [
-    (["config", "show", "--config", "aws/c55"], 1, "aws/c5"),
-    (["config", "show", "--target-llvm-num-cores", "four"], 2, "--target-llvm-num-cores"),
-    (["config", "show", "--set", "nope=1"], 2, "unknown config key"),
-    (["config", "show", "--target", "llvm -mcpu='x"], 1, "quote"),
-    (["config", "show", "--no-such-flag"], 2, "No such option"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (["config", "show", "--config", "aws/c55"], 1, "aws/c5"),
+        (["config", "show", "--target-llvm-num-cores", "four"], 2, "--target-llvm-num-cores"),
+        (["config", "show", "--set", "nope=1"], 2, "unknown config key"),
+        (["config", "show", "--target", "llvm -mcpu='x"], 1, "quote"),
+        (["config", "show", "--no-such-flag"], 2, "No such option"),
+    ],
+)
 def test_errors_are_one_line_with_exit_codes(args: list[str], code: int, needle: str) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == code, result.output
@@ -109,8 +134,21 @@ def test_version_and_help() -> None:
 
 
 def test_show_as_tvm_target_reports_what_a_target_cannot_hold() -> None:
-    result = runner.invoke(app, ["config", "show", "--target", "cuda -arch=sm_80", "--target-host", "llvm",
-                                 "--pass-config", "tir.disable_vectorize=true", "--as", "tvm-target"])
+    result = runner.invoke(
+        app,
+        [
+            "config",
+            "show",
+            "--target",
+            "cuda -arch=sm_80",
+            "--target-host",
+            "llvm",
+            "--pass-config",
+            "tir.disable_vectorize=true",
+            "--as",
+            "tvm-target",
+        ],
+    )
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["kind"] == "cuda" and doc["arch"] == "sm_80" and doc["host"]["kind"] == "llvm"

@@ -18,13 +18,27 @@ def env() -> dict[str, str]:
 
 
 def python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=env(), cwd=tmp_path, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
 
 
 def tvmc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tvmc", *args], capture_output=True, text=True, env=env(),
-                          cwd=cwd, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "tvmc", *args],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_buffered_output_and_exit_handlers_survive_the_fast_exit(tmp_path: Path) -> None:
@@ -44,8 +58,9 @@ def test_buffered_output_and_exit_handlers_survive_the_fast_exit(tmp_path: Path)
     assert (tmp_path / "handler-ran").exists()
 
 
-@pytest.mark.parametrize(("code", "status", "stderr"), [(None, 0, ""), (0, 0, ""), (2, 2, ""), (256 + 7, 7, ""),
-                                                        ("bye", 1, "bye\n")])
+@pytest.mark.parametrize(
+    ("code", "status", "stderr"), [(None, 0, ""), (0, 0, ""), (2, 2, ""), (256 + 7, 7, ""), ("bye", 1, "bye\n")]
+)
 def test_exit_codes_are_those_of_sys_exit(tmp_path: Path, code: object, status: int, stderr: str) -> None:
     done = python(f"from tvmc.cli.app import exit_now; exit_now({code!r})", tmp_path)
     assert (done.returncode, done.stderr) == (status, stderr)

@@ -8,11 +8,14 @@ import typer
 from typer.testing import CliRunner
 
 
-@pytest.mark.parametrize(("argv", "suggestion"), [
-    (["confg", "show"], "'config'"),
-    (["config", "valdate", "x.toml"], "'validate'"),
-    (["target", "canonicalise", "llvm"], "'canonicalize'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "suggestion"),
+    [
+        (["confg", "show"], "'config'"),
+        (["config", "valdate", "x.toml"], "'validate'"),
+        (["target", "canonicalise", "llvm"], "'canonicalize'"),
+    ],
+)
 def test_a_misspelt_command_gets_one_suggestion(app: typer.Typer, argv: list[str], suggestion: str) -> None:
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 2

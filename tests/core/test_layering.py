@@ -38,8 +38,9 @@ def test_targets_replace_wholesale() -> None:
 
 def test_kind_change_replaces_table_so_options_never_leak() -> None:
     # RFC 0030's system-lib example: options of the old kind must not survive a kind change.
-    base = tree({"executor": {"kind": "aot", "unpacked-api": True}, "runtime": {"kind": "crt", "system-lib": True}},
-                "base")
+    base = tree(
+        {"executor": {"kind": "aot", "unpacked-api": True}, "runtime": {"kind": "crt", "system-lib": True}}, "base"
+    )
     merge(base, tree({"executor": {"kind": "graph"}, "runtime": {"kind": "crt"}}, "over"))
     assert base.data["executor"] == {"kind": "graph"}
     assert base.data["runtime"] == {"kind": "crt", "system-lib": True}  # same kind: deep merge
@@ -106,7 +107,8 @@ def test_several_configs_layer_left_to_right(cfgdir: Path) -> None:
 def test_part_selection_keeps_host(cfgdir: Path) -> None:
     (cfgdir / "board.toml").write_text(
         'targets = [{ kind = "cuda", arch = "sm_53" }, { kind = "llvm", mcpu = "cortex-a57" }]\n'
-        'host = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n')
+        'host = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n'
+    )
     cuda = api.resolve(["board:cuda"]).config
     assert [t["kind"] for t in cuda.targets] == ["cuda"]
     assert cuda.host["mtriple"] == "aarch64-linux-gnu"
@@ -117,8 +119,9 @@ def test_part_selection_keeps_host(cfgdir: Path) -> None:
 
 
 def test_part_selection_falls_back_to_host(cfgdir: Path) -> None:
-    (cfgdir / "gpu.toml").write_text('targets = [{ kind = "cuda", arch = "sm_53" }]\n'
-                                     'host = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n')
+    (cfgdir / "gpu.toml").write_text(
+        'targets = [{ kind = "cuda", arch = "sm_53" }]\nhost = { kind = "llvm", mtriple = "aarch64-linux-gnu" }\n'
+    )
     config = api.resolve(["gpu:cpu"]).config
     assert config.targets[0]["kind"] == "llvm" and config.targets[0]["mtriple"] == "aarch64-linux-gnu"
 
@@ -170,5 +173,6 @@ def test_merging_data_alone_agrees_with_merging_with_origins(layers: list[dict[s
 def test_plain_copy_is_a_deep_copy(data: dict[str, Any]) -> None:
     copied = plain_copy(data)
     assert copied == data == copy.deepcopy(data)
-    assert all(a is not b for (_, a), (_, b) in zip(walk(copied), walk(data), strict=True)
-               if isinstance(a, dict | list))
+    assert all(
+        a is not b for (_, a), (_, b) in zip(walk(copied), walk(data), strict=True) if isinstance(a, dict | list)
+    )

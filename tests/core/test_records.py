@@ -17,11 +17,27 @@ from tvmc.validate.diagnostics import FileResult
 
 # Every module that defines a record: importing them makes their classes `Record` subclasses.
 MODULES = (
-    "tvmc.api", "tvmc.config", "tvmc.errors", "tvmc.layering", "tvmc.provenance", "tvmc.registry",
-    "tvmc.rewrites.flags", "tvmc.rewrites.grammar", "tvmc.sources.json_positions", "tvmc.sources.layer",
-    "tvmc.sources.search", "tvmc.targets.legacy", "tvmc.targets.parse", "tvmc.targets.system", "tvmc.targets.tables",
-    "tvmc.targets.tvmc_list", "tvmc.validate.canon", "tvmc.validate.diagnostics", "tvmc.validate.model",
-    "tvmc.validate.resolve", "tvmc.validate.runner",
+    "tvmc.api",
+    "tvmc.config",
+    "tvmc.errors",
+    "tvmc.layering",
+    "tvmc.provenance",
+    "tvmc.registry",
+    "tvmc.rewrites.flags",
+    "tvmc.rewrites.grammar",
+    "tvmc.sources.json_positions",
+    "tvmc.sources.layer",
+    "tvmc.sources.search",
+    "tvmc.targets.legacy",
+    "tvmc.targets.parse",
+    "tvmc.targets.system",
+    "tvmc.targets.tables",
+    "tvmc.targets.tvmc_list",
+    "tvmc.validate.canon",
+    "tvmc.validate.diagnostics",
+    "tvmc.validate.model",
+    "tvmc.validate.resolve",
+    "tvmc.validate.runner",
 )
 
 
@@ -57,7 +73,8 @@ def test_fields_slots_and_init_agree(cls: type[Record]) -> None:
     # A frozen record's fields are Final, so that mypy rejects assigning them (as for a frozen dataclass).
     frozen = issubclass(cls, FrozenRecord)
     assert [cls.__annotations__[name].startswith("Final[") for name in cls.__match_args__] == [frozen] * len(
-        cls.__match_args__)
+        cls.__match_args__
+    )
 
 
 def test_frozen_record_is_a_frozen_dataclass() -> None:

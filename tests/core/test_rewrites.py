@@ -18,13 +18,16 @@ def resolve(*flags: tuple[str, str], configs: tuple[str, ...] = ()) -> api.Resol
     return api.resolve(list(configs), list(flags))
 
 
-@pytest.mark.parametrize(("text", "path", "rest"), [
-    ("opt-level=3", (Key("opt-level"),), "=3"),
-    ("targets[0].mcpu=x", (Key("targets"), Index(0), Key("mcpu")), "=x"),
-    ("targets[kind=llvm].mattr+=+avx2", (Key("targets"), Select("kind", "llvm"), Key("mattr")), "+=+avx2"),
-    ('pass-config."tir.disable_vectorize"=true', (Key("pass-config"), Key("tir.disable_vectorize")), "=true"),
-    ("targets[-1]", (Key("targets"), Index(-1)), ""),
-])
+@pytest.mark.parametrize(
+    ("text", "path", "rest"),
+    [
+        ("opt-level=3", (Key("opt-level"),), "=3"),
+        ("targets[0].mcpu=x", (Key("targets"), Index(0), Key("mcpu")), "=x"),
+        ("targets[kind=llvm].mattr+=+avx2", (Key("targets"), Select("kind", "llvm"), Key("mattr")), "+=+avx2"),
+        ('pass-config."tir.disable_vectorize"=true', (Key("pass-config"), Key("tir.disable_vectorize")), "=true"),
+        ("targets[-1]", (Key("targets"), Index(-1)), ""),
+    ],
+)
 def test_path_grammar(text: str, path: tuple, rest: str) -> None:
     assert parse_path(text, "--set") == (path, rest)
 
@@ -72,15 +75,23 @@ def test_tvmc_comma_list_second_kind_is_host() -> None:
     assert config.host["mtriple"] == "aarch64-linux-gnu"
 
 
-@pytest.mark.parametrize(("text", "value"), [("0", False), ("1", True), ("false", False), ("yes", True),
-                                             ("off", False), ("True", True)])
+@pytest.mark.parametrize(
+    ("text", "value"), [("0", False), ("1", True), ("false", False), ("yes", True), ("off", False), ("True", True)]
+)
 def test_booleans_are_typed_never_truthy_strings(text: str, value: bool) -> None:
     config = resolve(("--target", "llvm"), ("--target-llvm-fast-math", text)).config
     assert config.targets[0]["fast-math"] is value
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--target-llvm-num-cores", "four"), ("--target-llvm-fast-math", "2"),
-                                             ("-O", "x"), ("--executor-aot-unpacked-api", "maybe")])
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--target-llvm-num-cores", "four"),
+        ("--target-llvm-fast-math", "2"),
+        ("-O", "x"),
+        ("--executor-aot-unpacked-api", "maybe"),
+    ],
+)
 def test_bad_values_are_usage_errors_naming_the_flag(flag: str, value: str) -> None:
     with pytest.raises(UsageError) as err:
         resolve(("--target", "llvm"), ("--executor", "aot"), (flag, value))
@@ -106,13 +117,16 @@ def test_executor_kind_change_drops_old_options() -> None:
 
 
 def test_set_append_unset() -> None:
-    config = resolve(("--target", "llvm -mattr=+a"), ("--set", "targets[kind=llvm].mattr+=+b"),
-                     ("--set", "targets[0].mattr+=[\"+c\", \"+d\"]"), ("--set", "build.module-name=net"),
-                     ("--pass-config", "tir.disable_vectorize=1")).config
+    config = resolve(
+        ("--target", "llvm -mattr=+a"),
+        ("--set", "targets[kind=llvm].mattr+=+b"),
+        ("--set", 'targets[0].mattr+=["+c", "+d"]'),
+        ("--set", "build.module-name=net"),
+        ("--pass-config", "tir.disable_vectorize=1"),
+    ).config
     assert config.targets[0]["mattr"] == ["+a", "+b", "+c", "+d"]
     assert config.build == {"module-name": "net"}
-    assert config.pass_config == {"tir.disable_vectorize": "1"} or config.pass_config == {
-        "tir.disable_vectorize": 1}
+    assert config.pass_config == {"tir.disable_vectorize": "1"} or config.pass_config == {"tir.disable_vectorize": 1}
     config = resolve(("--target", "cuda"), ("--target", "c"), ("--unset", "targets[0]")).config
     assert [t["kind"] for t in config.targets] == ["c"]
 
@@ -146,8 +160,9 @@ def test_env_rewrites_sit_between_configs_and_flags(monkeypatch: pytest.MonkeyPa
     assert api.resolve(["aws/c5"], [("-O", "2")]).config.opt_level == 2
 
 
-@pytest.mark.parametrize("flags", [[], [("--set", "targets[0].mcpu=cortex-m4")],
-                                   [("--executor-aot-unpacked-api", "1")]])
+@pytest.mark.parametrize(
+    "flags", [[], [("--set", "targets[0].mcpu=cortex-m4")], [("--executor-aot-unpacked-api", "1")]]
+)
 def test_executor_name_shorthand_is_one_table_everywhere(cfgdir: Path, flags: list[tuple[str, str]]) -> None:
     # `executor = "aot"` once became graph when a legacy string lifted an option, and crashed rewrites.
     (cfgdir / "short.toml").write_text('targets = ["c -link-params=1"]\nexecutor = "aot"\n')

@@ -13,10 +13,11 @@ def board(cfgdir: Path) -> str:
     (cfgdir / "boards").mkdir()
     (cfgdir / "boards" / "m55.toml").write_text(
         'targets = [{ kind = "c", mcpu = "cortex-m55" }]\n'
-        "[executor]\nkind = \"aot\"\nunpacked-api = true\ninterface-api = \"c\"\n"
+        '[executor]\nkind = "aot"\nunpacked-api = true\ninterface-api = "c"\n'
         '[runtime]\nkind = "crt"\nsystem-lib = true\n'
         '[pass-config]\n"tir.disable_vectorize" = true\n'
-        '[build]\noutput-format = "mlf"\n')
+        '[build]\noutput-format = "mlf"\n'
+    )
     return "boards/m55"
 
 
@@ -38,7 +39,8 @@ def test_rule3_attribute_flag_patches_the_matching_config_target(board: str) -> 
 
 def test_rule4_sub_key_overrides_in_full_no_mattr_append(cfgdir: Path) -> None:
     (cfgdir / "neon.toml").write_text(
-        'targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mattr = ["+neon"] }]\n')
+        'targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mattr = ["+neon"] }]\n'
+    )
     config = api.resolve(["neon"], [("--target-llvm-mattr", "+dotprod")]).config
     assert config.targets[0]["mattr"] == ["+dotprod"]
     appended = api.resolve(["neon"], [("--set", "targets[kind=llvm].mattr+=+dotprod")]).config
@@ -65,8 +67,9 @@ def test_system_lib_does_not_leak_from_a_base_with_another_runtime_kind(board: s
 
 
 def test_pass_config_flags_set_keys_not_append_lists(board: str) -> None:
-    config = api.resolve([board], [("--pass-config", "tir.disable_vectorize=false"),
-                                   ("--pass-config", "tir.enable_debug=1")]).config
+    config = api.resolve(
+        [board], [("--pass-config", "tir.disable_vectorize=false"), ("--pass-config", "tir.enable_debug=1")]
+    ).config
     assert config.pass_config["tir.disable_vectorize"] in (False, "false")
     assert set(config.pass_config) == {"tir.disable_vectorize", "tir.enable_debug"}
 

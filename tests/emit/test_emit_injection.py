@@ -21,21 +21,51 @@ from tvmc.emit import python, relay, tvmc_argv
 from tvmc.emit.legacy import LegacyPlan, plan_legacy
 from tvmc.errors import BuildError
 
-NASTY = ["'", '"', "'''", '"""', "\\", "\\'", "$(touch /tmp/pwned)", "`id`", "${HOME}", "\n", "\r\n", "\t",
-         "; rm -rf ~", "| cat", "&&", "# not a comment", "\u2028", "\x85", "é", "😀", "--flag", "-", "*", "?",
-         "{}", "%s", "\"\"\"); import os; os.system('id'); (\"\"\"", "\x00", " "]
-hostile = st.lists(st.one_of(st.sampled_from(NASTY), st.text(max_size=5)), min_size=1, max_size=6) \
-    .map("".join).filter(bool)
+NASTY = [
+    "'",
+    '"',
+    "'''",
+    '"""',
+    "\\",
+    "\\'",
+    "$(touch /tmp/pwned)",
+    "`id`",
+    "${HOME}",
+    "\n",
+    "\r\n",
+    "\t",
+    "; rm -rf ~",
+    "| cat",
+    "&&",
+    "# not a comment",
+    "\u2028",
+    "\x85",
+    "é",
+    "😀",
+    "--flag",
+    "-",
+    "*",
+    "?",
+    "{}",
+    "%s",
+    '"""); import os; os.system(\'id\'); ("""',
+    "\x00",
+    " ",
+]
+hostile = (
+    st.lists(st.one_of(st.sampled_from(NASTY), st.text(max_size=5)), min_size=1, max_size=6).map("".join).filter(bool)
+)
 FIELDS = ("mcpu", "mattr", "model", "pass", "cc", "ccopt", "path", "input", "module")
 
 
 def config(v: dict[str, str]) -> CompilationConfig:
-    llvm = {"kind": "llvm", "tag": "", "keys": ["cpu"], "mcpu": v["mcpu"], "mattr": [v["mattr"]],
-            "model": v["model"]}
+    llvm = {"kind": "llvm", "tag": "", "keys": ["cpu"], "mcpu": v["mcpu"], "mattr": [v["mattr"]], "model": v["model"]}
     return CompilationConfig(
-        targets=(llvm,), host=llvm,
+        targets=(llvm,),
+        host=llvm,
         pass_config={"tirx.UnrollLoop": {"explicit_unroll": v["pass"]}},
-        build={"cross-compiler": v["cc"], "cross-compiler-options": [v["ccopt"], "-O2"]})
+        build={"cross-compiler": v["cc"], "cross-compiler-options": [v["ccopt"], "-O2"]},
+    )
 
 
 def skeleton(text: str) -> str:
@@ -79,9 +109,17 @@ def test_python_script(values: dict[str, str]) -> None:
 def legacy_plan(v: dict[str, str]) -> LegacyPlan:
     llvm = {"kind": "llvm", "tag": "", "keys": ["cpu"]}
     ethos = {"kind": "ethos-u", "tag": "", "keys": [], "accelerator_config": v["model"]}
-    cfg = CompilationConfig(targets=(ethos, llvm), host=llvm, pass_config={"relay.x": v["pass"]},
-                            build={"module-name": v["module"], "cross-compiler": v["cc"],
-                                   "cross-compiler-options": [v["ccopt"]], "tuning-records": v["mcpu"]})
+    cfg = CompilationConfig(
+        targets=(ethos, llvm),
+        host=llvm,
+        pass_config={"relay.x": v["pass"]},
+        build={
+            "module-name": v["module"],
+            "cross-compiler": v["cc"],
+            "cross-compiler-options": [v["ccopt"]],
+            "tuning-records": v["mcpu"],
+        },
+    )
     return plan_legacy(cfg, {}, model_spec(v["path"], "onnx", {v["input"]: (1, None)}))
 
 
@@ -94,8 +132,12 @@ def test_relay_script(values: dict[str, str]) -> None:
     assert got["PASS_CONFIG"] == {"relay.x": values["pass"]} and got["TUNING_RECORDS"] == values["mcpu"]
     assert got["SHAPES"] == {values["input"]: [1, None]} and got["CROSS_COMPILER"] == values["cc"]
     assert skeleton(text) == skeleton(relay.render(legacy_plan(harmless()))[0])
-    options = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Dict)
-               and any(isinstance(k, ast.Constant) and k.value == "accelerator_config" for k in n.keys)]
+    options = [
+        n
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.Dict)
+        and any(isinstance(k, ast.Constant) and k.value == "accelerator_config" for k in n.keys)
+    ]
     assert options and all(ast.literal_eval(d) == {"accelerator_config": values["model"]} for d in options)
 
 
@@ -112,8 +154,13 @@ def test_shell_line(module: str, value: str, option: str, cc: str, records: str)
     argv, _ = tvmc_argv.tvmc_argv(legacy_plan(values))
     line = tvmc_argv.render(legacy_plan(values))[0]
     assert line.endswith("\n") and shlex.split(line) == argv
-    for expected in (f"--module-name={module}", f"--pass-config=relay.x={value}", f"--cross-compiler={cc}",
-                     f"--cross-compiler-options={option}", f"--tuning-records={records}"):
+    for expected in (
+        f"--module-name={module}",
+        f"--pass-config=relay.x={value}",
+        f"--cross-compiler={cc}",
+        f"--cross-compiler-options={option}",
+        f"--tuning-records={records}",
+    ):
         assert expected in argv
 
 

@@ -41,9 +41,14 @@ def legacy(*flags: tuple[str, str], configs: tuple[str, ...] = (), model: Any = 
 
 
 def test_python_script_holds_the_plan() -> None:
-    text, plan = modern(("--runtime", "cpp"), ("--runtime-cpp-system-lib", "true"),
-                        ("--pass-config", "tirx.noalias=false"), ("--set", 'disabled-pass=["FuseOps"]'),
-                        ("--set", 'build={cross-compiler="gcc", cross-compiler-options=["-O2"]}'), configs=("aws/c5",))
+    text, plan = modern(
+        ("--runtime", "cpp"),
+        ("--runtime-cpp-system-lib", "true"),
+        ("--pass-config", "tirx.noalias=false"),
+        ("--set", 'disabled-pass=["FuseOps"]'),
+        ("--set", 'build={cross-compiler="gcc", cross-compiler-options=["-O2"]}'),
+        configs=("aws/c5",),
+    )
     values = constants(text)
     assert values["TARGET"] == plan.target and values["TARGET"]["mcpu"] == "skylake-avx512"
     assert values["MODEL"] == "models/mlp.onnx" and values["SHAPES"] == {"x": [None, 8]}
@@ -57,21 +62,31 @@ def test_python_script_holds_the_plan() -> None:
 
 
 def test_python_script_partitions_before_the_build() -> None:
-    text, _ = modern(("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cublas"}'),
-                     ("--set", 'build={desired-layout=["NHWC"], mixed-precision=true}'))
-    body = text[text.index("def main():"):]
-    order = ["ConvertLayout({'relax.nn.conv2d': ['NHWC', 'HWIO']})", "ToMixedPrecision(out_dtype='float16')",
-             "partition_for_cublas(mod)", "RunCodegen()(mod)", "relax.build("]
+    text, _ = modern(
+        ("--target", '{"kind": "cuda", "arch": "sm_80", "compiler": "cublas"}'),
+        ("--set", 'build={desired-layout=["NHWC"], mixed-precision=true}'),
+    )
+    body = text[text.index("def main():") :]
+    order = [
+        "ConvertLayout({'relax.nn.conv2d': ['NHWC', 'HWIO']})",
+        "ToMixedPrecision(out_dtype='float16')",
+        "partition_for_cublas(mod)",
+        "RunCodegen()(mod)",
+        "relax.build(",
+    ]
     positions = [body.index(text_) for text_ in order]
     assert positions == sorted(positions)
     assert "from tvm.relax.backend.cuda.cublas import partition_for_cublas" in text
     assert "compiler" not in constants(text)["TARGET"]
 
 
-@pytest.mark.parametrize(("path", "loader"), [
-    ("m.tflite", "tflite.Model.GetRootAsModel(handle.read(), 0)"),
-    ("m.pt2", "from_exported_program(torch.export.load(MODEL))"),
-])
+@pytest.mark.parametrize(
+    ("path", "loader"),
+    [
+        ("m.tflite", "tflite.Model.GetRootAsModel(handle.read(), 0)"),
+        ("m.pt2", "from_exported_program(torch.export.load(MODEL))"),
+    ],
+)
 def test_python_script_frontends(path: str, loader: str) -> None:
     text, _ = modern(model=model_spec(path, None, None))
     assert loader in text and constants(text)["SHAPES"] is None
@@ -90,12 +105,16 @@ def test_relay_script_holds_the_legacy_plan() -> None:
     assert values["EXECUTOR"] == "aot" and values["EXECUTOR_OPTIONS"]["interface-api"] == "c"
     assert values["RUNTIME"] == "crt" and values["OUTPUT_FORMAT"] == "mlf" and values["OUTPUT"] == "m.tar"
     assert values["MODEL_FORMAT"] == "tflite" and values["SHAPES"] == {"in:0": [1, 3]}
-    body = text[text.index("def build("):]
+    body = text[text.index("def build(") :]
     # The codegen options go into the config before the PassContext is made; partitions keep target order.
-    assert body.index("config['relay.ext.ethos-u.options'] = {'accelerator_config': 'ethos-u55-256'}") \
-        < body.index("with tvm.transform.PassContext(")
-    assert body.index("partition_for_ethosu(mod, params, mod_name=MODULE_NAME") \
-        < body.index("partition_for_cmsisnn(mod, params") < body.index("relay.build(")
+    assert body.index("config['relay.ext.ethos-u.options'] = {'accelerator_config': 'ethos-u55-256'}") < body.index(
+        "with tvm.transform.PassContext("
+    )
+    assert (
+        body.index("partition_for_ethosu(mod, params, mod_name=MODULE_NAME")
+        < body.index("partition_for_cmsisnn(mod, params")
+        < body.index("relay.build(")
+    )
     assert "relay.build(mod, target=target, executor=executor, runtime=runtime, params=params," in text
 
 
@@ -108,11 +127,14 @@ def test_relay_script_host_and_tuning() -> None:
     assert 'config["relay.backend.use_auto_scheduler"] = True' in text
 
 
-@pytest.mark.parametrize(("flags", "expected"), [
-    ((("--set", "build.mixed-precision=true"),), "use --emit tvmc"),
-    ((("--set", 'build.dump-code=["tir"]'),), "use --emit tvmc"),
-    ((("--executor", "vm"),), "use --emit python"),
-])
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ((("--set", "build.mixed-precision=true"),), "use --emit tvmc"),
+        ((("--set", 'build.dump-code=["tir"]'),), "use --emit tvmc"),
+        ((("--executor", "vm"),), "use --emit python"),
+    ],
+)
 def test_relay_refusals(flags: tuple[tuple[str, str], ...], expected: str) -> None:
     with pytest.raises(BuildError, match=expected):
         legacy(*flags)

@@ -18,11 +18,19 @@ from tvmc.errors import BuildError
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = model_spec("models/mlp.onnx", None, {"x": (1, 8)})
 # Old tvmc flags that are not rewrite flags here: their config keys (nargs='+' ones take several values).
-BUILD_FLAGS = {"--output-format": "output-format", "--module-name": "module-name", "--cross-compiler":
-               "cross-compiler", "--tuning-records": "tuning-records", "--mixed-precision-calculation-type":
-               "mixed-precision-calculation-type", "--mixed-precision-acc-type": "mixed-precision-acc-type"}
-NARGS = {"--desired-layout": "desired-layout", "--desired-layout-ops": "desired-layout-ops",
-         "--mixed-precision-ops": "mixed-precision-ops"}
+BUILD_FLAGS = {
+    "--output-format": "output-format",
+    "--module-name": "module-name",
+    "--cross-compiler": "cross-compiler",
+    "--tuning-records": "tuning-records",
+    "--mixed-precision-calculation-type": "mixed-precision-calculation-type",
+    "--mixed-precision-acc-type": "mixed-precision-acc-type",
+}
+NARGS = {
+    "--desired-layout": "desired-layout",
+    "--desired-layout-ops": "desired-layout-ops",
+    "--mixed-precision-ops": "mixed-precision-ops",
+}
 
 
 def read_back(argv: list[str]) -> tuple[list[tuple[str, str]], dict[str, Any]]:
@@ -78,9 +86,12 @@ def comparable(config: dict[str, Any]) -> dict[str, Any]:
     """What legacy can express: no description or tvm-version; pass-config under legacy names; a CPU
     target's own host is implied (written out or not)."""
     out = {k: v for k, v in config.items() if k not in ("description", "tvm-version")}
-    out["targets"] = [{k: v for k, v in t.items() if k != "host"} if t.get("host") == out["host"]
-                      and {k: v for k, v in t.items() if k != "host"} == out["host"] else t
-                      for t in out["targets"]]
+    out["targets"] = [
+        {k: v for k, v in t.items() if k != "host"}
+        if t.get("host") == out["host"] and {k: v for k, v in t.items() if k != "host"} == out["host"]
+        else t
+        for t in out["targets"]
+    ]
     if "pass-config" in out:
         out["pass-config"] = {k.replace("tirx.", "tir.", 1): v for k, v in out["pass-config"].items()}
     return out
@@ -96,8 +107,10 @@ def round_trip(configs: list[str], flags: Sequence[tuple[str, str]] = ()) -> tup
     return comparable(original), comparable(api.resolve([], pairs).to_dict())
 
 
-LEGACY_OK = [Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
-             for p in sorted(glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True))]
+LEGACY_OK = [
+    Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
+    for p in sorted(glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True))
+]
 
 
 @pytest.mark.parametrize("name", LEGACY_OK)
@@ -114,20 +127,39 @@ def test_shipped_configs_round_trip(name: str) -> None:
     assert back == original
 
 
-@pytest.mark.parametrize("flags", [
-    [("--target", "c -mcpu=cortex-m4"), ("--executor", "aot"), ("--executor-aot-unpacked-api", "true"),
-     ("--executor-aot-interface-api", "c"), ("--runtime", "crt"), ("--runtime-crt-system-lib", "1")],
-    [("--executor", "graph"), ("--executor-graph-link-params", "true"), ("-O", "1"),
-     ("--pass-config", "tir.disable_vectorize=true"), ("--pass-config", "tir.usmp.algorithm=greedy_by_size"),
-     ("--set", 'disabled-pass=["AlterOpLayout", "FoldScaleAxis"]')],
-    [("--target", "ethos-u -accelerator_config=ethos-u55-128, cmsis-nn, c -mcpu=cortex-m55")],
-    [("--target", "cuda -arch=sm_75, llvm -mtriple=aarch64-linux-gnu -mattr=+neon")],
-    [("--set", 'build={output-format="mlf", module-name="net", tuning-records="logs.json", '
-               'cross-compiler="aarch64-linux-gnu-gcc", cross-compiler-options=["-O2", "-static"], '
-               'desired-layout=["NHWC:HWIO"], desired-layout-ops=["nn.conv2d"], mixed-precision=true, '
-               'mixed-precision-ops=["nn.dense"], mixed-precision-acc-type="float32", '
-               'dump-code=["asm", "ll", "tir"]}')],
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [
+            ("--target", "c -mcpu=cortex-m4"),
+            ("--executor", "aot"),
+            ("--executor-aot-unpacked-api", "true"),
+            ("--executor-aot-interface-api", "c"),
+            ("--runtime", "crt"),
+            ("--runtime-crt-system-lib", "1"),
+        ],
+        [
+            ("--executor", "graph"),
+            ("--executor-graph-link-params", "true"),
+            ("-O", "1"),
+            ("--pass-config", "tir.disable_vectorize=true"),
+            ("--pass-config", "tir.usmp.algorithm=greedy_by_size"),
+            ("--set", 'disabled-pass=["AlterOpLayout", "FoldScaleAxis"]'),
+        ],
+        [("--target", "ethos-u -accelerator_config=ethos-u55-128, cmsis-nn, c -mcpu=cortex-m55")],
+        [("--target", "cuda -arch=sm_75, llvm -mtriple=aarch64-linux-gnu -mattr=+neon")],
+        [
+            (
+                "--set",
+                'build={output-format="mlf", module-name="net", tuning-records="logs.json", '
+                'cross-compiler="aarch64-linux-gnu-gcc", cross-compiler-options=["-O2", "-static"], '
+                'desired-layout=["NHWC:HWIO"], desired-layout-ops=["nn.conv2d"], mixed-precision=true, '
+                'mixed-precision-ops=["nn.dense"], mixed-precision-acc-type="float32", '
+                'dump-code=["asm", "ll", "tir"]}',
+            )
+        ],
+    ],
+)
 def test_rewrites_round_trip(flags: list[tuple[str, str]]) -> None:
     original, back = round_trip([], flags)
     assert back == original
@@ -153,19 +185,22 @@ def test_false_bool_option_warns_about_boxed_bools() -> None:
     assert any("TVM 0.18-0.19 read --executor-aot-link-params=0 as true" in n for n in notes)
 
 
-@pytest.mark.parametrize(("flags", "model", "expected"), [
-    ([("--target", "llvm -mcpu='sky lake'")], MODEL, "has a space, which old tvmc un-quotes"),
-    ([("--target", "llvm -mcpu=a$b")], MODEL, "it would silently drop '$'"),
-    ([("--pass-config", "tir.x=a=b")], MODEL, "strings without '='"),
-    ([("--pass-config", "tir.x=-1")], MODEL, "non-negative integers"),
-    ([("--set", 'build.output-format="tar"')], MODEL, "its --output-format is so or mlf"),
-    ([("--set", 'build.cross-compiler-options=["-O2"]')], MODEL, "ignores them without --cross-compiler"),
-    ([("--set", 'build={cross-compiler="cc", cross-compiler-options=["-I a b"]}')], MODEL, "splits them on spaces"),
-    ([("--set", 'disabled-pass=["A,B"]')], MODEL, "splits the list on commas"),
-    ([], model_spec("m.onnx", None, {"a/b/c": (1,)}), "cannot parse the input name 'a/b/c'"),
-    ([], model_spec("m.onnx", None, {"x": ()}), "scalar"),
-    ([("--target-host", "llvm -mcpu=skylake")], MODEL, "two targets of one kind are refused as duplicates"),
-])
+@pytest.mark.parametrize(
+    ("flags", "model", "expected"),
+    [
+        ([("--target", "llvm -mcpu='sky lake'")], MODEL, "has a space, which old tvmc un-quotes"),
+        ([("--target", "llvm -mcpu=a$b")], MODEL, "it would silently drop '$'"),
+        ([("--pass-config", "tir.x=a=b")], MODEL, "strings without '='"),
+        ([("--pass-config", "tir.x=-1")], MODEL, "non-negative integers"),
+        ([("--set", 'build.output-format="tar"')], MODEL, "its --output-format is so or mlf"),
+        ([("--set", 'build.cross-compiler-options=["-O2"]')], MODEL, "ignores them without --cross-compiler"),
+        ([("--set", 'build={cross-compiler="cc", cross-compiler-options=["-I a b"]}')], MODEL, "splits them on spaces"),
+        ([("--set", 'disabled-pass=["A,B"]')], MODEL, "splits the list on commas"),
+        ([], model_spec("m.onnx", None, {"a/b/c": (1,)}), "cannot parse the input name 'a/b/c'"),
+        ([], model_spec("m.onnx", None, {"x": ()}), "scalar"),
+        ([("--target-host", "llvm -mcpu=skylake")], MODEL, "two targets of one kind are refused as duplicates"),
+    ],
+)
 def test_refused_with_relay_as_the_way_out(flags: list[tuple[str, str]], model: Any, expected: str) -> None:
     with pytest.raises(BuildError) as err:
         emit([], flags, model)
@@ -173,14 +208,17 @@ def test_refused_with_relay_as_the_way_out(flags: list[tuple[str, str]], model: 
     assert "--emit relay" in str(err.value)
 
 
-@pytest.mark.parametrize(("flags", "model", "expected"), [
-    ([("--executor", "vm")], MODEL, "executor 'vm' exists only in TVM >= 0.25"),
-    ([("--target", '{"kind": "cuda", "compiler": "cutlass"}')], MODEL, "old tvmc has no 'cutlass' codegen"),
-    ([("--pass-config", "relax.FuseOps.max_depth=3")], MODEL, "exists only in TVM >= 0.25"),
-    ([("--set", 'build.dump-code=["relax"]')], MODEL, "'relax' code exists only in TVM >= 0.25"),
-    ([("--set", 'tvm-version=">=0.25"')], MODEL, "excludes TVM <= 0.19"),
-    ([], model_spec("m.pt2", None, None), "cannot read torch.export programs"),
-])
+@pytest.mark.parametrize(
+    ("flags", "model", "expected"),
+    [
+        ([("--executor", "vm")], MODEL, "executor 'vm' exists only in TVM >= 0.25"),
+        ([("--target", '{"kind": "cuda", "compiler": "cutlass"}')], MODEL, "old tvmc has no 'cutlass' codegen"),
+        ([("--pass-config", "relax.FuseOps.max_depth=3")], MODEL, "exists only in TVM >= 0.25"),
+        ([("--set", 'build.dump-code=["relax"]')], MODEL, "'relax' code exists only in TVM >= 0.25"),
+        ([("--set", 'tvm-version=">=0.25"')], MODEL, "excludes TVM <= 0.19"),
+        ([], model_spec("m.pt2", None, None), "cannot read torch.export programs"),
+    ],
+)
 def test_refused_with_modern_as_the_way_out(flags: list[tuple[str, str]], model: Any, expected: str) -> None:
     with pytest.raises(BuildError) as err:
         emit([], flags, model)

@@ -18,19 +18,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = str(ROOT / "models" / "mlp.onnx")
 CONFIGS = ["aws/c5", "nvidia/jetson-nano", "boards/corstone-300", "qcom/hexagon-v68", "arm/rasp4b64:cpu"]
-TARGETS = ["llvm -mcpu=cascadelake -mattr=+avx512f,+fma", "nvidia/nvidia-a100", "cuda -arch=sm_80 -host=llvm",
-           '{"kind": "opencl", "device": "mali", "host": {"kind": "llvm", "mtriple": "aarch64-linux-gnu"}}',
-           "c -mcpu=cortex-m55 -keys=arm_cpu,cpu", "nvidia/jetson-nano -max_num_threads=512"]
+TARGETS = [
+    "llvm -mcpu=cascadelake -mattr=+avx512f,+fma",
+    "nvidia/nvidia-a100",
+    "cuda -arch=sm_80 -host=llvm",
+    '{"kind": "opencl", "device": "mali", "host": {"kind": "llvm", "mtriple": "aarch64-linux-gnu"}}',
+    "c -mcpu=cortex-m55 -keys=arm_cpu,cpu",
+    "nvidia/jetson-nano -max_num_threads=512",
+]
 
 
 def commands() -> list[list[str]]:
     out: list[list[str]] = []
     for config in CONFIGS:
         base = ["config", "show", "--config", config]
-        out += [base, [*base, "--format", "json"], [*base, "--origin"], [*base, "--format", "json", "--origin"],
-                [*base, "--hash"]]
-    rewrites = ["--target-llvm-mcpu=znver3", "--set", "targets[kind=llvm].mattr+=+avx2", "--pass-config",
-                "tirx.disable_vectorize=true", "--set", 'pass-config."z.b"=1', "--set", 'pass-config."a.c"="x"']
+        out += [
+            base,
+            [*base, "--format", "json"],
+            [*base, "--origin"],
+            [*base, "--format", "json", "--origin"],
+            [*base, "--hash"],
+        ]
+    rewrites = [
+        "--target-llvm-mcpu=znver3",
+        "--set",
+        "targets[kind=llvm].mattr+=+avx2",
+        "--pass-config",
+        "tirx.disable_vectorize=true",
+        "--set",
+        'pass-config."z.b"=1',
+        "--set",
+        'pass-config."a.c"="x"',
+    ]
     out.append(["config", "show", "--config", "aws/c5", *rewrites, "--format", "json", "--origin"])
     for fmt in ("json", "legacy"):
         out.append(["target", "canonicalize", "--format", fmt, "--", *TARGETS])

@@ -43,8 +43,13 @@ class Property:
 def outputs(resolved: api.Resolved) -> tuple[str, ...]:
     """Every canonical rendering `config show` offers, for determinism checks."""
     data = resolved.to_dict()
-    return (canonical.to_toml(data), canonical.to_json(data), canonical.to_json(data, resolved.origins),
-            canonical.origin_view(data, resolved.origins), resolved.fingerprint())
+    return (
+        canonical.to_toml(data),
+        canonical.to_json(data),
+        canonical.to_json(data, resolved.origins),
+        canonical.origin_view(data, resolved.origins),
+        resolved.fingerprint(),
+    )
 
 
 def _resolve_twice(call: Callable[[], api.Resolved], source: str | None = None) -> None:
@@ -85,8 +90,11 @@ def check_show_file(case: tuple[tuple[bytes, str], int]) -> None:
 def check_validate(case: tuple[tuple[bytes, str], bool]) -> None:
     (data, fmt), stdin = case
     if stdin:
-        run_cli(["config", "validate", "--stdin-filename", f"fuzz.{fmt}", "-"], stdin=data.decode("utf-8", "replace"),
-                report=True)
+        run_cli(
+            ["config", "validate", "--stdin-filename", f"fuzz.{fmt}", "-"],
+            stdin=data.decode("utf-8", "replace"),
+            report=True,
+        )
     else:
         run_cli(["config", "validate", _write_case(data, "." + fmt)], report=True)
 
@@ -215,8 +223,11 @@ def check_shapes(text: str) -> None:
 # ---- the catalogue ------------------------------------------------------------------------------
 
 _emit_formats = st.sampled_from(["python", "plan", "tvmc", "relay"])
-_shapes = st.none() | S.hostile_text(surrogates=True) | st.sampled_from(
-    ["x:[1,2]", "x:[]", "a/b:0:[1,?] y:[-1]", '"q q":[1]'])
+_shapes = (
+    st.none()
+    | S.hostile_text(surrogates=True)
+    | st.sampled_from(["x:[1,2]", "x:[]", "a/b:0:[1,?] y:[-1]", '"q q":[1]'])
+)
 
 PROPERTIES: tuple[Property, ...] = (
     Property("load-bytes", "files", config_bytes(), check_load_bytes, 3),
@@ -225,8 +236,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("validate", "files", st.tuples(config_bytes(), st.booleans()), check_validate),
     Property("target", "targets", S.targets_any(), check_target, 4),
     Property("target-list", "targets", S.target_texts(), check_target_list, 2),
-    Property("target-cli", "targets", st.tuples(st.lists(S.target_texts(), max_size=3), st.booleans()),
-             check_target_cli),
+    Property(
+        "target-cli", "targets", st.tuples(st.lists(S.target_texts(), max_size=3), st.booleans()), check_target_cli
+    ),
     Property("rewrites", "rewrites", S.rewrite_case(), check_rewrites, 4),
     Property("environment", "rewrites", S.environments(), check_environment, 2),
     Property("show-rewrites", "rewrites", st.tuples(S.rewrite_case(), st.booleans()), check_show_rewrites),

@@ -24,13 +24,76 @@ from tvmc.rewrites import generated_flags
 T = TypeVar("T")
 
 # Characters that matter to some parser on the way (legacy targets, comma lists, paths, TOML, shells).
-NASTY = ["'", '"', "\\", "\\'", "\n", "\r\n", "\t", " ", ",", ", ", "=", "-", "--", "{", "}", "[", "]", ":",
-         ".", "#", "\0", "é", "😀", "\u2028", "\x85", "~", "/", "..", "$(", "`", "%s", "+", "*", "?", "\ufeff"]
-SHIPPED = ["aws/c5", "aws/c6g", "host/default", "base/x86_64-linux", "nvidia/jetson-nano", "arm/rasp4b",
-           "boards/corstone-300", "qcom/hexagon-v68", "riscv/sifive-u74", "nvidia/nvidia-a100", "aws/c5:cpu",
-           "nvidia/jetson-nano:cuda"]
-BAD_NAMES = ["../x", "/etc/passwd", "a/../../b", "./nope.toml", "~/x.toml", "no/such", "aws/c5:gpu", "aws/c5:",
-             ":cpu", "C:\\x.toml", "a\\b", "", " ", "x" * 300, "aws//c5", "aws/./c5", "a\nb"]
+NASTY = [
+    "'",
+    '"',
+    "\\",
+    "\\'",
+    "\n",
+    "\r\n",
+    "\t",
+    " ",
+    ",",
+    ", ",
+    "=",
+    "-",
+    "--",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    ".",
+    "#",
+    "\0",
+    "é",
+    "😀",
+    "\u2028",
+    "\x85",
+    "~",
+    "/",
+    "..",
+    "$(",
+    "`",
+    "%s",
+    "+",
+    "*",
+    "?",
+    "\ufeff",
+]
+SHIPPED = [
+    "aws/c5",
+    "aws/c6g",
+    "host/default",
+    "base/x86_64-linux",
+    "nvidia/jetson-nano",
+    "arm/rasp4b",
+    "boards/corstone-300",
+    "qcom/hexagon-v68",
+    "riscv/sifive-u74",
+    "nvidia/nvidia-a100",
+    "aws/c5:cpu",
+    "nvidia/jetson-nano:cuda",
+]
+BAD_NAMES = [
+    "../x",
+    "/etc/passwd",
+    "a/../../b",
+    "./nope.toml",
+    "~/x.toml",
+    "no/such",
+    "aws/c5:gpu",
+    "aws/c5:",
+    ":cpu",
+    "C:\\x.toml",
+    "a\\b",
+    "",
+    " ",
+    "x" * 300,
+    "aws//c5",
+    "aws/./c5",
+    "a\nb",
+]
 VERSIONS = [">=0.25", "<=0.19", "==0.27", ">=0.25,<0.30", "<0.19", "<=0.18", ">0.99"]
 BAD_VERSIONS = ["bogus", ">=", "0.27", "", "=>1"]
 
@@ -112,8 +175,13 @@ def target_table(draw: st.DrawFn, hostile: bool, depth: int = 0) -> dict[str, An
     options = sorted(o for o in spec.options if o not in ("kind", "tag")) if spec is not None else []
     chosen = draw(st.lists(st.sampled_from(options), max_size=min(3, len(options)), unique=True)) if options else []
     if hostile:
-        chosen += draw(st.lists(st.sampled_from(["bogus", "compiler", "host", "keys", "tag", "feature.x",
-                                                 "devices"]), max_size=2, unique=True))
+        chosen += draw(
+            st.lists(
+                st.sampled_from(["bogus", "compiler", "host", "keys", "tag", "feature.x", "devices"]),
+                max_size=2,
+                unique=True,
+            )
+        )
     elif draw(st.integers(0, 5)) == 0:
         chosen.append("compiler")
     for name in dict.fromkeys(chosen):
@@ -128,7 +196,9 @@ def target_table(draw: st.DrawFn, hostile: bool, depth: int = 0) -> dict[str, An
 
 def legacy_value(hostile: bool) -> st.SearchStrategy[str]:
     clean = st.one_of(
-        words, small_ints.map(str), st.sampled_from(["true", "false", "sm_80", "+avx2,+fma", "cortex-a72"]),
+        words,
+        small_ints.map(str),
+        st.sampled_from(["true", "false", "sm_80", "+avx2,+fma", "cortex-a72"]),
         st.lists(words, min_size=1, max_size=3).map(",".join),
         st.builds(lambda w: f"'{w} x'", words),
         st.builds(lambda k: f"'{k} -mcpu=x'", st.sampled_from(["llvm", "c"])),
@@ -159,8 +229,13 @@ def comma_list(draw: st.DrawFn, hostile: bool) -> str:
 
 def target_text(hostile: bool, depth: int = 0) -> st.SearchStrategy[str]:
     """A target as one string: tag, legacy string, comma list, JSON text (or plain junk)."""
-    clean = st.one_of(st.sampled_from(tag_names()), legacy_string(hostile), legacy_string(hostile),
-                      comma_list(hostile), target_table(hostile, depth).map(json.dumps))
+    clean = st.one_of(
+        st.sampled_from(tag_names()),
+        legacy_string(hostile),
+        legacy_string(hostile),
+        comma_list(hostile),
+        target_table(hostile, depth).map(json.dumps),
+    )
     bad = target_table(hostile, depth).map(lambda t: json.dumps(t)[:-1]) | hostile_text()
     return pick(clean, bad, hostile)
 
@@ -198,8 +273,11 @@ def build_table(draw: st.DrawFn, hostile: bool) -> dict[str, Any]:
         typed = value_for(spec.type, 0, hostile)
         if spec.enum:
             enum = st.sampled_from(spec.enum)
-            typed = st.lists(enum, min_size=1, max_size=2, unique=True) if spec.type.startswith("Array") \
+            typed = (
+                st.lists(enum, min_size=1, max_size=2, unique=True)
+                if spec.type.startswith("Array")
                 else pick(enum, typed, hostile)
+            )
         table[name] = draw(typed)
     if hostile and draw(st.booleans()):
         table["bogus"] = draw(junk)
@@ -275,14 +353,20 @@ def path_text(draw: st.DrawFn, hostile: bool) -> str:
 def literal_text(hostile: bool) -> st.SearchStrategy[str]:
     """A VALUE: TOML literals, bare words, lists, inline tables; deep nesting and junk when hostile."""
     clean = st.one_of(
-        words, small_ints.map(str), st.sampled_from(["true", "false", "yes", "off", "0", "1", "0x10"]),
+        words,
+        small_ints.map(str),
+        st.sampled_from(["true", "false", "yes", "off", "0", "1", "0x10"]),
         st.lists(words, max_size=3).map(lambda ws: "[" + ", ".join(json.dumps(w) for w in ws) + "]"),
         st.lists(words, min_size=1, max_size=3).map(",".join),
         st.sampled_from(kind_names()).map(lambda k: f'{{ kind = "{k}" }}'),
     )
-    bad = st.one_of(st.integers(1, 3000).map(lambda n: "[" * n), st.integers(1, 3000).map(lambda n: "[" * n + "]" * n),
-                    big_ints.map(str), st.sampled_from(["1e999", "nan", "inf", '"\\ud800"']),
-                    hostile_text(surrogates=True))
+    bad = st.one_of(
+        st.integers(1, 3000).map(lambda n: "[" * n),
+        st.integers(1, 3000).map(lambda n: "[" * n + "]" * n),
+        big_ints.map(str),
+        st.sampled_from(["1e999", "nan", "inf", '"\\ud800"']),
+        hostile_text(surrogates=True),
+    )
     return pick(clean, bad, hostile)
 
 
@@ -290,7 +374,8 @@ def flag_pair(hostile: bool) -> st.SearchStrategy[tuple[str, str]]:
     def generated(name: str) -> st.SearchStrategy[tuple[str, str]]:
         spec = generated_flags()[name]
         typed = {"INT": small_ints.map(str), "BOOL": st.sampled_from(["true", "0", "yes", "off"])}.get(
-            spec.type.upper(), words)
+            spec.type.upper(), words
+        )
         return st.tuples(st.just(name), pick(typed, literal_text(hostile), hostile))
 
     pass_names = pick(st.sampled_from(sorted(registry.pass_configs())), words, hostile)
@@ -299,13 +384,21 @@ def flag_pair(hostile: bool) -> st.SearchStrategy[tuple[str, str]]:
         st.tuples(st.just("--target"), target_text(hostile)),
         st.tuples(st.just("--target-host"), target_text(hostile)),
         st.tuples(st.sampled_from(["--executor", "--runtime"]), pick(components, words, hostile)),
-        st.tuples(st.just("--pass-config"), pick(st.tuples(pass_names, literal_text(hostile)).map("=".join),
-                                                 hostile_text(surrogates=True), hostile)),
-        st.tuples(st.sampled_from(["-O", "--opt-level"]), pick(st.integers(0, 3).map(str), literal_text(True),
-                                                              hostile)),
-        st.tuples(st.just("--set"), st.tuples(path_text(hostile), pick(st.sampled_from(["=", "+="]),
-                                                                       st.sampled_from(["", " = ", "=="]), hostile),
-                                               literal_text(hostile)).map("".join)),
+        st.tuples(
+            st.just("--pass-config"),
+            pick(st.tuples(pass_names, literal_text(hostile)).map("=".join), hostile_text(surrogates=True), hostile),
+        ),
+        st.tuples(
+            st.sampled_from(["-O", "--opt-level"]), pick(st.integers(0, 3).map(str), literal_text(True), hostile)
+        ),
+        st.tuples(
+            st.just("--set"),
+            st.tuples(
+                path_text(hostile),
+                pick(st.sampled_from(["=", "+="]), st.sampled_from(["", " = ", "=="]), hostile),
+                literal_text(hostile),
+            ).map("".join),
+        ),
         st.tuples(st.just("--unset"), path_text(hostile)),
         st.sampled_from(flag_names()).flatmap(generated),
         st.sampled_from(flag_names()).flatmap(generated),
@@ -340,7 +433,8 @@ def environments() -> st.SearchStrategy[tuple[dict[str, str], list[str]]]:
     def build(hostile: bool) -> st.SearchStrategy[tuple[dict[str, str], list[str]]]:
         refs = pick(st.sampled_from(SHIPPED), st.sampled_from(BAD_NAMES), hostile)
         values = {
-            "TVMC_TARGET": target_text(hostile), "TVMC_TARGET_HOST": target_text(hostile),
+            "TVMC_TARGET": target_text(hostile),
+            "TVMC_TARGET_HOST": target_text(hostile),
             "TVMC_EXECUTOR": pick(st.sampled_from(["graph", "aot", "vm"]), words, hostile),
             "TVMC_RUNTIME": pick(st.sampled_from(["cpp", "crt"]), words, hostile),
             "TVMC_OPT_LEVEL": pick(st.integers(0, 3).map(str), literal_text(True), hostile),

@@ -18,13 +18,25 @@ from .harness import MODEL, check_output, run_cli
 DEEP = "[" * 300 + "]" * 300
 
 
-def tvmc(*args: str | bytes, stdout: int | None = subprocess.PIPE, env: dict[str, str] | None = None,
-         cwd: Path | None = None, input: bytes | None = None, timeout: float = 60,
-         ) -> subprocess.CompletedProcess[bytes]:
+def tvmc(
+    *args: str | bytes,
+    stdout: int | None = subprocess.PIPE,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    input: bytes | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[bytes]:
     """A real `python -m tvmc` process; stdout is strict UTF-8, as under an en_US.UTF-8 locale."""
-    return subprocess.run([sys.executable, "-m", "tvmc", *args], input=input, stdout=stdout, stderr=subprocess.PIPE,
-                          env=cli_env(**{"PYTHONIOENCODING": "utf-8", "TYPER_USE_RICH": "0", **(env or {})}),
-                          cwd=cwd, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "tvmc", *args],
+        input=input,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=cli_env(**{"PYTHONIOENCODING": "utf-8", "TYPER_USE_RICH": "0", **(env or {})}),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def checked(proc: subprocess.CompletedProcess[bytes], args: tuple[str | bytes, ...]) -> tuple[str, str]:
@@ -34,13 +46,16 @@ def checked(proc: subprocess.CompletedProcess[bytes], args: tuple[str | bytes, .
     return stdout, stderr
 
 
-@pytest.mark.parametrize("args", [
-    ("config", "show", "--config", "aws/c5", b"--set=description=\xff"),
-    ("config", "show", "--config", "aws/c5", "--target", b"llvm -mcpu=\xff"),
-    ("config", "show", "--config", b"\xff"),
-    ("target", "canonicalize", "--format", "legacy", b"llvm -mcpu=\xfe"),
-    ("compile", str(MODEL), "--emit", "tvmc", b"--target-llvm-mcpu=\xff"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("config", "show", "--config", "aws/c5", b"--set=description=\xff"),
+        ("config", "show", "--config", "aws/c5", "--target", b"llvm -mcpu=\xff"),
+        ("config", "show", "--config", b"\xff"),
+        ("target", "canonicalize", "--format", "legacy", b"llvm -mcpu=\xfe"),
+        ("compile", str(MODEL), "--emit", "tvmc", b"--target-llvm-mcpu=\xff"),
+    ],
+)
 def test_undecodable_argv_bytes_are_reported_not_crashed_on(args: tuple[str | bytes, ...]) -> None:
     proc = tvmc(*args)
     _, stderr = checked(proc, args)
@@ -91,8 +106,9 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert proc.returncode in (0, 1) and "Traceback" not in stderr and "Exception ignored" not in stderr
 
 
-@pytest.mark.parametrize("flag", ["--set=pass-config.x=" + DEEP, "--set=build.module-name=" + DEEP,
-                                  "--set=pass-config" + ".a" * 70 + "=1"])
+@pytest.mark.parametrize(
+    "flag", ["--set=pass-config.x=" + DEEP, "--set=build.module-name=" + DEEP, "--set=pass-config" + ".a" * 70 + "=1"]
+)
 def test_deeply_nested_flag_values_are_refused_like_deep_files(flag: str) -> None:
     result = run_cli(["config", "show", "--config", "aws/c5", flag])
     assert result.exit_code in (0, 2)  # build.module-name is a string: the text itself is the value
@@ -132,11 +148,13 @@ def test_to_legacy_refuses_values_an_undeclared_option_cannot_round_trip() -> No
 
 
 def test_a_few_hostile_command_lines_in_real_processes() -> None:
-    for args in [("config", "show", "--set", "targets[kind=llvm].mcpu==x"),
-                 ("config", "show", "--config", "aws/c5", "-O", "[" * 5000),
-                 ("config", "show", "--unset", "targets[-9]"),
-                 ("target", "canonicalize", "--", "llvm -mcpu='unterminated", "{", "nvidia/no-such"),
-                 ("compile", str(MODEL), "--emit", "relay", "--input-shapes", "x:[1,", "--config", "aws/c5")]:
+    for args in [
+        ("config", "show", "--set", "targets[kind=llvm].mcpu==x"),
+        ("config", "show", "--config", "aws/c5", "-O", "[" * 5000),
+        ("config", "show", "--unset", "targets[-9]"),
+        ("target", "canonicalize", "--", "llvm -mcpu='unterminated", "{", "nvidia/no-such"),
+        ("compile", str(MODEL), "--emit", "relay", "--input-shapes", "x:[1,", "--config", "aws/c5"),
+    ]:
         checked(tvmc(*args), args)  # exit 0, 1 or 2, one `tvmc:` line per message, no traceback
 
 
@@ -156,8 +174,11 @@ def test_long_targets_are_refused_and_never_echoed_whole() -> None:
 
 @pytest.mark.parametrize("what", ["invalid-utf8", "oversized", "long-token"])
 def test_migrate_reads_stdin_like_a_config_file(what: str) -> None:
-    data = {"invalid-utf8": b"tvmc compile --target llvm \xff m.onnx\n", "oversized": b"\0" * 1_000_001,
-            "long-token": b"tvmc compile --target 'llvm " + b"x" * 900_000 + b"' m.onnx\n"}[what]
+    data = {
+        "invalid-utf8": b"tvmc compile --target llvm \xff m.onnx\n",
+        "oversized": b"\0" * 1_000_001,
+        "long-token": b"tvmc compile --target 'llvm " + b"x" * 900_000 + b"' m.onnx\n",
+    }[what]
     proc = tvmc("config", "migrate", "-", input=data, timeout=5)
     checked(proc, ("config", "migrate", "-"))
     assert proc.returncode == 1

@@ -16,10 +16,20 @@ def complete(line: str, env: dict[str, str] | None = None, shell: str = "bash") 
     """What tvmc offers for the last word of `line` (a trailing space means a new, empty word)."""
     words = line.split()
     cword = len(words) if line.endswith(" ") else len(words) - 1
-    variables = {"_TVMC_COMPLETE": f"complete_{shell}", "COMP_WORDS": line, "COMP_CWORD": str(cword),
-                 "_TYPER_COMPLETE_ARGS": line}
-    proc = subprocess.run([sys.executable, "-m", "tvmc"], capture_output=True, text=True,
-                          env=cli_env(**{**variables, **(env or {})}), timeout=60, check=False)
+    variables = {
+        "_TVMC_COMPLETE": f"complete_{shell}",
+        "COMP_WORDS": line,
+        "COMP_CWORD": str(cword),
+        "_TYPER_COMPLETE_ARGS": line,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvmc"],
+        capture_output=True,
+        text=True,
+        env=cli_env(**{**variables, **(env or {})}),
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     return proc.stdout.split()
 

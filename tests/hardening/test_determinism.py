@@ -34,8 +34,14 @@ EXTRA_PYTHONS = [p for p in os.environ.get("HARDENING_PYTHONS", "").split(os.pat
 
 
 def probe(python: str, hash_seed: str = "0") -> dict[str, Any]:
-    proc = subprocess.run([python, str(PROBE)], capture_output=True, text=True, env=cli_env(PYTHONHASHSEED=hash_seed),
-                          timeout=300, check=False)
+    proc = subprocess.run(
+        [python, str(PROBE)],
+        capture_output=True,
+        text=True,
+        env=cli_env(PYTHONHASHSEED=hash_seed),
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
@@ -81,8 +87,10 @@ def test_other_python_versions_print_the_same_bytes(minor: int) -> None:
     candidates = [p for p in _interpreters(minor) if _usable(p, minor) is None]
     if not candidates:
         reasons = {p: _usable(p, minor) for p in _interpreters(minor)}
-        pytest.skip(f"no python3.{minor} that can import tvmc's dependencies: {reasons or 'none found'} "
-                    f"(pip install -e . for it, or list one in HARDENING_PYTHONS)")
+        pytest.skip(
+            f"no python3.{minor} that can import tvmc's dependencies: {reasons or 'none found'} "
+            f"(pip install -e . for it, or list one in HARDENING_PYTHONS)"
+        )
     digests = probe(candidates[0])["digests"]
     assert digests == reference(), [k for k in digests if digests[k] != reference().get(k)]
 
@@ -113,8 +121,12 @@ def test_key_order_does_not_change_any_output(seed: int, tmp_path: Path) -> None
     path names the file) as JSON, resolves to the same bytes."""
     rng = random.Random(seed)
     files = sorted(SHIPPED.rglob("*.toml"))
-    extended = {(f.parent / ref).resolve() for f in files
-                for ref in tomllib.loads(f.read_text()).get("extends", []) if ref.endswith(".toml")}
+    extended = {
+        (f.parent / ref).resolve()
+        for f in files
+        for ref in tomllib.loads(f.read_text()).get("extends", [])
+        if ref.endswith(".toml")
+    }
     for file in files:
         data = shuffled(tomllib.loads(file.read_text()), rng)
         copy = tmp_path / file.relative_to(SHIPPED)

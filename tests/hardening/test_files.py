@@ -88,17 +88,20 @@ def fake_build(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def writes(out: Path) -> list[list[str]]:
     old = ROOT / "tests" / "migrate" / "old_tvmc" / "tune_config_test.json"
-    return [["config", "show", "--config", "aws/c5", "-o", str(out)],
-            ["config", "show", "--config", "aws/c5", "--format", "json", "--origin", "-o", str(out)],
-            ["config", "schema", "-o", str(out)],
-            ["config", "migrate", str(old), "-o", str(out)],
-            ["compile", str(MODEL), "--config", "aws/c5", "--emit", "python", "-o", str(out)],
-            ["compile", str(MODEL), "--config", "aws/c5", "-o", str(out)]]
+    return [
+        ["config", "show", "--config", "aws/c5", "-o", str(out)],
+        ["config", "show", "--config", "aws/c5", "--format", "json", "--origin", "-o", str(out)],
+        ["config", "schema", "-o", str(out)],
+        ["config", "migrate", str(old), "-o", str(out)],
+        ["compile", str(MODEL), "--config", "aws/c5", "--emit", "python", "-o", str(out)],
+        ["compile", str(MODEL), "--config", "aws/c5", "-o", str(out)],
+    ]
 
 
 @pytest.mark.parametrize("index", range(6), ids=["show", "show-json", "schema", "migrate", "emit", "compile"])
 def test_a_failed_write_leaves_the_previous_file_and_no_temporary(
-        index: int, tmp_path: Path, fake_build: None, failing_replace: None) -> None:
+    index: int, tmp_path: Path, fake_build: None, failing_replace: None
+) -> None:
     out = tmp_path / "out" / "result.txt"
     out.parent.mkdir()
     out.write_text("previous\n")
@@ -145,15 +148,29 @@ def configs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("output", ["base.toml", "./base.toml", "sub/../base.toml", "link.toml", "{tmp}/base.toml",
-                                    "only-extends.toml", "over.toml"])
+@pytest.mark.parametrize(
+    "output",
+    ["base.toml", "./base.toml", "sub/../base.toml", "link.toml", "{tmp}/base.toml", "only-extends.toml", "over.toml"],
+)
 def test_an_input_is_never_the_output(configs: Path, output: str) -> None:
     """Also a file whose values were all overridden, or one holding nothing but `extends`."""
     before = digest([p for p in configs.iterdir() if p.is_file()])
     target = output.format(tmp=configs)
-    for argv in (["config", "show", "--config", "./only-extends.toml", "--config", "./over.toml", "-o", target],
-                 ["compile", str(MODEL), "--config", "./only-extends.toml", "--config", "./over.toml",
-                  "--emit", "plan", "-o", target]):
+    for argv in (
+        ["config", "show", "--config", "./only-extends.toml", "--config", "./over.toml", "-o", target],
+        [
+            "compile",
+            str(MODEL),
+            "--config",
+            "./only-extends.toml",
+            "--config",
+            "./over.toml",
+            "--emit",
+            "plan",
+            "-o",
+            target,
+        ],
+    ):
         result = run_cli(argv)
         assert result.exit_code == 2 and "refusing to overwrite the input file" in result.stderr, argv
     assert digest([p for p in configs.iterdir() if p.is_file()]) == before
@@ -169,11 +186,13 @@ def test_inputs_are_never_modified(configs: Path, tmp_path: Path) -> None:
     inputs = [p for p in configs.iterdir() if p.is_file()] + [MODEL, ROOT / "configs" / "aws" / "c5.toml"]
     before = digest(inputs)
     out = tmp_path / "sub" / "out.txt"
-    for argv in (["config", "show", "--config", "./only-extends.toml", "--config", "aws/c5", "-o", str(out)],
-                 ["config", "show", "--config", "./over.toml", "--origin"],
-                 ["config", "validate", "base.toml", "over.toml", "only-extends.toml"],
-                 ["compile", str(MODEL), "--config", "./over.toml", "--emit", "relay", "-o", str(out)],
-                 ["config", "diff", "./base.toml", "./link.toml"]):
+    for argv in (
+        ["config", "show", "--config", "./only-extends.toml", "--config", "aws/c5", "-o", str(out)],
+        ["config", "show", "--config", "./over.toml", "--origin"],
+        ["config", "validate", "base.toml", "over.toml", "only-extends.toml"],
+        ["compile", str(MODEL), "--config", "./over.toml", "--emit", "relay", "-o", str(out)],
+        ["config", "diff", "./base.toml", "./link.toml"],
+    ):
         assert run_cli(argv).exit_code in (0, 1), argv
     assert digest(inputs) == before
 
@@ -184,8 +203,14 @@ def test_listing_skips_what_is_not_a_regular_file(search: Path) -> None:
     os.mkfifo(search / "team" / "pipe.toml")
     (search / "team" / "loop").symlink_to(search, target_is_directory=True)
     (search / "team" / "broken.toml").write_text("[not toml")
-    proc = subprocess.run([sys.executable, "-m", "tvmc", "config", "list"], capture_output=True, text=True,
-                          env=cli_env(TVMC_CONFIG_PATH=str(search)), timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvmc", "config", "list"],
+        capture_output=True,
+        text=True,
+        env=cli_env(TVMC_CONFIG_PATH=str(search)),
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0
     listed = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("team/")]
     assert listed == ["team/broken", "team/cpu"] and "unreadable" in proc.stdout

@@ -18,8 +18,12 @@ CASES_PER_WEIGHT = 25  # x weight 1-4: 25 cases for each CLI property, up to 100
 
 @pytest.mark.parametrize("prop", PROPERTIES, ids=[p.name for p in PROPERTIES])
 def test_property(prop: Property) -> None:
-    @settings(max_examples=CASES_PER_WEIGHT * prop.weight, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=CASES_PER_WEIGHT * prop.weight,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(prop.strategy)
     def run(case: Any) -> None:
         prop.check(case)

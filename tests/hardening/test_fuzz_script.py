@@ -17,14 +17,20 @@ from .harness import ROOT
 
 
 def test_a_short_run_finds_nothing() -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz.py"), "--cases", "40", "--seed", "1",
-                           "--surface", "targets"], capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "fuzz.py"), "--cases", "40", "--seed", "1", "--surface", "targets"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "seed 1: nothing found" in proc.stdout and "target-cli:" in proc.stdout
 
 
 def test_a_worker_collects_each_distinct_failure_with_its_smallest_input(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def check(n: int) -> None:
         if n >= 1000:
             raise ValueError("too big")

@@ -81,14 +81,22 @@ def test_an_endless_stream_or_device_is_refused_after_the_limit() -> None:
             refused(lambda: sources.load_file("/dev/zero"), LimitError, "larger than 1000000")
 
 
-@pytest.mark.parametrize(("text", "fmt"), [
-    ("[" * 10_000, "json"), ('{"a": ' + "[" * 10_000 + "]" * 10_000 + "}", "json"), ("a = " + "[" * 10_000, "toml"),
-    ("a = " + "{b = " * 10_000, "toml"), (".".join(["a"] * 10_000) + " = 1", "toml"),
-], ids=["json-array", "json-member", "toml-array", "toml-inline-table", "toml-dotted-key"])
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("[" * 10_000, "json"),
+        ('{"a": ' + "[" * 10_000 + "]" * 10_000 + "}", "json"),
+        ("a = " + "[" * 10_000, "toml"),
+        ("a = " + "{b = " * 10_000, "toml"),
+        (".".join(["a"] * 10_000) + " = 1", "toml"),
+    ],
+    ids=["json-array", "json-member", "toml-array", "toml-inline-table", "toml-dotted-key"],
+)
 def test_deep_nesting_is_refused_quickly(text: str, fmt: str) -> None:
     with bounded(seconds=1, megabytes=8):
-        err = refused(lambda: sources.load_bytes(text.encode(), source="deep", format=fmt), LimitError,
-                      "deeper than 64 levels")
+        err = refused(
+            lambda: sources.load_bytes(text.encode(), source="deep", format=fmt), LimitError, "deeper than 64 levels"
+        )
     assert err.location is not None and err.location.line == 1
 
 
@@ -110,8 +118,11 @@ def test_extends_depth(tmp_path: Path) -> None:
     (tmp_path / "ok").mkdir()
     (tmp_path / "deep").mkdir()
     assert api.resolve([str(chain(tmp_path / "ok", 128))], env={}).config.targets[0]["kind"] == "llvm"
-    refused(lambda: api.resolve([str(chain(tmp_path / "deep", 130))], env={}), ConfigLayerError,
-            "extends chain deeper than 128")
+    refused(
+        lambda: api.resolve([str(chain(tmp_path / "deep", 130))], env={}),
+        ConfigLayerError,
+        "extends chain deeper than 128",
+    )
 
 
 def test_extends_fanout_and_total_layers(tmp_path: Path) -> None:
@@ -122,8 +133,9 @@ def test_extends_fanout_and_total_layers(tmp_path: Path) -> None:
     (tmp_path / "mid.toml").write_text("extends = [" + ", ".join(['"leaf.toml"'] * 32) + "]\n")
     (tmp_path / "top.toml").write_text("extends = [" + ", ".join(['"mid.toml"'] * 32) + "]\n")
     with bounded(seconds=10, megabytes=64):
-        refused(lambda: api.resolve([str(tmp_path / "top.toml")], env={}), ConfigLayerError,
-                "more than 1024 config files")
+        refused(
+            lambda: api.resolve([str(tmp_path / "top.toml")], env={}), ConfigLayerError, "more than 1024 config files"
+        )
 
 
 def test_number_of_rewrites() -> None:
@@ -133,8 +145,11 @@ def test_number_of_rewrites() -> None:
 
 
 def test_rewrite_path_length() -> None:
-    refused(lambda: api.resolve(["aws/c5"], [("--unset", "build." + "x" * 1000)], env={}), UsageError,
-            "path longer than 1000 characters")
+    refused(
+        lambda: api.resolve(["aws/c5"], [("--unset", "build." + "x" * 1000)], env={}),
+        UsageError,
+        "path longer than 1000 characters",
+    )
 
 
 def test_big_legal_files_resolve_in_linear_time(tmp_path: Path) -> None:

@@ -25,8 +25,14 @@ main()
 
 def imported(*argv: str) -> set[str]:
     """Every module a real `tvmc ARGV` process has imported when it ends."""
-    proc = subprocess.run([sys.executable, "-c", IMPORTS, json.dumps(argv)], capture_output=True, text=True,
-                          env=cli_env(), timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORTS, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=120,
+        check=False,
+    )
     modules: list[str] = json.loads(proc.stderr.strip().splitlines()[-1])
     return set(modules)
 
@@ -47,8 +53,9 @@ def test_each_command_imports_what_it_needs_only() -> None:
     toml = imported("config", "show", "--config", "aws/c5")
     assert heavy(toml) == {"tomli_w"}  # the TOML writer, for the TOML output only
     help_ = imported("--help")
-    assert not heavy(help_) and not {m for m in help_ if m.startswith(("tvmc.cli.", "tvmc.rewrites", "tvmc.registry"))
-                                     and m not in ("tvmc.cli.app",)}
+    assert not heavy(help_) and not {
+        m for m in help_ if m.startswith(("tvmc.cli.", "tvmc.rewrites", "tvmc.registry")) and m not in ("tvmc.cli.app",)
+    }
     emit = imported("compile", str(MODEL), "--config", "aws/c5", "--emit", "python")
     assert "tvmc.emit.python" in emit and not heavy(emit) and "tvmc.cli.config_cmd" not in emit
     validate = imported("config", "validate", str(ROOT / "configs" / "aws" / "c5.toml"), "--engine", "jsonschema")
@@ -60,8 +67,17 @@ def test_config_validate_imports_what_it_needs_only() -> None:
     assert "tvmc.validate.runner" in validate and not heavy(validate)
     # tvmc.targets exports its names lazily: validating parses and canonicalizes targets, nothing else
     assert {"tvmc.targets.parse", "tvmc.targets.canonical"} <= validate
-    assert not {"tvmc.targets.printer", "tvmc.targets.queries", "tvmc.targets.system", "tvmc.targets.tvmc_list",
-                "tvmc.api", "tvmc.cli.target_cmd"} & validate
+    assert (
+        not {
+            "tvmc.targets.printer",
+            "tvmc.targets.queries",
+            "tvmc.targets.system",
+            "tvmc.targets.tvmc_list",
+            "tvmc.api",
+            "tvmc.cli.target_cmd",
+        }
+        & validate
+    )
 
 
 def test_static_summaries_match_the_commands() -> None:
@@ -77,18 +93,19 @@ def test_running_commands_in_process_does_not_register_them_again() -> None:
 
     for _ in range(3):
         assert run_cli(["config", "show", "--config", "aws/c5", "--hash"]).exit_code == 0
-    names = [info.name or (info.callback.__name__ if info.callback else "") for info in
-             config_cmd.app.registered_commands]
+    names = [
+        info.name or (info.callback.__name__ if info.callback else "") for info in config_cmd.app.registered_commands
+    ]
     assert len(names) == len(set(names))
 
 
 def test_rewrite_options_are_built_only_for_the_command_that_runs() -> None:
-    code = ("from tvmc.cli.app import _config; import click; g = _config(); ctx = click.Context(g); "
-            "commands = [g.get_command(ctx, name) for name in g.list_commands(ctx)]; "
-            "print(sum(len(c.params) for c in commands), "
-            "len(g.commands['show'].get_params(click.Context(g.commands['show']))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(),
-                         check=True).stdout
+    code = (
+        "from tvmc.cli.app import _config; import click; g = _config(); ctx = click.Context(g); "
+        "commands = [g.get_command(ctx, name) for name in g.list_commands(ctx)]; "
+        "print(sum(len(c.params) for c in commands), "
+        "len(g.commands['show'].get_params(click.Context(g.commands['show']))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), check=True).stdout
     built, show = map(int, out.split())
     assert built < 60 < show  # ~20 declared parameters in all; ~400 once `show` asks for its own
-

@@ -63,8 +63,10 @@ def test_shipped_compile_config_test(tmp_path: Path) -> None:
     assert [t["kind"] for t in config["targets"]] == ["cmsis-nn", "c"]
     assert config["executor"]["kind"] == "aot" and config["runtime"]["kind"] == "crt"
     # The same settings as old tvmc's command line flags mean the same config.
-    flags = migrate("tvmc compile --target 'cmsis-nn, c' --target-c-mcpu=cortex-m55 --executor=aot "
-                    "--runtime=crt --pass-config tir.disable_vectorize=1 model.tflite")
+    flags = migrate(
+        "tvmc compile --target 'cmsis-nn, c' --target-c-mcpu=cortex-m55 --executor=aot "
+        "--runtime=crt --pass-config tir.disable_vectorize=1 model.tflite"
+    )
     assert meaning(resolved(flags, tmp_path)) == meaning(config)
 
 
@@ -78,8 +80,7 @@ def test_shipped_tune_config_test(tmp_path: Path) -> None:
 
 
 def test_every_output_is_documented_toml_listing_what_was_dropped() -> None:
-    for name in ("default.json", "compile_config_test.json", "tune_config_test.json", "micro_tvmc.sh",
-                 "run_demo.sh"):
+    for name in ("default.json", "compile_config_test.json", "tune_config_test.json", "micro_tvmc.sh", "run_demo.sh"):
         result = migrate(OLD / name)
         lines = result.toml_text.splitlines()
         assert lines[0].startswith("#:schema ") and lines[0].endswith("compilation-config.schema.json")
@@ -101,7 +102,8 @@ def test_outputs_validate_strictly(tmp_path: Path, name: str) -> None:
 
 def test_quirks_of_old_json_configs(tmp_path: Path) -> None:
     old = tmp_path / "quirks.json"
-    old.write_text("""{
+    old.write_text(
+        """{
   "targets": [
     {"kind": "ethos-u -accelerator_config=ethos-u55-256", "enable_cascader": "1"},
     {"kind": "c", "mcpu": "cortex-m55", "workspace_byte_alignment": "8"}
@@ -114,7 +116,9 @@ def test_quirks_of_old_json_configs(tmp_path: Path) -> None:
   "trials": "2",
   "early_stopping": 10,
   "colour": "blue"
-}""", encoding="utf-8")
+}""",
+        encoding="utf-8",
+    )
     result = migrate(old)
     assert result.config["targets"] == [
         {"kind": "ethos-u", "accelerator_config": "ethos-u55-256", "enable_cascader": True},
@@ -135,8 +139,9 @@ def test_quirks_of_old_json_configs(tmp_path: Path) -> None:
 def test_a_command_line_overrides_its_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "board.json").write_text((OLD / "compile_config_test.json").read_text(), encoding="utf-8")
-    result = migrate("tvmc --config board compile --target-c-mcpu=cortex-m7 "
-                     "--pass-config tir.disable_vectorize=0 m.tflite")
+    result = migrate(
+        "tvmc --config board compile --target-c-mcpu=cortex-m7 --pass-config tir.disable_vectorize=0 m.tflite"
+    )
     assert result.config["targets"] == [{"kind": "cmsis-nn"}, {"kind": "c", "mcpu": "cortex-m7"}]
     assert result.config["pass-config"] == {"tir.disable_vectorize": False}
     assert any("is overridden by --target-c-mcpu=cortex-m7" in n for n in result.notes)
@@ -156,14 +161,21 @@ def test_a_command_line_overrides_its_config_file(tmp_path: Path, monkeypatch: p
 
 
 def test_tutorial_compile_command() -> None:
-    result = migrate('tvmc compile --target "llvm" --input-shapes "data:[1,3,224,224]" '
-                     "--output resnet50-v2-7-tvm.tar resnet50-v2-7.onnx")
+    result = migrate(
+        'tvmc compile --target "llvm" --input-shapes "data:[1,3,224,224]" '
+        "--output resnet50-v2-7-tvm.tar resnet50-v2-7.onnx"
+    )
     assert result.config["targets"] == [{"kind": "llvm"}]
     assert "tvm-version" not in result.config and "executor" not in result.config
-    assert set(dropped(result)) == {"--input-shapes 'data:[1,3,224,224]'", "--output resnet50-v2-7-tvm.tar",
-                                    "resnet50-v2-7.onnx"}
-    tuned = migrate('tvmc compile --target "llvm -mcpu=cascadelake" --tuning-records records.json '
-                    "--output out.tar resnet50-v2-7.onnx")
+    assert set(dropped(result)) == {
+        "--input-shapes 'data:[1,3,224,224]'",
+        "--output resnet50-v2-7-tvm.tar",
+        "resnet50-v2-7.onnx",
+    }
+    tuned = migrate(
+        'tvmc compile --target "llvm -mcpu=cascadelake" --tuning-records records.json '
+        "--output out.tar resnet50-v2-7.onnx"
+    )
     assert tuned.config["targets"] == [{"kind": "llvm", "mcpu": "cascadelake"}]
     assert tuned.config["build"] == {"tuning-records": "records.json"}
 
@@ -189,16 +201,25 @@ def test_ethos_u_demo_is_the_corstone_300_config(tmp_path: Path) -> None:
     assert meaning(ours) == meaning(catalogue)
 
 
-@pytest.mark.parametrize(("old", "targets", "host"), [
-    ("opencl -device=mali, llvm -mtriple=aarch64-linux-gnu", [{"kind": "opencl", "device": "mali"}],
-     {"kind": "llvm", "mtriple": "aarch64-linux-gnu"}),
-    ("ethos-n, cmsis-nn, c", [{"kind": "ethos-n"}, {"kind": "cmsis-nn"}, {"kind": "c"}], None),
-    ("llvm -mattr=+neon,+dotprod", [{"kind": "llvm", "mattr": ["+neon", "+dotprod"]}], None),
-    ("nvidia/jetson-nano", ["nvidia/jetson-nano"], None),
-    ('{"kind": "cuda", "arch": "sm_80"}', [{"kind": "cuda", "arch": "sm_80"}], None),
-    ("tvmc compile --target 'opencl, llvm' --target-llvm-mtriple=aarch64-linux-gnu m.onnx",
-     [{"kind": "opencl"}], {"kind": "llvm", "mtriple": "aarch64-linux-gnu"}),
-])
+@pytest.mark.parametrize(
+    ("old", "targets", "host"),
+    [
+        (
+            "opencl -device=mali, llvm -mtriple=aarch64-linux-gnu",
+            [{"kind": "opencl", "device": "mali"}],
+            {"kind": "llvm", "mtriple": "aarch64-linux-gnu"},
+        ),
+        ("ethos-n, cmsis-nn, c", [{"kind": "ethos-n"}, {"kind": "cmsis-nn"}, {"kind": "c"}], None),
+        ("llvm -mattr=+neon,+dotprod", [{"kind": "llvm", "mattr": ["+neon", "+dotprod"]}], None),
+        ("nvidia/jetson-nano", ["nvidia/jetson-nano"], None),
+        ('{"kind": "cuda", "arch": "sm_80"}', [{"kind": "cuda", "arch": "sm_80"}], None),
+        (
+            "tvmc compile --target 'opencl, llvm' --target-llvm-mtriple=aarch64-linux-gnu m.onnx",
+            [{"kind": "opencl"}],
+            {"kind": "llvm", "mtriple": "aarch64-linux-gnu"},
+        ),
+    ],
+)
 def test_target_forms(old: str, targets: list[Any], host: dict[str, Any] | None, tmp_path: Path) -> None:
     result = migrate(old)
     assert result.config["targets"] == targets and result.config.get("host") == host
@@ -212,17 +233,25 @@ def test_generated_target_flag_gives_the_keys_tvm_derives(tmp_path: Path) -> Non
 
 
 def test_old_only_flags() -> None:
-    result = migrate("tvmc compile --target llvm -O2 --desired-layout NHWC NCHW "
-                     "--desired-layout-ops nn.conv2d --mixed-precision --mixed-precision-acc-type float32 "
-                     "--cross-compiler aarch64-linux-gnu-gcc "
-                     "--cross-compiler-options '-O2 -mfpu=neon' --module-name net --dump-code asm,relay "
-                     "--workspace-pools sram --print-pass-times -f so m.onnx")
+    result = migrate(
+        "tvmc compile --target llvm -O2 --desired-layout NHWC NCHW "
+        "--desired-layout-ops nn.conv2d --mixed-precision --mixed-precision-acc-type float32 "
+        "--cross-compiler aarch64-linux-gnu-gcc "
+        "--cross-compiler-options '-O2 -mfpu=neon' --module-name net --dump-code asm,relay "
+        "--workspace-pools sram --print-pass-times -f so m.onnx"
+    )
     assert result.config["opt-level"] == 2
     assert result.config["build"] == {
-        "desired-layout": ["NHWC", "NCHW"], "desired-layout-ops": ["nn.conv2d"], "mixed-precision": True,
-        "mixed-precision-acc-type": "float32", "cross-compiler": "aarch64-linux-gnu-gcc",
-        "cross-compiler-options": ["-O2", "-mfpu=neon"], "module-name": "net", "dump-code": ["asm"],
-        "output-format": "so"}
+        "desired-layout": ["NHWC", "NCHW"],
+        "desired-layout-ops": ["nn.conv2d"],
+        "mixed-precision": True,
+        "mixed-precision-acc-type": "float32",
+        "cross-compiler": "aarch64-linux-gnu-gcc",
+        "cross-compiler-options": ["-O2", "-mfpu=neon"],
+        "module-name": "net",
+        "dump-code": ["asm"],
+        "output-format": "so",
+    }
     reasons = dropped(result)
     assert "Relay" in reasons["--dump-code asm,relay (relay)"]
     assert "workspace pools" in reasons["--workspace-pools sram"]
@@ -230,16 +259,14 @@ def test_old_only_flags() -> None:
 
 
 def test_executor_options_need_their_executor() -> None:
-    result = migrate("tvmc compile --target llvm --executor-aot-unpacked-api=1 "
-                     "--executor-graph-link-params=1 m.onnx")
+    result = migrate("tvmc compile --target llvm --executor-aot-unpacked-api=1 --executor-graph-link-params=1 m.onnx")
     assert result.config["executor"] == {"kind": "graph", "link-params": True}
     assert "'graph', not 'aot'" in dropped(result)["--executor-aot-unpacked-api=1"]
     assert any("default executor was 'graph'" in n for n in result.notes)
 
 
 def test_tune_command_keeps_its_target() -> None:
-    result = migrate("tvmc tune --target 'llvm -mcpu=skylake' --trials 100 --enable-autoscheduler "
-                     "-o rec.json m.onnx")
+    result = migrate("tvmc tune --target 'llvm -mcpu=skylake' --trials 100 --enable-autoscheduler -o rec.json m.onnx")
     assert result.config["targets"] == [{"kind": "llvm", "mcpu": "skylake"}]
     assert {"--trials 100", "--enable-autoscheduler", "-o rec.json", "m.onnx"} == set(dropped(result))
 
@@ -273,17 +300,21 @@ def test_detection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert stdin.config["targets"] == [{"kind": "c"}]
 
 
-@pytest.mark.parametrize(("old", "error", "needle"), [
-    ("", TvmcError, "empty"),
-    ("missing.json", ConfigNotFoundError, "no such file"),
-    ("tvmc run --device cpu m.tar", TvmcError, "`tvmc run` holds no compilation config"),
-    ("tvmc compile --target llvm a.onnx\ntvmc compile --target cuda b.onnx", TvmcError, "2 `tvmc compile`"),
-    ("tvmc compile --target 'llvm -mcpu=x m.onnx", TvmcError, "cannot split"),
-    ("tvmc compile --target 'llvm -nope=1' m.onnx", TvmcError, "nope"),
-    ('{"targets": [', TvmcError, "invalid JSON"),
-])
-def test_bad_input(old: str, error: type[Exception], needle: str, tmp_path: Path,
-                   monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("old", "error", "needle"),
+    [
+        ("", TvmcError, "empty"),
+        ("missing.json", ConfigNotFoundError, "no such file"),
+        ("tvmc run --device cpu m.tar", TvmcError, "`tvmc run` holds no compilation config"),
+        ("tvmc compile --target llvm a.onnx\ntvmc compile --target cuda b.onnx", TvmcError, "2 `tvmc compile`"),
+        ("tvmc compile --target 'llvm -mcpu=x m.onnx", TvmcError, "cannot split"),
+        ("tvmc compile --target 'llvm -nope=1' m.onnx", TvmcError, "nope"),
+        ('{"targets": [', TvmcError, "invalid JSON"),
+    ],
+)
+def test_bad_input(
+    old: str, error: type[Exception], needle: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(error, match=needle.replace("(", r"\(")) as info:
         migrate(old)

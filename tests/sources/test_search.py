@@ -155,8 +155,16 @@ def test_first_directory_wins_and_toml_before_json(dirs: list[SearchDir], tmp_pa
 
 @pytest.mark.skipif(os.name == "nt", reason="':' and '\\' cannot be in Windows file names")
 def test_files_whose_names_could_not_be_asked_for_are_not_listed(dirs: list[SearchDir]) -> None:
-    for name in ("ok.toml", "a:b.toml", "back\\slash.json", "x:y/inner.toml", "sub/fine.json", "sub/c:d.toml",
-                 ".hidden.toml", "dir.toml/inner.toml"):
+    for name in (
+        "ok.toml",
+        "a:b.toml",
+        "back\\slash.json",
+        "x:y/inner.toml",
+        "sub/fine.json",
+        "sub/c:d.toml",
+        ".hidden.toml",
+        "dir.toml/inner.toml",
+    ):
         write(dirs[0].path / name, "")
     assert [e.name for e in list_configs(dirs[:1])] == ["dir.toml/inner", "ok", "sub/fine"]
 

@@ -18,9 +18,7 @@ from .test_properties import documents, scalars
 from .toml_render import toml_documents
 
 ROOT = Path(__file__).resolve().parents[2]
-TOML_FILES = sorted(
-    [*(ROOT / "configs").rglob("*.toml"), *(ROOT / "tests" / "validate" / "corpus").rglob("*.toml")]
-)
+TOML_FILES = sorted([*(ROOT / "configs").rglob("*.toml"), *(ROOT / "tests" / "validate" / "corpus").rglob("*.toml")])
 
 try:
     import tomli
@@ -50,9 +48,24 @@ def test_same_outcome_on_every_shipped_and_corpus_file(path: Path) -> None:
 # Text near TOML's edges: TOML 1.1 additions (which tomli >= 2.4 would accept), escapes, dates,
 # numbers in every base, and byte-level damage to valid documents.
 _EDGES = [
-    'a = {x = 1,\n y = 2}', 'a = {x = 1,}', 'a = "\\e"', 'a = "\\x41"', "a = 12:30", "a = 1979-05-27T07:32",
-    "a = 0x_1", "a = 1__0", "a = +inf", "a = -nan", "a = 0o17", "a = 1e+05", "a.b.c = 1\n[a]\n",
-    "[[t]]\n[t]\n", 'a = """\n\\\n  x"""', "a = '''\n'''", "a = [1,\n# c\n 2,]", "\ufeffa = 1",
+    "a = {x = 1,\n y = 2}",
+    "a = {x = 1,}",
+    'a = "\\e"',
+    'a = "\\x41"',
+    "a = 12:30",
+    "a = 1979-05-27T07:32",
+    "a = 0x_1",
+    "a = 1__0",
+    "a = +inf",
+    "a = -nan",
+    "a = 0o17",
+    "a = 1e+05",
+    "a.b.c = 1\n[a]\n",
+    "[[t]]\n[t]\n",
+    'a = """\n\\\n  x"""',
+    "a = '''\n'''",
+    "a = [1,\n# c\n 2,]",
+    "\ufeffa = 1",
 ]
 
 
@@ -65,9 +78,7 @@ def test_same_outcome_at_the_edges_of_the_grammar(text: str) -> None:
 @needs_tomli
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(toml_documents(documents(scalars)), st.data())
-def test_same_outcome_on_generated_and_damaged_documents(
-    case: tuple[dict[str, Any], str], data: st.DataObject
-) -> None:
+def test_same_outcome_on_generated_and_damaged_documents(case: tuple[dict[str, Any], str], data: st.DataObject) -> None:
     _, text = case
     assert _outcome(tomli.loads, text) == _outcome(tomllib.loads, text)
     if text:

@@ -16,17 +16,50 @@ from typing import Any
 
 from tvmc import registry
 
-TRIPLES = ["x86_64-linux-gnu", "aarch64-linux-gnu", "armv7a-linux-gnueabihf", "arm-none-eabi",
-           "thumbv7em-none-eabi", "riscv64-unknown-linux-gnu", "aarch64-apple-darwin", ""]
-MCPUS = ["skylake", "cortex-a72", "cortex-m0", "cortex-m4", "cortex-m55", "cortex-m85+nomve",
-         "cortex-m7+nodsp", "cortex-m33", "carmel", "", "cortex-m3x"]
+TRIPLES = [
+    "x86_64-linux-gnu",
+    "aarch64-linux-gnu",
+    "armv7a-linux-gnueabihf",
+    "arm-none-eabi",
+    "thumbv7em-none-eabi",
+    "riscv64-unknown-linux-gnu",
+    "aarch64-apple-darwin",
+    "",
+]
+MCPUS = [
+    "skylake",
+    "cortex-a72",
+    "cortex-m0",
+    "cortex-m4",
+    "cortex-m55",
+    "cortex-m85+nomve",
+    "cortex-m7+nodsp",
+    "cortex-m33",
+    "carmel",
+    "",
+    "cortex-m3x",
+]
 STRS = ["x", "", " padded ", "a b", "it's", "ünï", "with,comma", "back\\slash"]
 BAD_COMMON: list[Any] = [None, 4.5, ["x"], {"a": 1}]
 
-HOSTS: list[Any] = ["llvm", "c", {"kind": "llvm", "mcpu": "skylake"}, "nvidia/jetson-nano",
-                    "nvidia/jetson-agx-xavier", {"kind": "c", "host": "llvm"}, None, '{"kind": "c"}',
-                    {"tag": "raspberry-pi/4b-aarch64"}, {"kind": "llvm", "mtriple": "aarch64-linux-gnu"},
-                    5, "nope", {"kind": "cuda", "arch": "x"}, {"mcpu": "x"}, [1], True]
+HOSTS: list[Any] = [
+    "llvm",
+    "c",
+    {"kind": "llvm", "mcpu": "skylake"},
+    "nvidia/jetson-nano",
+    "nvidia/jetson-agx-xavier",
+    {"kind": "c", "host": "llvm"},
+    None,
+    '{"kind": "c"}',
+    {"tag": "raspberry-pi/4b-aarch64"},
+    {"kind": "llvm", "mtriple": "aarch64-linux-gnu"},
+    5,
+    "nope",
+    {"kind": "cuda", "arch": "x"},
+    {"mcpu": "x"},
+    [1],
+    True,
+]
 
 SPECIAL: dict[tuple[str, str], list[Any]] = {
     ("llvm", "mtriple"): TRIPLES,
@@ -44,10 +77,18 @@ SPECIAL: dict[tuple[str, str], list[Any]] = {
     ("rocm", "mtriple"): ["amdgcn-amd-amdhsa-hcc", "x"],
     ("webgpu", "thread_warp_size"): [0, 1, 2, 32, True],
     ("webgpu", "supports_subgroups"): [True, False, 2, 0],
-    ("composite", "devices"): [["cuda", {"kind": "llvm"}, "nvidia/jetson-nano"], [],
-                               [{"tag": "nvidia/nvidia-a100"}],
-                               [{"kind": "composite", "devices": ["llvm"]}], [1], "cuda", None, [["llvm"]],
-                               ["nope"], [{"kind": "cuda", "arch": "x"}]],
+    ("composite", "devices"): [
+        ["cuda", {"kind": "llvm"}, "nvidia/jetson-nano"],
+        [],
+        [{"tag": "nvidia/nvidia-a100"}],
+        [{"kind": "composite", "devices": ["llvm"]}],
+        [1],
+        "cuda",
+        None,
+        [["llvm"]],
+        ["nope"],
+        [{"kind": "cuda", "arch": "x"}],
+    ],
     ("*", "keys"): [["a"], [], ["cpu", "cpu"], ["arm_cpu"], "cpu", [1], None],
     ("*", "device"): ["arm_cpu", "mali", "", 5],
     ("*", "tag"): ["foo", "", "nvidia/nvidia-a100", 5, None],
@@ -87,26 +128,49 @@ def option_corpus() -> list[dict[str, Any]]:
 def misc_corpus() -> list[Any]:
     """Kind/tag-level cases and canonicalizer interactions."""
     return [
-        {}, {"kind": 5}, {"kind": None}, {"kind": "nope"}, {"kind": "LLVM"}, {"kind": ""}, {"tag": "nope"},
-        {"tag": 5}, {"tag": "nvidia/gtx1080ti"}, {"kind": "llvm", "foo": 1},
-        {"kind": "llvm", "foo": 1, "mcpu": 5}, {"kind": "llvm", "feature.x": 3},
-        {"kind": "llvm", "feature.": 3}, {"kind": "llvm", "feature.x": [1, {"a": 2}]},
+        {},
+        {"kind": 5},
+        {"kind": None},
+        {"kind": "nope"},
+        {"kind": "LLVM"},
+        {"kind": ""},
+        {"tag": "nope"},
+        {"tag": 5},
+        {"tag": "nvidia/gtx1080ti"},
+        {"kind": "llvm", "foo": 1},
+        {"kind": "llvm", "foo": 1, "mcpu": 5},
+        {"kind": "llvm", "feature.x": 3},
+        {"kind": "llvm", "feature.": 3},
+        {"kind": "llvm", "feature.x": [1, {"a": 2}]},
         {"kind": "llvm", "mcpu": "cortex-m4", "feature.has_dsp": 7, "feature.y": 1},
         {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "feature.has_sve": "yes", "keys": ["foo"]},
         {"kind": "llvm", "mcpu": "cortex-m4", "keys": ["cpu", "x"], "device": "foo"},
         {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "keys": ["cpu"], "device": "foo"},
         {"kind": "llvm", "mtriple": "arm-none-eabi", "mcpu": "cortex-a53", "jit": "x"},
         {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4", "jit": "x"},
-        {"kind": "c", "mcpu": "cortex-m55+nomve"}, {"kind": "c", "mtriple": "aarch64"},
+        {"kind": "c", "mcpu": "cortex-m55+nomve"},
+        {"kind": "c", "mtriple": "aarch64"},
         {"kind": "test", "feature.is_test": False},
         {"kind": "webgpu", "thread_warp_size": 16, "supports_subgroups": True},
-        {"kind": "opencl", "device": "mali"}, {"kind": "cuda", "keys": ["foo"], "device": "bar"},
+        {"kind": "opencl", "device": "mali"},
+        {"kind": "cuda", "keys": ["foo"], "device": "bar"},
         {"kind": "llvm", "host": {"kind": "llvm", "host": {"kind": "c", "host": "llvm"}}},
         {"kind": "cuda", "host": "nvidia/jetson-agx-xavier", "arch": "sm_87"},
-        {"kind": "llvm", "host": {"kind": "llvm"}, "foo": 1}, {"kind": "llvm", "host": 5, "mcpu": 5},
+        {"kind": "llvm", "host": {"kind": "llvm"}, "foo": 1},
+        {"kind": "llvm", "host": 5, "mcpu": 5},
         {"kind": "composite", "host": "llvm", "keys": ["x"], "devices": ["llvm"], "device": "y"},
-        "llvm", "cuda", "ext_dev", "", "LLVM", "nope", '{"kind": "c", "mcpu": "x"}', '{"kind": 5}', "{bad",
-        "[1]", '{"kind": "llvm"} ', "nvidia/jetson-nano",
+        "llvm",
+        "cuda",
+        "ext_dev",
+        "",
+        "LLVM",
+        "nope",
+        '{"kind": "c", "mcpu": "x"}',
+        '{"kind": 5}',
+        "{bad",
+        "[1]",
+        '{"kind": "llvm"} ',
+        "nvidia/jetson-nano",
     ]
 
 
@@ -116,9 +180,16 @@ def tag_corpus() -> list[Any]:
     for name in registry.tag_names():
         config = registry.tag_config(name) or {}
         kind = registry.kinds()[config["kind"]]
-        out += [name, {"tag": name}, {"tag": name, "host": None}, {"tag": name, "keys": ["x", "cpu"]},
-                {"tag": name, "device": "dev"}, {"tag": name, "kind": config["kind"]},
-                {"tag": name, "foo": 1}, {"tag": name, "host": {"kind": "cuda", "arch": "x"}}]
+        out += [
+            name,
+            {"tag": name},
+            {"tag": name, "host": None},
+            {"tag": name, "keys": ["x", "cpu"]},
+            {"tag": name, "device": "dev"},
+            {"tag": name, "kind": config["kind"]},
+            {"tag": name, "foo": 1},
+            {"tag": name, "host": {"kind": "cuda", "arch": "x"}},
+        ]
         for opt, typ in list(kind.kind_options.items())[:3]:
             values = _values(kind.name, opt, typ)
             for value in [*values[:3], values[-1]]:  # the last candidate is usually a wrong type

@@ -25,66 +25,82 @@ def err(spec: Any, **kwargs: Any) -> TargetError:
 
 def test_bare_kinds() -> None:
     assert canonicalize("llvm") == {"kind": "llvm", "tag": "", "keys": ["cpu"]}  # mtriple is the machine's
-    assert canonicalize({"kind": "cuda"}) == {"kind": "cuda", "tag": "", "keys": ["cuda", "gpu"],
-                                              "max_num_threads": 1024, "thread_warp_size": 32}
-    assert canonicalize("nvptx") == {"kind": "nvptx", "tag": "", "keys": ["cuda", "gpu"],
-                                     "mtriple": "nvptx64-nvidia-cuda", "max_num_threads": 1024,
-                                     "thread_warp_size": 32}
+    assert canonicalize({"kind": "cuda"}) == {
+        "kind": "cuda",
+        "tag": "",
+        "keys": ["cuda", "gpu"],
+        "max_num_threads": 1024,
+        "thread_warp_size": 32,
+    }
+    assert canonicalize("nvptx") == {
+        "kind": "nvptx",
+        "tag": "",
+        "keys": ["cuda", "gpu"],
+        "mtriple": "nvptx64-nvidia-cuda",
+        "max_num_threads": 1024,
+        "thread_warp_size": 32,
+    }
     assert canonicalize("rocm")["mtriple"] == "amdgcn-amd-amdhsa-hcc"
     assert "mcpu" not in canonicalize("rocm")
     assert canonicalize("test") == {"kind": "test", "tag": "", "keys": [], "feature.is_test": True}
     assert canonicalize("trn") == {"kind": "trn", "tag": "", "keys": []}
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ({"kind": "llvm", "num-cores": True}, 1),
-    ({"kind": "llvm", "num-cores": 2**63 - 1}, 2**63 - 1),
-    ({"kind": "llvm", "fast-math": 1}, True),
-    ({"kind": "llvm", "fast-math": 0}, False),
-    ({"kind": "llvm", "mattr": ("a", "b")}, ["a", "b"]),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"kind": "llvm", "num-cores": True}, 1),
+        ({"kind": "llvm", "num-cores": 2**63 - 1}, 2**63 - 1),
+        ({"kind": "llvm", "fast-math": 1}, True),
+        ({"kind": "llvm", "fast-math": 0}, False),
+        ({"kind": "llvm", "mattr": ("a", "b")}, ["a", "b"]),
+    ],
+)
 def test_type_coercions(spec: dict[str, Any], expected: Any) -> None:
     key = next(k for k in spec if k != "kind")
     value = canonicalize(spec)[key]
     assert value == expected and type(value) is type(expected)
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ({"kind": "llvm", "mcpu": 5}, "Option 'mcpu': expected type 'str' but got 'int'"),
-    ({"kind": "llvm", "mcpu": True}, "Option 'mcpu': expected type 'str' but got 'bool'"),
-    ({"kind": "llvm", "mcpu": None}, "Option 'mcpu': expected type 'str' but got 'None'"),
-    ({"kind": "llvm", "num-cores": 4.0}, "Option 'num-cores': expected type 'int' but got 'float'"),
-    ({"kind": "llvm", "num-cores": "4"}, "Option 'num-cores': expected type 'int' but got 'str'"),
-    ({"kind": "llvm", "num-cores": 2**63}, "expected type 'int' but got 'int outside the 64-bit range'"),
-    ({"kind": "llvm", "fast-math": "1"}, "Option 'fast-math': expected type 'bool' but got 'str'"),
-    ({"kind": "llvm", "mattr": "+neon"}, "Option 'mattr': expected type 'Array<str>' but got 'str'"),
-    ({"kind": "llvm", "mattr": ["a", 1]}, "but got 'list' (element [1] is 'int')"),
-    ({"kind": "llvm", "keys": "cpu"}, "Option 'keys': expected type 'Array<str>' but got 'str'"),
-    ({"kind": "llvm", "tag": 5}, "Option 'tag': expected type 'str' but got 'int'"),
-    ({"kind": "llvm", "from_device": None}, "Option 'from_device': expected type 'int' but got 'None'"),
-    ({"kind": "llvm", "foo": 1, "mcpu": 5}, "Option 'mcpu'"),  # declared options are checked first
-    ({"kind": "llvm", "host": 5, "mcpu": 5}, "Cannot create target with type: int"),  # the host before them
-    ({"kind": "llvm", "foo": 1}, "Unknown config option 'foo'. Known options: 'kind', 'keys'"),
-    ({"kind": "llvm", "feature.": 1}, "Unknown config option 'feature.'"),
-    ({"kind": 5}, 'Expect type of field "kind" is String, but get type: int'),
-    ({}, "no 'kind'"),
-    ({"kind": "nope"}, 'Target kind "nope" is not defined'),
-    ({"tag": "nope"}, "Unknown target tag: nope"),
-    ({"tag": 5}, 'Expect type of field "tag" is String'),
-    ({"kind": "cuda", "arch": "compute_80"}, "CUDA target gets an invalid CUDA arch: -arch=compute_80"),
-    ({"kind": "nvptx", "mcpu": "x"}, "NVPTX target gets an invalid CUDA arch: -mcpu=x"),
-    ({"kind": "nvptx", "mtriple": "x"}, 'Expects "mtriple" to be "nvptx64-nvidia-cuda", but gets: "x"'),
-    ({"kind": "rocm", "mcpu": "gfx"}, "ROCm target gets an invalid GFX version: -mcpu=gfx"),
-    ({"kind": "webgpu", "thread_warp_size": 32}, "thread_warp_size=32 requires supports_subgroups=true"),
-    ({"kind": "llvm", "host": {"kind": "cuda", "arch": "x"}}, "host: CUDA target gets an invalid CUDA arch"),
-    ({"kind": "composite", "devices": [1]}, "Expected Target, string, or dict in 'devices' array, got 'int'"),
-    ({"kind": "composite", "devices": ["llvm", None]}, "got 'None' (element [1])"),
-    ({"kind": "composite", "devices": "cuda"}, "Option 'devices': expected type 'Array<target.Target>'"),
-    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "jit": "x"}, "invalid jit option x"),
-    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mfloat-abi": "softfp"}, "invalid -mfloat-abi option"),
-    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "vector-width": 0}, "Invalid -vector-width value: 0"),
-    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "cl-opt": ["-x:int"]}, "errors parsing command-line"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"kind": "llvm", "mcpu": 5}, "Option 'mcpu': expected type 'str' but got 'int'"),
+        ({"kind": "llvm", "mcpu": True}, "Option 'mcpu': expected type 'str' but got 'bool'"),
+        ({"kind": "llvm", "mcpu": None}, "Option 'mcpu': expected type 'str' but got 'None'"),
+        ({"kind": "llvm", "num-cores": 4.0}, "Option 'num-cores': expected type 'int' but got 'float'"),
+        ({"kind": "llvm", "num-cores": "4"}, "Option 'num-cores': expected type 'int' but got 'str'"),
+        ({"kind": "llvm", "num-cores": 2**63}, "expected type 'int' but got 'int outside the 64-bit range'"),
+        ({"kind": "llvm", "fast-math": "1"}, "Option 'fast-math': expected type 'bool' but got 'str'"),
+        ({"kind": "llvm", "mattr": "+neon"}, "Option 'mattr': expected type 'Array<str>' but got 'str'"),
+        ({"kind": "llvm", "mattr": ["a", 1]}, "but got 'list' (element [1] is 'int')"),
+        ({"kind": "llvm", "keys": "cpu"}, "Option 'keys': expected type 'Array<str>' but got 'str'"),
+        ({"kind": "llvm", "tag": 5}, "Option 'tag': expected type 'str' but got 'int'"),
+        ({"kind": "llvm", "from_device": None}, "Option 'from_device': expected type 'int' but got 'None'"),
+        ({"kind": "llvm", "foo": 1, "mcpu": 5}, "Option 'mcpu'"),  # declared options are checked first
+        ({"kind": "llvm", "host": 5, "mcpu": 5}, "Cannot create target with type: int"),  # the host before them
+        ({"kind": "llvm", "foo": 1}, "Unknown config option 'foo'. Known options: 'kind', 'keys'"),
+        ({"kind": "llvm", "feature.": 1}, "Unknown config option 'feature.'"),
+        ({"kind": 5}, 'Expect type of field "kind" is String, but get type: int'),
+        ({}, "no 'kind'"),
+        ({"kind": "nope"}, 'Target kind "nope" is not defined'),
+        ({"tag": "nope"}, "Unknown target tag: nope"),
+        ({"tag": 5}, 'Expect type of field "tag" is String'),
+        ({"kind": "cuda", "arch": "compute_80"}, "CUDA target gets an invalid CUDA arch: -arch=compute_80"),
+        ({"kind": "nvptx", "mcpu": "x"}, "NVPTX target gets an invalid CUDA arch: -mcpu=x"),
+        ({"kind": "nvptx", "mtriple": "x"}, 'Expects "mtriple" to be "nvptx64-nvidia-cuda", but gets: "x"'),
+        ({"kind": "rocm", "mcpu": "gfx"}, "ROCm target gets an invalid GFX version: -mcpu=gfx"),
+        ({"kind": "webgpu", "thread_warp_size": 32}, "thread_warp_size=32 requires supports_subgroups=true"),
+        ({"kind": "llvm", "host": {"kind": "cuda", "arch": "x"}}, "host: CUDA target gets an invalid CUDA arch"),
+        ({"kind": "composite", "devices": [1]}, "Expected Target, string, or dict in 'devices' array, got 'int'"),
+        ({"kind": "composite", "devices": ["llvm", None]}, "got 'None' (element [1])"),
+        ({"kind": "composite", "devices": "cuda"}, "Option 'devices': expected type 'Array<target.Target>'"),
+        ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "jit": "x"}, "invalid jit option x"),
+        ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mfloat-abi": "softfp"}, "invalid -mfloat-abi option"),
+        ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "vector-width": 0}, "Invalid -vector-width value: 0"),
+        ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "cl-opt": ["-x:int"]}, "errors parsing command-line"),
+    ],
+)
 def test_errors(spec: dict[str, Any], message: str) -> None:
     assert message in err(spec).message
 
@@ -108,20 +124,38 @@ def test_errors_carry_the_source_location() -> None:
     assert err({"kind": "llvm", "mcpu": 5}, source="--target").one_line().startswith("--target: ")
 
 
-@pytest.mark.parametrize(("spec", "keys", "features"), [
-    ({"kind": "llvm", "mcpu": "cortex-m55"}, ["arm_cpu", "cpu"], {"has_dsp": True, "has_mve": True}),
-    ({"kind": "llvm", "mcpu": "cortex-m4", "device": "foo"}, ["arm_cpu", "cpu", "foo"],
-     {"has_dsp": True, "has_mve": False}),
-    ({"kind": "llvm", "mcpu": "cortex-m4", "mattr": ["+nodsp"]}, ["arm_cpu", "cpu"],
-     {"has_dsp": False, "has_mve": False}),
-    ({"kind": "c", "mcpu": "cortex-m55+nomve"}, ["arm_cpu", "cpu"], {"has_dsp": True, "has_mve": False}),
-    ({"kind": "llvm", "mcpu": "cortex-m0", "keys": ["foo"]}, ["foo", "arm_cpu", "cpu"],
-     {"has_dsp": False, "has_mve": False}),
-    ({"kind": "llvm", "mcpu": "cortex-m4", "keys": ["cpu", "x"]}, ["cpu", "x", "arm_cpu"],
-     {"has_dsp": True, "has_mve": False}),
-    ({"kind": "llvm", "mcpu": "cortex-m4", "feature.has_dsp": 7}, ["arm_cpu", "cpu"],
-     {"has_dsp": True, "has_mve": False}),  # the canonicalizer overwrites user features
-])
+@pytest.mark.parametrize(
+    ("spec", "keys", "features"),
+    [
+        ({"kind": "llvm", "mcpu": "cortex-m55"}, ["arm_cpu", "cpu"], {"has_dsp": True, "has_mve": True}),
+        (
+            {"kind": "llvm", "mcpu": "cortex-m4", "device": "foo"},
+            ["arm_cpu", "cpu", "foo"],
+            {"has_dsp": True, "has_mve": False},
+        ),
+        (
+            {"kind": "llvm", "mcpu": "cortex-m4", "mattr": ["+nodsp"]},
+            ["arm_cpu", "cpu"],
+            {"has_dsp": False, "has_mve": False},
+        ),
+        ({"kind": "c", "mcpu": "cortex-m55+nomve"}, ["arm_cpu", "cpu"], {"has_dsp": True, "has_mve": False}),
+        (
+            {"kind": "llvm", "mcpu": "cortex-m0", "keys": ["foo"]},
+            ["foo", "arm_cpu", "cpu"],
+            {"has_dsp": False, "has_mve": False},
+        ),
+        (
+            {"kind": "llvm", "mcpu": "cortex-m4", "keys": ["cpu", "x"]},
+            ["cpu", "x", "arm_cpu"],
+            {"has_dsp": True, "has_mve": False},
+        ),
+        (
+            {"kind": "llvm", "mcpu": "cortex-m4", "feature.has_dsp": 7},
+            ["arm_cpu", "cpu"],
+            {"has_dsp": True, "has_mve": False},
+        ),  # the canonicalizer overwrites user features
+    ],
+)
 def test_arm_mprofile(spec: dict[str, Any], keys: list[str], features: dict[str, bool]) -> None:
     canonical = canonicalize(spec)
     assert canonical["keys"] == keys
@@ -129,13 +163,16 @@ def test_arm_mprofile(spec: dict[str, Any], keys: list[str], features: dict[str,
 
 
 def test_arm_aprofile_keys_are_computed_and_llvm_features_left_out() -> None:
-    canonical = canonicalize({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "keys": ["foo"],
-                              "feature.has_sve": "yes", "feature.mine": 1})
+    canonical = canonicalize(
+        {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "keys": ["foo"], "feature.has_sve": "yes", "feature.mine": 1}
+    )
     assert canonical["keys"] == ["foo", "arm_cpu", "cpu"]
     assert "feature.has_sve" not in canonical and canonical["feature.mine"] == 1
     assert env_dependent_keys(canonical)[0] == ("feature.is_aarch64",)
     assert canonicalize({"kind": "llvm", "mtriple": "arm-none-eabi", "mcpu": "cortex-m7"})["keys"] == [
-        "arm_cpu", "cpu"]  # M-profile cpu on an arm triple: M-profile rules
+        "arm_cpu",
+        "cpu",
+    ]  # M-profile cpu on an arm triple: M-profile rules
 
 
 def test_webgpu_and_defaults() -> None:
@@ -213,27 +250,33 @@ def test_kind_of() -> None:
 def test_env_dependent_keys() -> None:
     assert env_dependent_keys({"kind": "cuda", "host": "llvm"}) == (("arch",), ("host", "mtriple"))
     assert env_dependent_keys({"kind": "composite", "devices": ["nvptx", "rocm"]}) == (
-        ("devices", 0, "mcpu"), ("devices", 1, "mcpu"))
+        ("devices", 0, "mcpu"),
+        ("devices", 1, "mcpu"),
+    )
     assert env_dependent_keys({"kind": "llvm", "mcpu": "skylake"}) == ()
     assert env_dependent_keys({"kind": "cuda", "arch": "sm_80"}) == ()
     # Regression: M-profile is decided first, so an aarch64 triple does not make LLVM fill A-profile features.
     assert env_dependent_keys({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4"}) == ()
     assert env_dependent_keys({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a72"})[0] == (
-        "feature.is_aarch64",)
+        "feature.is_aarch64",
+    )
 
 
-@pytest.mark.parametrize(("kind", "mtriple", "mcpu", "profile"), [
-    ("llvm", "aarch64-linux-gnu", "cortex-m4", "M"),  # mcpu first, whatever the triple
-    ("llvm", "aarch64-linux-gnu", "cortex-a72", "A"),
-    ("llvm", "arm-none-eabi", "cortex-m3x", "M"),  # a prefix test, as TVM's
-    ("llvm", "arm-none-eabi", "cortex-m99", None),  # not an M-profile cpu, and cortex-m* on arm is not A-profile
-    ("llvm", "armv7a-linux-gnueabihf", None, "A"),
-    ("c", "aarch64-linux-gnu", "cortex-m55", "M"),
-    ("c", "aarch64-linux-gnu", None, None),  # A-profile features are llvm's only
-    ("cmsis-nn", None, "cortex-m7", "M"),
-    ("cuda", None, "cortex-m4", None),
-    ("llvm", "x86_64-linux-gnu", "skylake", None),
-])
+@pytest.mark.parametrize(
+    ("kind", "mtriple", "mcpu", "profile"),
+    [
+        ("llvm", "aarch64-linux-gnu", "cortex-m4", "M"),  # mcpu first, whatever the triple
+        ("llvm", "aarch64-linux-gnu", "cortex-a72", "A"),
+        ("llvm", "arm-none-eabi", "cortex-m3x", "M"),  # a prefix test, as TVM's
+        ("llvm", "arm-none-eabi", "cortex-m99", None),  # not an M-profile cpu, and cortex-m* on arm is not A-profile
+        ("llvm", "armv7a-linux-gnueabihf", None, "A"),
+        ("c", "aarch64-linux-gnu", "cortex-m55", "M"),
+        ("c", "aarch64-linux-gnu", None, None),  # A-profile features are llvm's only
+        ("cmsis-nn", None, "cortex-m7", "M"),
+        ("cuda", None, "cortex-m4", None),
+        ("llvm", "x86_64-linux-gnu", "skylake", None),
+    ],
+)
 def test_cpu_profile(kind: str, mtriple: str | None, mcpu: str | None, profile: str | None) -> None:
     assert cpu_profile(kind, mtriple, mcpu) == profile
 
@@ -279,9 +322,14 @@ def test_mapping_and_subclass_values_are_normalized() -> None:
 
 
 def test_json_idempotence_on_examples() -> None:
-    specs: list[Any] = ["nvidia/jetson-agx-xavier", "qcom/hexagon-v68", "stackvm",
-                        {"kind": "llvm", "mcpu": "cortex-m55"}, {"kind": "llvm", "keys": []},
-                        {"kind": "composite", "devices": ["cuda", "llvm"]}]
+    specs: list[Any] = [
+        "nvidia/jetson-agx-xavier",
+        "qcom/hexagon-v68",
+        "stackvm",
+        {"kind": "llvm", "mcpu": "cortex-m55"},
+        {"kind": "llvm", "keys": []},
+        {"kind": "composite", "devices": ["cuda", "llvm"]},
+    ]
     for spec in specs:
         canonical = canonicalize(spec)
         assert canonicalize(canonical) == canonical

@@ -88,7 +88,10 @@ def test_list_filters(runner: CliRunner) -> None:
     result = runner.invoke(app, ["target", "list", "--tags", "--kind", "metal"])
     assert result.exit_code == 0
     assert [line.split()[0] for line in result.stdout.splitlines()] == [
-        "apple/m1-gpu", "apple/m1-gpu-restricted", "apple/m2-gpu"]
+        "apple/m1-gpu",
+        "apple/m1-gpu-restricted",
+        "apple/m2-gpu",
+    ]
     kinds = runner.invoke(app, ["target", "list", "--kinds"])
     assert "cmsis-nn" in kinds.stdout and "BYOC" in kinds.stdout and "nvidia/" not in kinds.stdout
     bad = runner.invoke(app, ["target", "list", "--kind", "lvm"])

@@ -22,16 +22,20 @@ def error(text: str) -> TargetError:
 
 # --- §2.2 tokenization -------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("llvm  -mcpu=x ", ["llvm", "-mcpu=x"]),
-    ("a 'b c' d", ["a", "'b c'", "d"]),
-    ("-x='a b'", ["-x='a b'"]),
-    ("a\\ b c", ["a\\ b", "c"]),  # an escape pair is kept and protects the space
-    ("a\\'b c", ["a\\'b", "c"]),  # an escaped quote does not open a quoted run
-    ('-x="a b"', ['-x="a', 'b"']),  # double quotes are ordinary characters
-    ("", []),
-    ("   ", []),
-])
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("llvm  -mcpu=x ", ["llvm", "-mcpu=x"]),
+        ("a 'b c' d", ["a", "'b c'", "d"]),
+        ("-x='a b'", ["-x='a b'"]),
+        ("a\\ b c", ["a\\ b", "c"]),  # an escape pair is kept and protects the space
+        ("a\\'b c", ["a\\'b", "c"]),  # an escaped quote does not open a quoted run
+        ('-x="a b"', ['-x="a', 'b"']),  # double quotes are ordinary characters
+        ("", []),
+        ("   ", []),
+    ],
+)
 def test_split_string_on_spaces(text: str, words: list[str]) -> None:
     assert [w for w, _ in split_string(text, " ")] == words
 
@@ -48,17 +52,21 @@ def test_mismatched_quote_is_an_error_at_the_quote() -> None:
 
 # --- §2.5 Interpret ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("raw", "value"), [
-    ("blah", "blah"),
-    ("'blah'", "blah"),
-    ("'bl'ah", "'bl'ah"),
-    ("'\\'blah\\''", "'blah'"),
-    ("'\\'\\\\\\'blah\\\\\\'\\''", "'\\'blah\\''"),
-    ("a\\ b", "a b"),
-    ("a'b c'd", "a'b c'd"),
-    ("'a\\'", "'a\\'"),  # the final quote is escaped, so the quotes do not enclose
-    ("", ""),
-])
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("blah", "blah"),
+        ("'blah'", "blah"),
+        ("'bl'ah", "'bl'ah"),
+        ("'\\'blah\\''", "'blah'"),
+        ("'\\'\\\\\\'blah\\\\\\'\\''", "'\\'blah\\''"),
+        ("a\\ b", "a b"),
+        ("a'b c'd", "a'b c'd"),
+        ("'a\\'", "'a\\'"),  # the final quote is escaped, so the quotes do not enclose
+        ("", ""),
+    ],
+)
 def test_interpret(raw: str, value: str) -> None:
     assert interpret(raw) == value
 
@@ -72,75 +80,85 @@ def test_uninterpret_inverts_interpret_inside_quotes(text: str) -> None:
 
 # --- §2.3 tokens and §2.4 values ---------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("llvm", {"kind": "llvm"}),
-    ("llvm -mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
-    ("llvm --mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
-    ("llvm ---mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
-    ("llvm -mcpu skylake", {"kind": "llvm", "mcpu": "skylake"}),
-    ("llvm -mcpu", {"kind": "llvm", "mcpu": "1"}),  # a bare flag on a str option stores "1"
-    ("llvm -fast-math", {"kind": "llvm", "fast-math": True}),
-    ("llvm -mtriple=a=b", {"kind": "llvm", "mtriple": "a=b"}),
-    ("llvm -mcpu=' skylake '", {"kind": "llvm", "mcpu": "skylake"}),
-    ("llvm -mcpu='  '", {"kind": "llvm", "mcpu": ""}),
-    ("llvm -mcpu='a b'", {"kind": "llvm", "mcpu": "a b"}),
-    ("llvm -mcpu=a\\ b", {"kind": "llvm", "mcpu": "a b"}),
-    ("llvm -mcpu=a'b c'd", {"kind": "llvm", "mcpu": "a'b c'd"}),
-    ('llvm -mcpu="x"', {"kind": "llvm", "mcpu": '"x"'}),
-    ("llvm -num-cores=4", {"kind": "llvm", "num-cores": 4}),
-    ("llvm -num-cores=-1", {"kind": "llvm", "num-cores": -1}),
-    ("llvm -num-cores=True", {"kind": "llvm", "num-cores": 1}),
-    ("llvm -num-cores=false", {"kind": "llvm", "num-cores": 0}),
-    ("llvm -num-cores=' 7'", {"kind": "llvm", "num-cores": 7}),
-    ("llvm -fast-math=2", {"kind": "llvm", "fast-math": True}),
-    ("llvm -fast-math=0", {"kind": "llvm", "fast-math": False}),
-    ("llvm -mattr=+neon,+avx", {"kind": "llvm", "mattr": ["+neon", "+avx"]}),
-    ("llvm -mattr=a,,b", {"kind": "llvm", "mattr": ["a", "b"]}),
-    ("llvm -mattr=,", {"kind": "llvm", "mattr": []}),
-    ("llvm -mattr=''", {"kind": "llvm", "mattr": []}),
-    ("llvm -mattr=x\\,y,z", {"kind": "llvm", "mattr": ["x", "y", "z"]}),  # \, does not protect
-    ("llvm -libs='fred, foo, bar',baz", {"kind": "llvm", "libs": ["fred, foo, bar", "baz"]}),
-    ("llvm -mattr='+neon, +dotprod'", {"kind": "llvm", "mattr": ["+neon", "+dotprod"]}),
-    ("llvm -keys=cpu,cpu,x86", {"kind": "llvm", "keys": ["cpu", "cpu", "x86"]}),
-    ("llvm -keys=''", {"kind": "llvm", "keys": []}),
-    ("llvm -tag=mine", {"kind": "llvm", "tag": "mine"}),
-    ("llvm -from_device=-1", {"kind": "llvm", "from_device": -1}),
-    ("cuda -arch=sm_80 -compiler=cutlass", {"kind": "cuda", "arch": "sm_80", "compiler": "cutlass"}),
-])
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("llvm", {"kind": "llvm"}),
+        ("llvm -mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
+        ("llvm --mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
+        ("llvm ---mcpu=skylake", {"kind": "llvm", "mcpu": "skylake"}),
+        ("llvm -mcpu skylake", {"kind": "llvm", "mcpu": "skylake"}),
+        ("llvm -mcpu", {"kind": "llvm", "mcpu": "1"}),  # a bare flag on a str option stores "1"
+        ("llvm -fast-math", {"kind": "llvm", "fast-math": True}),
+        ("llvm -mtriple=a=b", {"kind": "llvm", "mtriple": "a=b"}),
+        ("llvm -mcpu=' skylake '", {"kind": "llvm", "mcpu": "skylake"}),
+        ("llvm -mcpu='  '", {"kind": "llvm", "mcpu": ""}),
+        ("llvm -mcpu='a b'", {"kind": "llvm", "mcpu": "a b"}),
+        ("llvm -mcpu=a\\ b", {"kind": "llvm", "mcpu": "a b"}),
+        ("llvm -mcpu=a'b c'd", {"kind": "llvm", "mcpu": "a'b c'd"}),
+        ('llvm -mcpu="x"', {"kind": "llvm", "mcpu": '"x"'}),
+        ("llvm -num-cores=4", {"kind": "llvm", "num-cores": 4}),
+        ("llvm -num-cores=-1", {"kind": "llvm", "num-cores": -1}),
+        ("llvm -num-cores=True", {"kind": "llvm", "num-cores": 1}),
+        ("llvm -num-cores=false", {"kind": "llvm", "num-cores": 0}),
+        ("llvm -num-cores=' 7'", {"kind": "llvm", "num-cores": 7}),
+        ("llvm -fast-math=2", {"kind": "llvm", "fast-math": True}),
+        ("llvm -fast-math=0", {"kind": "llvm", "fast-math": False}),
+        ("llvm -mattr=+neon,+avx", {"kind": "llvm", "mattr": ["+neon", "+avx"]}),
+        ("llvm -mattr=a,,b", {"kind": "llvm", "mattr": ["a", "b"]}),
+        ("llvm -mattr=,", {"kind": "llvm", "mattr": []}),
+        ("llvm -mattr=''", {"kind": "llvm", "mattr": []}),
+        ("llvm -mattr=x\\,y,z", {"kind": "llvm", "mattr": ["x", "y", "z"]}),  # \, does not protect
+        ("llvm -libs='fred, foo, bar',baz", {"kind": "llvm", "libs": ["fred, foo, bar", "baz"]}),
+        ("llvm -mattr='+neon, +dotprod'", {"kind": "llvm", "mattr": ["+neon", "+dotprod"]}),
+        ("llvm -keys=cpu,cpu,x86", {"kind": "llvm", "keys": ["cpu", "cpu", "x86"]}),
+        ("llvm -keys=''", {"kind": "llvm", "keys": []}),
+        ("llvm -tag=mine", {"kind": "llvm", "tag": "mine"}),
+        ("llvm -from_device=-1", {"kind": "llvm", "from_device": -1}),
+        ("cuda -arch=sm_80 -compiler=cutlass", {"kind": "cuda", "arch": "sm_80", "compiler": "cutlass"}),
+    ],
+)
 def test_parse_legacy_string(text: str, expected: dict[str, Any]) -> None:
     assert spec(text) == expected
 
 
-@pytest.mark.parametrize(("text", "value", "note"), [
-    ("4abc", 4, "read as 4"),
-    ("4.5", 4, "read as 4"),
-    ("0x10", 0, "read as 0"),
-])
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        ("4abc", 4, "read as 4"),
+        ("4.5", 4, "read as 4"),
+        ("0x10", 0, "read as 0"),
+    ],
+)
 def test_integer_prefix_is_read_like_legacy_tvm_with_a_note(text: str, value: int, note: str) -> None:
     parsed = parse_target(f"llvm -num-cores={text}")
     assert parsed.spec["num-cores"] == value
     assert any(note in n for n in parsed.notes)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("llvm mcpu=x", "should start with '-'"),
-    ("llvm --", "Not an attribute key"),
-    ("llvm -mcpu=", "Empty attribute key or value"),
-    ("llvm -=x", "Empty attribute key or value"),
-    ("llvm -num-cores= 4", "Empty attribute key or value"),
-    ("llvm -mcpu=a -mcpu=b", 'The key "mcpu" appears more than once'),
-    ("llvm -mattr=+a -mattr=+b", 'The key "mattr" appears more than once'),
-    ("llvm -kind=cuda", 'The key "kind" appears more than once'),
-    ("llvm -num-cores=yes", "cannot parse an integer"),
-    ("llvm -fast-math foo", "cannot parse a bool"),  # `-k v`: the flag swallows the next word
-    ("llvm -num-cores -1", "Unknown config option '1'"),  # bare flag, then key "1"
-    ("llvm -mcpuu=x", "Unknown config option 'mcpuu'"),
-    ("LLVM -mcpu=x", 'Target kind "LLVM" is not defined'),
-    ("", 'Target kind ""'),
-    ("   ", 'Target kind ""'),
-    ("llvm -mattr=+a, +b", "should start with '-'"),
-    ("llvm -num-cores=99999999999999999999", "cannot parse an integer"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("llvm mcpu=x", "should start with '-'"),
+        ("llvm --", "Not an attribute key"),
+        ("llvm -mcpu=", "Empty attribute key or value"),
+        ("llvm -=x", "Empty attribute key or value"),
+        ("llvm -num-cores= 4", "Empty attribute key or value"),
+        ("llvm -mcpu=a -mcpu=b", 'The key "mcpu" appears more than once'),
+        ("llvm -mattr=+a -mattr=+b", 'The key "mattr" appears more than once'),
+        ("llvm -kind=cuda", 'The key "kind" appears more than once'),
+        ("llvm -num-cores=yes", "cannot parse an integer"),
+        ("llvm -fast-math foo", "cannot parse a bool"),  # `-k v`: the flag swallows the next word
+        ("llvm -num-cores -1", "Unknown config option '1'"),  # bare flag, then key "1"
+        ("llvm -mcpuu=x", "Unknown config option 'mcpuu'"),
+        ("LLVM -mcpu=x", 'Target kind "LLVM" is not defined'),
+        ("", 'Target kind ""'),
+        ("   ", 'Target kind ""'),
+        ("llvm -mattr=+a, +b", "should start with '-'"),
+        ("llvm -num-cores=99999999999999999999", "cannot parse an integer"),
+    ],
+)
 def test_legacy_string_errors(text: str, message: str) -> None:
     assert message in error(text).message
 
@@ -173,18 +191,22 @@ def test_double_quotes_get_a_hint() -> None:
 
 # --- §2.7 keys, device, tag, host ---------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "keys"), [
-    ("llvm -device=arm_cpu", ["arm_cpu", "cpu"]),
-    ("llvm -keys=arm_cpu", ["arm_cpu"]),  # v0.10+: user keys replace the defaults
-    ("llvm -device=arm_cpu -keys=cpu", ["cpu", "arm_cpu"]),
-    ("opencl -device=mali", ["mali", "opencl", "gpu"]),
-    ("ext_dev -device=vta -keys=vta,cpu", ["vta", "cpu"]),
-    ("cuda -keys=foo -device=bar", ["foo", "bar"]),
-    ("llvm -keys=cpu,cpu,x86", ["cpu", "x86"]),
-    ("c -mcpu=cortex-m55", ["arm_cpu", "cpu"]),
-    ("c -mcpu=cortex-m55 -keys=foo", ["foo", "arm_cpu", "cpu"]),
-    ("llvm -keys=''", []),
-])
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("llvm -device=arm_cpu", ["arm_cpu", "cpu"]),
+        ("llvm -keys=arm_cpu", ["arm_cpu"]),  # v0.10+: user keys replace the defaults
+        ("llvm -device=arm_cpu -keys=cpu", ["cpu", "arm_cpu"]),
+        ("opencl -device=mali", ["mali", "opencl", "gpu"]),
+        ("ext_dev -device=vta -keys=vta,cpu", ["vta", "cpu"]),
+        ("cuda -keys=foo -device=bar", ["foo", "bar"]),
+        ("llvm -keys=cpu,cpu,x86", ["cpu", "x86"]),
+        ("c -mcpu=cortex-m55", ["arm_cpu", "cpu"]),
+        ("c -mcpu=cortex-m55 -keys=foo", ["foo", "arm_cpu", "cpu"]),
+        ("llvm -keys=''", []),
+    ],
+)
 def test_keys(text: str, keys: list[str]) -> None:
     assert canonicalize(text)["keys"] == keys
 
@@ -194,7 +216,7 @@ def test_host_strings() -> None:
     assert spec("cuda --host llvm")["host"] == {"kind": "llvm"}
     assert spec("cuda --host=llvm")["host"] == {"kind": "llvm"}
     assert spec("cuda -host=nvidia/jetson-nano")["host"] == "nvidia/jetson-nano"  # tags stay names
-    assert spec("cuda -host='{\"kind\":\"c\"}'")["host"] == {"kind": "c"}
+    assert spec('cuda -host=\'{"kind":"c"}\'')["host"] == {"kind": "c"}
     nested = spec("cuda -host='llvm -host=\\'c -mcpu=x\\''")
     assert nested["host"] == {"kind": "llvm", "host": {"kind": "c", "mcpu": "x"}}
 
@@ -207,7 +229,10 @@ def test_tag_as_host_canonicalizes_like_tvm() -> None:
 
 def test_composite_devices() -> None:
     assert spec("composite --host=llvm --devices=cuda,opencl") == {
-        "kind": "composite", "host": {"kind": "llvm"}, "devices": [{"kind": "cuda"}, {"kind": "opencl"}]}
+        "kind": "composite",
+        "host": {"kind": "llvm"},
+        "devices": [{"kind": "cuda"}, {"kind": "opencl"}],
+    }
     devices = spec("composite -devices='cuda -arch=sm_80',llvm")["devices"]
     assert devices == [{"kind": "cuda", "arch": "sm_80"}, {"kind": "llvm"}]
 
@@ -241,16 +266,20 @@ def test_renamed_tag_is_converted_by_parse_and_rejected_by_canonicalize() -> Non
 
 # --- legacy-only options are lifted out of the target ---------------------------------------------
 
-@pytest.mark.parametrize(("text", "lifted"), [
-    ("llvm -system-lib", {"runtime": {"system-lib": True}}),
-    ("llvm --system-lib=0", {"runtime": {"system-lib": False}}),
-    ("llvm -link-params", {"executor": {"link-params": True}}),
-    ("c -executor=aot -link-params=1", {"executor": {"kind": "aot", "link-params": True}}),
-    ("c -runtime=c", {"runtime": {"kind": "crt"}}),
-    ("llvm -runtime=c++", {"runtime": {"kind": "cpp"}}),
-    ("c -interface-api=c -unpacked-api", {"executor": {"interface-api": "c", "unpacked-api": True}}),
-    ("cuda -host='llvm -system-lib'", {"runtime": {"system-lib": True}}),
-])
+
+@pytest.mark.parametrize(
+    ("text", "lifted"),
+    [
+        ("llvm -system-lib", {"runtime": {"system-lib": True}}),
+        ("llvm --system-lib=0", {"runtime": {"system-lib": False}}),
+        ("llvm -link-params", {"executor": {"link-params": True}}),
+        ("c -executor=aot -link-params=1", {"executor": {"kind": "aot", "link-params": True}}),
+        ("c -runtime=c", {"runtime": {"kind": "crt"}}),
+        ("llvm -runtime=c++", {"runtime": {"kind": "cpp"}}),
+        ("c -interface-api=c -unpacked-api", {"executor": {"interface-api": "c", "unpacked-api": True}}),
+        ("cuda -host='llvm -system-lib'", {"runtime": {"system-lib": True}}),
+    ],
+)
 def test_legacy_options_are_lifted(text: str, lifted: dict[str, Any]) -> None:
     parsed = parse_target(text)
     assert parsed.lifted == lifted
@@ -269,12 +298,15 @@ def test_lifting_applies_to_dicts_too() -> None:
     assert parsed.lifted == {"runtime": {"system-lib": True}}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("llvm -runtime=foo", "unknown runtime 'foo'"),
-    ("c -executor=woof", "unknown executor 'woof'"),
-    ("cuda -system-lib=1 -host='llvm -system-lib=0'", "conflicting legacy settings"),
-    ("llvm -executor=aot", "Unknown config option 'executor'"),  # only `c` had it
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("llvm -runtime=foo", "unknown runtime 'foo'"),
+        ("c -executor=woof", "unknown executor 'woof'"),
+        ("cuda -system-lib=1 -host='llvm -system-lib=0'", "conflicting legacy settings"),
+        ("llvm -executor=aot", "Unknown config option 'executor'"),  # only `c` had it
+    ],
+)
 def test_lifting_errors(text: str, message: str) -> None:
     assert message in error(text).message
 
@@ -296,51 +328,71 @@ def test_other_legacy_conversions() -> None:
 
 
 def test_open_option_codegens_keep_unknown_options_as_text() -> None:
-    assert spec("vitis-ai -dpu=DPUCZDX8G-zcu104 -extra=1") == {"kind": "vitis-ai", "dpu": "DPUCZDX8G-zcu104",
-                                                               "extra": "1"}
+    assert spec("vitis-ai -dpu=DPUCZDX8G-zcu104 -extra=1") == {
+        "kind": "vitis-ai",
+        "dpu": "DPUCZDX8G-zcu104",
+        "extra": "1",
+    }
 
 
 def test_legacy_kinds_parse_with_their_own_types() -> None:
     assert spec("cutlass -sm=75 -split_k_slices=1,2 -use_fast_math") == {
-        "kind": "cutlass", "sm": 75, "split_k_slices": [1, 2], "use_fast_math": True}
+        "kind": "cutlass",
+        "sm": 75,
+        "split_k_slices": [1, 2],
+        "use_fast_math": True,
+    }
     canonical = canonicalize("cutlass -sm=75")
     assert canonical["tmp_dir"] == "./tmp" and canonical["split_k_slices"] == [1]
 
 
 # --- printing (§2.6) -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("target", "legacy"), [
-    ("llvm", "llvm -keys=cpu"),
-    ({"kind": "llvm", "mcpu": "skylake", "mattr": ["+avx2", "+fma"]},
-     "llvm -keys=cpu -mattr=+avx2,+fma -mcpu=skylake"),
-    ({"kind": "llvm", "device": "arm_cpu"}, "llvm -keys=arm_cpu,cpu -device=arm_cpu"),
-    ({"kind": "vulkan", "device_name": "Name of GPU with spaces"},
-     "vulkan -keys=vulkan,gpu -device_name='Name of GPU with spaces' -max_num_threads=256 "
-     "-max_threads_per_block=256 -supports_float32=1 -supports_int32=1 -thread_warp_size=1"),
-    ({"kind": "llvm", "mcpu": "it's"}, "llvm -keys=cpu -mcpu='it\\'s'"),
-    ({"kind": "llvm", "keys": []}, "llvm -keys=''"),
-    ({"kind": "llvm", "mattr": []}, "llvm -keys=cpu -mattr=''"),
-    ({"kind": "llvm", "mattr": ["a,b", "c"]}, "llvm -keys=cpu -mattr='\\'a,b\\',c'"),
-    ("stackvm", "stackvm"),
-    ({"kind": "llvm", "tag": "mine", "host": "c"}, "llvm -keys=cpu -host='c -keys=cpu' -tag=mine"),
-    ({"kind": "llvm", "mcpu": "cortex-m55"}, "llvm -keys=arm_cpu,cpu -mcpu=cortex-m55"),
-    ({"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4"},
-     "llvm -keys=arm_cpu,cpu -mcpu=cortex-m4 -mtriple=aarch64-linux-gnu"),  # M-profile: has_dsp/has_mve recomputed
-])
+
+@pytest.mark.parametrize(
+    ("target", "legacy"),
+    [
+        ("llvm", "llvm -keys=cpu"),
+        (
+            {"kind": "llvm", "mcpu": "skylake", "mattr": ["+avx2", "+fma"]},
+            "llvm -keys=cpu -mattr=+avx2,+fma -mcpu=skylake",
+        ),
+        ({"kind": "llvm", "device": "arm_cpu"}, "llvm -keys=arm_cpu,cpu -device=arm_cpu"),
+        (
+            {"kind": "vulkan", "device_name": "Name of GPU with spaces"},
+            "vulkan -keys=vulkan,gpu -device_name='Name of GPU with spaces' -max_num_threads=256 "
+            "-max_threads_per_block=256 -supports_float32=1 -supports_int32=1 -thread_warp_size=1",
+        ),
+        ({"kind": "llvm", "mcpu": "it's"}, "llvm -keys=cpu -mcpu='it\\'s'"),
+        ({"kind": "llvm", "keys": []}, "llvm -keys=''"),
+        ({"kind": "llvm", "mattr": []}, "llvm -keys=cpu -mattr=''"),
+        ({"kind": "llvm", "mattr": ["a,b", "c"]}, "llvm -keys=cpu -mattr='\\'a,b\\',c'"),
+        ("stackvm", "stackvm"),
+        ({"kind": "llvm", "tag": "mine", "host": "c"}, "llvm -keys=cpu -host='c -keys=cpu' -tag=mine"),
+        ({"kind": "llvm", "mcpu": "cortex-m55"}, "llvm -keys=arm_cpu,cpu -mcpu=cortex-m55"),
+        (
+            {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4"},
+            "llvm -keys=arm_cpu,cpu -mcpu=cortex-m4 -mtriple=aarch64-linux-gnu",
+        ),  # M-profile: has_dsp/has_mve recomputed
+    ],
+)
 def test_to_legacy(target: Any, legacy: str) -> None:
     canonical = canonicalize(target)
     assert to_legacy(canonical) == legacy
     assert canonicalize(parse_target(legacy).spec) == canonical
 
 
-@pytest.mark.parametrize("target", [
-    {"kind": "llvm", "mcpu": " padded"},
-    {"kind": "llvm", "mattr": ["ok", "trailing "]},
-    {"kind": "llvm", "feature.custom": 1},
-    # Regression: an M-profile mcpu with an aarch64 triple was taken for A-profile, so the user's is_aarch64
-    # was dropped as "recomputed", and the string canonicalized to a different target.
-    {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4", "feature.is_aarch64": True},
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"kind": "llvm", "mcpu": " padded"},
+        {"kind": "llvm", "mattr": ["ok", "trailing "]},
+        {"kind": "llvm", "feature.custom": 1},
+        # Regression: an M-profile mcpu with an aarch64 triple was taken for A-profile, so the user's is_aarch64
+        # was dropped as "recomputed", and the string canonicalized to a different target.
+        {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-m4", "feature.is_aarch64": True},
+    ],
+)
 def test_to_legacy_refuses_what_the_string_form_cannot_hold(target: dict[str, Any]) -> None:
     with pytest.raises(TargetError, match="legacy string form"):
         to_legacy(canonicalize(target))

@@ -12,15 +12,15 @@ from tvmc import registry
 from tvmc.errors import TargetError
 from tvmc.targets import canonicalize, parse_target, parse_targets, split_list, to_legacy
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                            HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 
 # Text that stresses the grammar: quotes, escapes, commas, spaces, equals signs, unicode.
 _CHARS = st.sampled_from([*"ab-_+.,='\\\" /:{}xyzé\t", "ü", "0", "9"])
 TEXT = st.text(_CHARS, max_size=10).filter(lambda s: s == s.strip(" "))
 INT = st.integers(-(2**63), 2**63 - 1)
-TRIPLES = st.sampled_from(["x86_64-linux-gnu", "aarch64-linux-gnu", "armv7a-linux-gnueabihf",
-                           "riscv64-linux"])
+TRIPLES = st.sampled_from(["x86_64-linux-gnu", "aarch64-linux-gnu", "armv7a-linux-gnueabihf", "riscv64-linux"])
 
 _MODERN = sorted(registry.kinds())
 _LEGACY = sorted(k for k, v in registry.legacy_kinds().items() if not v.open_options and not v.renamed_to)
@@ -64,8 +64,7 @@ def specs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
     if depth < 2 and draw(st.booleans()):
         spec["host"] = draw(specs(depth + 1) | st.sampled_from(["llvm", "nvidia/jetson-agx-xavier", "c"]))
     if kind_name == "composite" and depth < 2:
-        spec["devices"] = draw(st.lists(specs(depth + 1) | st.sampled_from(["cuda", "nvidia/jetson-nano"]),
-                                        max_size=3))
+        spec["devices"] = draw(st.lists(specs(depth + 1) | st.sampled_from(["cuda", "nvidia/jetson-nano"]), max_size=3))
     if depth == 0 and draw(st.integers(0, 4)) == 0:
         compilers = [c for c in registry.compilers().values() if kind.device_type in c.device_types]
         if compilers:
@@ -73,8 +72,11 @@ def specs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
     return spec
 
 
-TAG_SPECS = st.builds(lambda name, over: {"tag": name, **over}, st.sampled_from(registry.tag_names()),
-                      st.fixed_dictionaries({}, optional={"keys": st.lists(TEXT, max_size=2), "model": TEXT}))
+TAG_SPECS = st.builds(
+    lambda name, over: {"tag": name, **over},
+    st.sampled_from(registry.tag_names()),
+    st.fixed_dictionaries({}, optional={"keys": st.lists(TEXT, max_size=2), "model": TEXT}),
+)
 
 
 def _canonical(spec: Any) -> dict[str, Any]:
@@ -102,10 +104,12 @@ def test_json_round_trip_is_a_fixed_point(spec: dict[str, Any]) -> None:
     assert canonicalize(json.loads(json.dumps(canonical))) == canonical
 
 
-_GRAMMAR = st.lists(st.sampled_from([*" -='\\\",{}+:/[]ab1", "llvm", "cuda", "host", "mcpu", "keys"]),
-                    max_size=30).map("".join)
-_PREFIXED = st.builds(lambda k, rest: f"{k} {rest}",
-                      st.sampled_from([*_MODERN, *_LEGACY, "nvidia/jetson-nano"]), _GRAMMAR)
+_GRAMMAR = st.lists(st.sampled_from([*" -='\\\",{}+:/[]ab1", "llvm", "cuda", "host", "mcpu", "keys"]), max_size=30).map(
+    "".join
+)
+_PREFIXED = st.builds(
+    lambda k, rest: f"{k} {rest}", st.sampled_from([*_MODERN, *_LEGACY, "nvidia/jetson-nano"]), _GRAMMAR
+)
 
 
 @settings(max_examples=500, deadline=None)
@@ -116,11 +120,31 @@ def test_parsers_raise_only_target_errors(text: str) -> None:
             parse(text)
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
-                     max_leaves=8)
-_KEYS = st.sampled_from(["kind", "tag", "host", "keys", "device", "mcpu", "mattr", "devices", "arch",
-                         "compiler", "feature.x", "num-cores", "from_device"]) | TEXT
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_KEYS = (
+    st.sampled_from(
+        [
+            "kind",
+            "tag",
+            "host",
+            "keys",
+            "device",
+            "mcpu",
+            "mattr",
+            "devices",
+            "arch",
+            "compiler",
+            "feature.x",
+            "num-cores",
+            "from_device",
+        ]
+    )
+    | TEXT
+)
 
 
 @settings(max_examples=500, deadline=None)
@@ -131,11 +155,11 @@ def test_canonicalize_raises_only_target_errors_on_any_dict(spec: dict[str, Any]
             fn(spec)
 
 
-_ENTRY = st.builds(lambda kind, opts: " ".join([kind, *opts]),
-                   st.sampled_from(["llvm", "c", "cuda", "cmsis-nn", "ethos-u",
-                                    "nvidia/geforce-gt-730-ddr3,128bit"]),
-                   st.lists(st.sampled_from(["-mattr=+a,+b", "-mcpu x", "--flag", "-v='a, b'", "-keys=x,y"]),
-                            max_size=3))
+_ENTRY = st.builds(
+    lambda kind, opts: " ".join([kind, *opts]),
+    st.sampled_from(["llvm", "c", "cuda", "cmsis-nn", "ethos-u", "nvidia/geforce-gt-730-ddr3,128bit"]),
+    st.lists(st.sampled_from(["-mattr=+a,+b", "-mcpu x", "--flag", "-v='a, b'", "-keys=x,y"]), max_size=3),
+)
 
 
 @SETTINGS

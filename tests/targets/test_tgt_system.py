@@ -26,8 +26,7 @@ def test_a_target_host_equal_to_the_config_host_is_fine() -> None:
 
 def test_a_different_own_host_is_an_error_naming_both() -> None:
     with pytest.raises(TargetError) as info:
-        resolve_system([{"kind": "cuda", "host": "c"}], "llvm",
-                       source_of=lambda i: Location("cfg.toml", 5 + i))
+        resolve_system([{"kind": "cuda", "host": "c"}], "llvm", source_of=lambda i: Location("cfg.toml", 5 + i))
     assert "'c'" in info.value.message and "'llvm'" in info.value.message
     assert info.value.location == Location("cfg.toml", 5)
 

@@ -11,32 +11,40 @@ def entries(text: str) -> list[str]:
     return [e.strip() for e, _ in split_list(text)]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("ethos-u -accelerator_config=ethos-u55-256, cmsis-nn, c",
-     ["ethos-u -accelerator_config=ethos-u55-256", "cmsis-nn", "c"]),
-    ("ethos-n, cmsis-nn, c", ["ethos-n", "cmsis-nn", "c"]),
-    ("cmsis-nn,c", ["cmsis-nn", "c"]),
-    ("llvm -mattr=+neon,+dotprod", ["llvm -mattr=+neon,+dotprod"]),
-    ("llvm -mattr +neon,+dotprod", ["llvm -mattr +neon,+dotprod"]),
-    ("llvm -mattr='+neon, +dotprod'", ["llvm -mattr='+neon, +dotprod'"]),
-    ('llvm -mattr="+neon, +dotprod"', ['llvm -mattr="+neon, +dotprod"']),
-    ("llvm -mattr=+neon, +dotprod", ["llvm -mattr=+neon", "+dotprod"]),
-    ("nvidia/geforce-gt-730-ddr3,128bit", ["nvidia/geforce-gt-730-ddr3,128bit"]),
-    ("nvidia/geforce-gt-730-ddr3,128bit,llvm", ["nvidia/geforce-gt-730-ddr3,128bit", "llvm"]),
-    ("c --system-lib,cmsis-nn", ["c --system-lib", "cmsis-nn"]),
-    ("llvm , c", ["llvm", "c"]),
-    ("composite -devices=cuda,opencl, llvm", ["composite -devices=cuda,opencl", "llvm"]),
-    ("llvm -mcpu='a,b',c", ["llvm -mcpu='a,b',c"]),
-    ("llvm,", ["llvm", ""]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "ethos-u -accelerator_config=ethos-u55-256, cmsis-nn, c",
+            ["ethos-u -accelerator_config=ethos-u55-256", "cmsis-nn", "c"],
+        ),
+        ("ethos-n, cmsis-nn, c", ["ethos-n", "cmsis-nn", "c"]),
+        ("cmsis-nn,c", ["cmsis-nn", "c"]),
+        ("llvm -mattr=+neon,+dotprod", ["llvm -mattr=+neon,+dotprod"]),
+        ("llvm -mattr +neon,+dotprod", ["llvm -mattr +neon,+dotprod"]),
+        ("llvm -mattr='+neon, +dotprod'", ["llvm -mattr='+neon, +dotprod'"]),
+        ('llvm -mattr="+neon, +dotprod"', ['llvm -mattr="+neon, +dotprod"']),
+        ("llvm -mattr=+neon, +dotprod", ["llvm -mattr=+neon", "+dotprod"]),
+        ("nvidia/geforce-gt-730-ddr3,128bit", ["nvidia/geforce-gt-730-ddr3,128bit"]),
+        ("nvidia/geforce-gt-730-ddr3,128bit,llvm", ["nvidia/geforce-gt-730-ddr3,128bit", "llvm"]),
+        ("c --system-lib,cmsis-nn", ["c --system-lib", "cmsis-nn"]),
+        ("llvm , c", ["llvm", "c"]),
+        ("composite -devices=cuda,opencl, llvm", ["composite -devices=cuda,opencl", "llvm"]),
+        ("llvm -mcpu='a,b',c", ["llvm -mcpu='a,b',c"]),
+        ("llvm,", ["llvm", ""]),
+    ],
+)
 def test_split_list(text: str, expected: list[str]) -> None:
     assert entries(text) == expected
 
 
 def test_byoc_targets_keep_their_order_and_the_second_kind_is_the_host() -> None:
     parsed = parse_targets("ethos-u -accelerator_config=ethos-u55-256, cmsis-nn, c")
-    assert parsed.targets == ({"kind": "ethos-u", "accelerator_config": "ethos-u55-256"},
-                              {"kind": "cmsis-nn"}, {"kind": "c"})
+    assert parsed.targets == (
+        {"kind": "ethos-u", "accelerator_config": "ethos-u55-256"},
+        {"kind": "cmsis-nn"},
+        {"kind": "c"},
+    )
     assert parsed.host is None
     parsed = parse_targets("opencl -device=mali, llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+dotprod")
     assert parsed.targets == ({"kind": "opencl", "device": "mali"},)
@@ -59,7 +67,8 @@ def test_tags_work_in_lists() -> None:
 
 def test_single_forms_are_not_split() -> None:
     assert parse_targets('{"kind": "cuda", "arch": "sm_80", "libs": ["a", "b"]}').targets == (
-        {"kind": "cuda", "arch": "sm_80", "libs": ["a", "b"]},)
+        {"kind": "cuda", "arch": "sm_80", "libs": ["a", "b"]},
+    )
     table = {"kind": "llvm", "mattr": ["+a", "+b"]}
     assert parse_targets(table).targets == (table,)
 
@@ -75,15 +84,18 @@ def test_lifted_settings_are_collected() -> None:
     assert parsed.lifted == {"runtime": {"kind": "crt", "system-lib": True}}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("cuda, llvm, c", "would be the third"),
-    ("cmsis-nn, cmsis-nn, c", "listed twice"),
-    ("llvm,", "empty entry"),
-    (", llvm", "empty entry"),
-    ("cuda -host=llvm, c", "already sets -host"),
-    ("llvm, nope", 'Target kind "nope" is not defined'),
-    ("c -system-lib, llvm -system-lib=0", "conflicting legacy settings"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("cuda, llvm, c", "would be the third"),
+        ("cmsis-nn, cmsis-nn, c", "listed twice"),
+        ("llvm,", "empty entry"),
+        (", llvm", "empty entry"),
+        ("cuda -host=llvm, c", "already sets -host"),
+        ("llvm, nope", 'Target kind "nope" is not defined'),
+        ("c -system-lib, llvm -system-lib=0", "conflicting legacy settings"),
+    ],
+)
 def test_list_errors(text: str, message: str) -> None:
     with pytest.raises(TargetError) as info:
         parse_targets(text)

@@ -62,12 +62,24 @@ def test_text_format() -> None:
 def test_cli_exit_status_and_side_rewrites(app: typer.Typer) -> None:
     same = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5"])
     assert (same.exit_code, same.stdout) == (0, "")
-    changed = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5",
-                                  "--right-set", "targets[0].mcpu=cascadelake"])
+    changed = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5", "--right-set", "targets[0].mcpu=cascadelake"])
     assert changed.exit_code == 1
     assert '  + "cascadelake"    [--right-set=targets[0].mcpu=cascadelake]' in changed.stdout
-    both = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5", "--set", "opt-level=1",
-                               "--left-set", "opt-level=2", "--right-set", "opt-level=2"])
+    both = runner.invoke(
+        app,
+        [
+            "config",
+            "diff",
+            "aws/c5",
+            "aws/c5",
+            "--set",
+            "opt-level=1",
+            "--left-set",
+            "opt-level=2",
+            "--right-set",
+            "opt-level=2",
+        ],
+    )
     assert both.exit_code == 0  # the shared rewrite is applied first, then each side's own
 
 
@@ -81,7 +93,8 @@ def test_cli_json_and_refs(app: typer.Typer, tmp_path: Path) -> None:
     paths = {d["path"]: d for d in doc["differences"]}
     assert paths["targets[0].host"]["change"] == "removed"  # the file has no host; the config adds one
     assert paths["build"]["right"] is None and paths["build"]["left"]["value"] == {
-        "cross-compiler": "aarch64-linux-gnu-gcc"}
+        "cross-compiler": "aarch64-linux-gnu-gcc"
+    }
     equal = json.loads(runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5", "-f", "json"]).stdout)
     assert equal["equal"] is True and equal["left"]["fingerprint"] == equal["right"]["fingerprint"]
 

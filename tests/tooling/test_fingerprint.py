@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 A100 = registry.tag_config("nvidia/nvidia-a100")
 assert A100 is not None
 A100_LEGACY = "cuda " + " ".join(
-    f"-{k}={','.join(v) if isinstance(v, list) else v}" for k, v in A100.items() if k != "kind")
+    f"-{k}={','.join(v) if isinstance(v, list) else v}" for k, v in A100.items() if k != "kind"
+)
 
 # One meaning, many spellings: a CUDA A100 with an x86_64 host, opt-level 2, one pass config.
 SPELLINGS = {
@@ -62,9 +63,13 @@ targets = ["{A100_LEGACY} -host='llvm -mtriple=x86_64-linux-gnu'"]
 opt-level = 2
 pass-config = {{ "tirx.disable_vectorize" = true }}
 """,
-    "host-on-target.json": json.dumps({
-        "pass-config": {"tirx.disable_vectorize": True}, "opt-level": 2,
-        "targets": [{**A100, "host": {"kind": "llvm", "mtriple": "x86_64-linux-gnu"}}]}),
+    "host-on-target.json": json.dumps(
+        {
+            "pass-config": {"tirx.disable_vectorize": True},
+            "opt-level": 2,
+            "targets": [{**A100, "host": {"kind": "llvm", "mtriple": "x86_64-linux-gnu"}}],
+        }
+    ),
     "extends.toml": """
 extends = ["tag.toml"]
 description = "layered"
@@ -85,9 +90,15 @@ def test_spellings_of_one_meaning_hash_alike(spellings: dict[str, Path]) -> None
     hashes = {name: api.resolve([str(path)]).fingerprint() for name, path in spellings.items()}
     assert len(set(hashes.values())) == 1, hashes
     # ... and so do flags: the same config from the command line alone.
-    flags = api.resolve([], [("--target", "nvidia/nvidia-a100"),
-                             ("--target-host", "llvm -mtriple=x86_64-linux-gnu"), ("-O", "2"),
-                             ("--pass-config", "tirx.disable_vectorize=on")])
+    flags = api.resolve(
+        [],
+        [
+            ("--target", "nvidia/nvidia-a100"),
+            ("--target-host", "llvm -mtriple=x86_64-linux-gnu"),
+            ("-O", "2"),
+            ("--pass-config", "tirx.disable_vectorize=on"),
+        ],
+    )
     assert flags.fingerprint() == hashes["table.toml"]
 
 
@@ -100,24 +111,27 @@ def test_the_fingerprint_is_sha256_of_the_canonical_meaning(spellings: dict[str,
     assert resolved.fingerprint() == hashlib.sha256(text.encode()).hexdigest()
 
 
-@pytest.mark.parametrize("change", [
-    [("--target-cuda-arch", "sm_86")],
-    [("--target-cuda-l2_cache_size_bytes", "1")],
-    [("--set", "targets[0].keys=[\"cuda\"]")],
-    [("--target-host", "llvm -mtriple=aarch64-linux-gnu")],
-    [("--target", "cuda -arch=sm_80")],
-    [("--target", "nvidia/nvidia-a100"), ("--target", "opencl")],
-    [("-O", "3")],
-    [("--pass-config", "tirx.disable_vectorize=false")],
-    [("--pass-config", "tirx.noalias=true")],
-    [("--set", "disabled-pass=[\"FoldConstant\"]")],
-    [("--executor", "vm")],
-    [("--runtime", "cpp"), ("--runtime-cpp-system-lib", "true")],
-    [("--set", "build.cross-compiler=gcc")],
-    [("--set", "tvm-version=\">=0.25\"")],
-], ids=lambda change: " ".join(f"{f} {v}" for f, v in change))
-def test_every_change_of_meaning_changes_the_hash(spellings: dict[str, Path],
-                                                  change: list[tuple[str, str]]) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        [("--target-cuda-arch", "sm_86")],
+        [("--target-cuda-l2_cache_size_bytes", "1")],
+        [("--set", 'targets[0].keys=["cuda"]')],
+        [("--target-host", "llvm -mtriple=aarch64-linux-gnu")],
+        [("--target", "cuda -arch=sm_80")],
+        [("--target", "nvidia/nvidia-a100"), ("--target", "opencl")],
+        [("-O", "3")],
+        [("--pass-config", "tirx.disable_vectorize=false")],
+        [("--pass-config", "tirx.noalias=true")],
+        [("--set", 'disabled-pass=["FoldConstant"]')],
+        [("--executor", "vm")],
+        [("--runtime", "cpp"), ("--runtime-cpp-system-lib", "true")],
+        [("--set", "build.cross-compiler=gcc")],
+        [("--set", 'tvm-version=">=0.25"')],
+    ],
+    ids=lambda change: " ".join(f"{f} {v}" for f, v in change),
+)
+def test_every_change_of_meaning_changes_the_hash(spellings: dict[str, Path], change: list[tuple[str, str]]) -> None:
     base = api.resolve([str(spellings["table.toml"])])
     changed = api.resolve([str(spellings["table.toml"])], change)
     assert changed.fingerprint() != base.fingerprint()
@@ -125,8 +139,7 @@ def test_every_change_of_meaning_changes_the_hash(spellings: dict[str, Path],
 
 def test_show_hash_prints_the_fingerprint(app: typer.Typer, spellings: dict[str, Path]) -> None:
     runner = CliRunner()
-    outputs = {runner.invoke(app, ["config", "show", "--config", str(p), "--hash"]).stdout
-               for p in spellings.values()}
+    outputs = {runner.invoke(app, ["config", "show", "--config", str(p), "--hash"]).stdout for p in spellings.values()}
     (line,) = outputs
     assert line == api.resolve([str(spellings["tag.toml"])]).fingerprint() + "\n"
 
@@ -139,10 +152,13 @@ def test_a_tag_name_and_a_tag_table_differ_as_in_tvm() -> None:
     assert labelled.fingerprint() != bare.fingerprint()
 
 
-@pytest.mark.parametrize(("target", "host"), [
-    ("llvm -mtriple=x86_64-linux-gnu", "llvm -mtriple=x86_64-linux-gnu"),
-    ("cuda -arch=sm_80", "llvm"),
-])
+@pytest.mark.parametrize(
+    ("target", "host"),
+    [
+        ("llvm -mtriple=x86_64-linux-gnu", "llvm -mtriple=x86_64-linux-gnu"),
+        ("cuda -arch=sm_80", "llvm"),
+    ],
+)
 def test_the_default_host_written_out_hashes_alike(target: str, host: str) -> None:
     implicit = api.resolve([], [("--target", target)])
     explicit = api.resolve([], [("--target", target), ("--target-host", host)])

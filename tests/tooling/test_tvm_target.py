@@ -40,8 +40,14 @@ def test_a_cpu_target_is_its_own_host() -> None:
 
 
 def test_several_devices_make_a_composite_target() -> None:
-    config = api.resolve([], [("--target", "nvidia/nvidia-a100"), ("--target", "opencl"),
-                              ("--target-host", "llvm -mtriple=x86_64-linux-gnu")]).config
+    config = api.resolve(
+        [],
+        [
+            ("--target", "nvidia/nvidia-a100"),
+            ("--target", "opencl"),
+            ("--target-host", "llvm -mtriple=x86_64-linux-gnu"),
+        ],
+    ).config
     target, _ = to_tvm_target(config)
     assert target["kind"] == "composite" and set(target) == {"kind", "devices", "host"}
     assert [d["kind"] for d in target["devices"]] == ["cuda", "opencl"]
@@ -53,15 +59,22 @@ def test_compiler_specialisations_are_reported_not_emitted() -> None:
     config = api.resolve([], [("--target", "nvidia/nvidia-a100"), ("--target", cutlass)]).config
     target, dropped = to_tvm_target(config)
     assert target["kind"] == "cuda" and "compiler" not in target
-    assert dropped[0] == ("targets[1].compiler = 'cutlass': a TVM target has no BYOC compiler; partition the "
-                          "module with tvm.relax.backend.cuda.cutlass.partition_for_cutlass")
+    assert dropped[0] == (
+        "targets[1].compiler = 'cutlass': a TVM target has no BYOC compiler; partition the "
+        "module with tvm.relax.backend.cuda.cutlass.partition_for_cutlass"
+    )
 
 
 def test_what_a_target_cannot_hold_is_reported() -> None:
     target, dropped = to_tvm_target(api.resolve(["boards/stm32f746-disco"]).config)
     assert target["kind"] == "c" and target["mcpu"] == "cortex-m7"
-    assert [line.split(" = ")[0] for line in dropped] == ["executor", "runtime", "pass-config", "opt-level",
-                                                          "build.output-format"]
+    assert [line.split(" = ")[0] for line in dropped] == [
+        "executor",
+        "runtime",
+        "pass-config",
+        "opt-level",
+        "build.output-format",
+    ]
     assert "relay.build" in dropped[0]
 
 
@@ -104,13 +117,21 @@ def test_tvm_accepts_it_and_means_the_same(name: str) -> None:
 @pytest.mark.tvm
 def test_tvm_accepts_a_composite_target() -> None:
     tvm_target = pytest.importorskip("tvm.target", reason="apache-tvm not installed")
-    config = api.resolve([], [("--target", "nvidia/nvidia-a100"), ("--target", "qcom/adreno-opencl"),
-                              ("--target-host", "llvm -mtriple=aarch64-linux-gnu")]).config
+    config = api.resolve(
+        [],
+        [
+            ("--target", "nvidia/nvidia-a100"),
+            ("--target", "qcom/adreno-opencl"),
+            ("--target-host", "llvm -mtriple=aarch64-linux-gnu"),
+        ],
+    ).config
     target, _ = to_tvm_target(config)
     built = tvm_target.Target(json.dumps(target))
     assert built.kind.name == "composite" and built.host.attrs["mtriple"] == "aarch64-linux-gnu"
-    assert [json.loads(str(d))["keys"] for d in built.attrs["devices"]] == [["cuda", "gpu"],
-                                                                            ["adreno", "opencl", "gpu"]]
+    assert [json.loads(str(d))["keys"] for d in built.attrs["devices"]] == [
+        ["cuda", "gpu"],
+        ["adreno", "opencl", "gpu"],
+    ]
 
 
 def test_the_modern_catalogue_is_most_of_it() -> None:

@@ -12,8 +12,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "corpus"
 Invoke = Callable[..., Any]  # the `tvmc` fixture: tvmc(*argv, input=None, env=None) → click Result
-_EXPECT = re.compile(r"^(?:#\s*)?expect:\s*(?:(?P<file>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+)\s+"
-                     r"(?P<severity>error|warning)\s+(?P<rule>[a-z-]+)\s*$")
+_EXPECT = re.compile(
+    r"^(?:#\s*)?expect:\s*(?:(?P<file>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+)\s+"
+    r"(?P<severity>error|warning)\s+(?P<rule>[a-z-]+)\s*$"
+)
 _OK = re.compile(r"^(?:#\s*)?expect:\s*ok\s*$")
 _ARGS = re.compile(r"^(?:#\s*)?args:\s*(?P<args>.*)$")
 
@@ -32,8 +34,9 @@ class Case:
 
 
 def corpus_files() -> list[str]:
-    return sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*")
-                  if p.suffix in (".toml", ".json") and p.is_file())
+    return sorted(
+        p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*") if p.suffix in (".toml", ".json") and p.is_file()
+    )
 
 
 def load_case(rel: str) -> Case:

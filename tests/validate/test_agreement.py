@@ -54,6 +54,8 @@ def test_generated_configs_agree(tmp_path: Path) -> None:
 def test_one_headline_per_any_of() -> None:
     """A bad target under the schema's anyOf is one finding (the best match, with the count)."""
     findings = schema_findings({"targets": [{"kind": "llvm", "mcpux": "a"}, "nvidia/jetson-nanoo"]})
-    assert [(f.pointer, f.rule) for f in findings] == [("/targets/0/mcpux", "unknown-option"),
-                                                      ("/targets/1", "unknown-tag")]
+    assert [(f.pointer, f.rule) for f in findings] == [
+        ("/targets/0/mcpux", "unknown-option"),
+        ("/targets/1", "unknown-tag"),
+    ]
     assert "alternatives" in findings[1].message and "287" not in findings[1].message

@@ -33,7 +33,8 @@ def test_valid_with_warnings_exits_0(tvmc: Invoke, in_corpus: Path) -> None:
 def test_text_line_format(tvmc: Invoke, in_corpus: Path) -> None:
     result = tvmc("validate", "schema/unknown-key.toml")
     assert result.stdout.splitlines()[0] == (
-        "schema/unknown-key.toml:7:1: error: opt_level: unknown key (did you mean 'opt-level'?) [unknown-key]")
+        "schema/unknown-key.toml:7:1: error: opt_level: unknown key (did you mean 'opt-level'?) [unknown-key]"
+    )
     assert result.exit_code == 1
 
 
@@ -41,8 +42,9 @@ def test_stdin(tvmc: Invoke, in_corpus: Path) -> None:
     text = 'targets = ["llvm"]\nopt-levl = 1\n'
     plain = tvmc("validate", "-", input=text)
     assert plain.stdout.startswith("<stdin>:2:1: error: opt-levl: unknown key") and plain.exit_code == 1
-    named = tvmc("validate", "-", "--stdin-filename", "extends/from-stdin.toml",
-                 input='extends = "../lib/typo-base.toml"\n')  # relative to the stdin file's directory
+    named = tvmc(
+        "validate", "-", "--stdin-filename", "extends/from-stdin.toml", input='extends = "../lib/typo-base.toml"\n'
+    )  # relative to the stdin file's directory
     assert named.stdout.startswith("lib/typo-base.toml:5:1: error: opt_level") and named.exit_code == 1
     as_json = tvmc("validate", "-", "--stdin-filename", "x.json", input='{"targets": ["llvm"],}')
     assert as_json.stdout.startswith("x.json:1:21: error: invalid JSON") and as_json.exit_code == 1
@@ -66,8 +68,12 @@ def test_directories_and_unreadable_files(tvmc: Invoke, tmp_path: Path, monkeypa
     (tmp_path / "b").mkdir()
     none = tvmc("validate", "--format", "json", "b")
     assert json.loads(none.stdout) | {"tool": None} == {
-        "version": 1, "tool": None, "files": [], "status": "ok",
-        "summary": {"files": 0, "valid": 0, "invalid": 0, "errors": 0, "warnings": 0}}
+        "version": 1,
+        "tool": None,
+        "files": [],
+        "status": "ok",
+        "summary": {"files": 0, "valid": 0, "invalid": 0, "errors": 0, "warnings": 0},
+    }
     assert none.exit_code == 0
     # A directory given where a file is read (e.g. a FIFO or a path that vanished) is a diagnostic.
     result = runner.Validator(runner.Settings(), dirs=[]).file("b")
@@ -131,8 +137,9 @@ def test_rewrites_apply_and_are_located_at_the_flag(tvmc: Invoke, in_corpus: Pat
     assert "[rewrite]" in per_file.stdout and per_file.exit_code == 1
 
 
-def test_a_bug_in_a_check_is_a_diagnostic_not_a_traceback(tvmc: Invoke, in_corpus: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bug_in_a_check_is_a_diagnostic_not_a_traceback(
+    tvmc: Invoke, in_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(*_args: object, **_kwargs: object) -> list[object]:
         raise KeyError("boom")
 
@@ -172,16 +179,18 @@ print(json.dumps(["jsonschema" in sys.modules, result.exit_code]))
 """
 
 
-@pytest.mark.parametrize(("argv", "imported"), [
-    (["show", "--config", "host/default"], False),
-    (["list"], False),
-    (["schema"], False),
-    (["validate", "configs/host/default.toml"], False),
-    (["validate", "--engine", "jsonschema", "configs/host/default.toml"], True),
-])
+@pytest.mark.parametrize(
+    ("argv", "imported"),
+    [
+        (["show", "--config", "host/default"], False),
+        (["list"], False),
+        (["schema"], False),
+        (["validate", "configs/host/default.toml"], False),
+        (["validate", "--engine", "jsonschema", "configs/host/default.toml"], True),
+    ],
+)
 def test_jsonschema_is_imported_only_by_the_jsonschema_engine(argv: list[str], imported: bool) -> None:
-    out = subprocess.run([sys.executable, "-c", _IMPORTS, *argv], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", _IMPORTS, *argv], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded, code = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded is imported
     assert code == 0

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from corpus_expect import Case, Expected, Invoke, corpus_files, load_case
 
-_TEXT = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): .+ "
-                   r"\[(?P<rule>[a-z-]+)\]$")
+_TEXT = re.compile(
+    r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): .+ "
+    r"\[(?P<rule>[a-z-]+)\]$"
+)
 _ANNOTATION = re.compile(r"^::(?P<severity>error|warning) (?P<props>[^:]*)::(?P<message>.+)$")
 
 
@@ -28,8 +30,9 @@ def from_json(stdout: str) -> set[Expected]:
     assert len(doc["files"]) == 1
     entry = doc["files"][0]
     assert entry["status"] == ("fail" if entry["errors"] else "ok")
-    return {(d["file"], d["line"], d["column"], d["severity"], d["rule"])
-            for d in [*entry["errors"], *entry["warnings"]]}
+    return {
+        (d["file"], d["line"], d["column"], d["severity"], d["rule"]) for d in [*entry["errors"], *entry["warnings"]]
+    }
 
 
 def from_github(stdout: str) -> set[Expected]:
@@ -81,8 +84,10 @@ def test_the_whole_corpus_in_one_run(tvmc: Invoke, in_corpus: Path) -> None:
     assert set(plain) <= set(by_file)
     for rel in plain:
         entry = by_file[rel]
-        got = {(d["file"], d["line"], d["column"], d["severity"], d["rule"])
-               for d in [*entry["errors"], *entry["warnings"]]}
+        got = {
+            (d["file"], d["line"], d["column"], d["severity"], d["rule"])
+            for d in [*entry["errors"], *entry["warnings"]]
+        }
         assert got == set(load_case(rel).expected), rel
     assert doc["status"] == "fail" and result.exit_code == 1
     assert doc["summary"]["files"] == len(corpus_files())

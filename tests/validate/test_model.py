@@ -36,9 +36,7 @@ def test_every_kind_is_modelled_with_its_options() -> None:
     for name, kind in kinds.items():
         assert "kind" in kind.options and kind.options["compiler"] == "str", name
     assert not kinds["llvm"].legacy and kinds["cmsis-nn"].legacy and kinds["cmsis-nn"].byoc
-    assert (
-        "system-lib" in kinds["llvm"].legacy_options and "system-lib" not in registry.kinds()["llvm"].options
-    )
+    assert "system-lib" in kinds["llvm"].legacy_options and "system-lib" not in registry.kinds()["llvm"].options
 
 
 def test_target_strings() -> None:

@@ -27,9 +27,7 @@ def test_same_report_as_serial(tvmc: Invoke, in_corpus: Path, fmt: str) -> None:
     assert serial.stdout.count("syntax") >= 3
 
 
-def test_few_files_and_one_job_never_fork(
-    tvmc: Invoke, in_corpus: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_few_files_and_one_job_never_fork(tvmc: Invoke, in_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_fork() -> int:
         raise AssertionError("forked")
 
@@ -99,8 +97,15 @@ def test_directories_among_arguments(tmp_path: Path, siblings: int) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "sub")
     (tmp_path / "broken.toml").symlink_to(tmp_path / "nowhere.toml")
-    given = [*map(str, files), str(tmp_path / "sub"), str(tmp_path / "link"), f"{tmp_path}/sub/",
-             str(tmp_path / "broken.toml"), str(tmp_path / "missing.toml"), "-"]
+    given = [
+        *map(str, files),
+        str(tmp_path / "sub"),
+        str(tmp_path / "link"),
+        f"{tmp_path}/sub/",
+        str(tmp_path / "broken.toml"),
+        str(tmp_path / "missing.toml"),
+        "-",
+    ]
     dirs, missing = directories_among(given)
     assert dirs == {str(tmp_path / "sub"), str(tmp_path / "link"), f"{tmp_path}/sub/"}
     assert missing == [str(tmp_path / "broken.toml"), str(tmp_path / "missing.toml")]

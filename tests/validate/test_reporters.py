@@ -51,10 +51,7 @@ def test_colour_only_on_a_tty_and_no_color_wins() -> None:
     assert "\x1b[1;31merror\x1b[0m" in out.getvalue()
     plain = _Tty()
     TextReporter(plain, io.StringIO(), {"NO_COLOR": "1"}).file(FileResult("a.toml", [_diag()]))
-    assert (
-        plain.getvalue()
-        == "a.toml:3:1: error: opt_level: unknown key (did you mean 'opt-level'?) [unknown-key]\n"
-    )
+    assert plain.getvalue() == "a.toml:3:1: error: opt_level: unknown key (did you mean 'opt-level'?) [unknown-key]\n"
 
 
 def test_cli_output_has_no_colour_when_piped(tvmc: Invoke, in_corpus: Path) -> None:
@@ -70,10 +67,7 @@ def test_github_escaping() -> None:
         "::error file=dir%2C1/a%3Ab.toml,line=4,col=2,title=tvmc wrong-type::x: bad: 1,2%0Anext"
     )
     flag = Diagnostic("invalid-value", "error", "/opt-level", "5 is not in 0..3", "--opt-level=5")
-    assert (
-        annotation(flag, "a.toml")
-        == "::error title=tvmc invalid-value::--opt-level=5: opt-level: 5 is not in 0..3"
-    )
+    assert annotation(flag, "a.toml") == "::error title=tvmc invalid-value::--opt-level=5: opt-level: 5 is not in 0..3"
     assert markdown("a|b <stdin> `x` *y*") == "a\\|b \\<stdin\\> \\`x\\` \\*y\\*"
 
 
@@ -82,9 +76,7 @@ def test_github_limits_annotations_and_writes_the_summary(tmp_path: Path) -> Non
     summary_file.write_text("earlier step\n")
     out = io.StringIO()
     reporter = GithubReporter(out, io.StringIO(), {"GITHUB_STEP_SUMMARY": str(summary_file)})
-    many = [
-        Diagnostic("unknown-key", "error", f"/k{i}", "unknown key", "big.toml", i + 1, 1) for i in range(12)
-    ]
+    many = [Diagnostic("unknown-key", "error", f"/k{i}", "unknown key", "big.toml", i + 1, 1) for i in range(12)]
     warning = Diagnostic("legacy-kind", "warning", "/targets/0/kind", "legacy | old", "big.toml", 20, 5)
     totals = Summary()
     reporter.start()

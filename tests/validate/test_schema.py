@@ -33,8 +33,7 @@ def _properties(node: Any) -> Iterator[tuple[str, Any]]:
 
 
 def test_checked_in_schema_is_current() -> None:
-    assert CHECKED_IN.read_text(encoding="utf-8") == schema.schema_text(), \
-        "stale: run python scripts/gen_schema.py"
+    assert CHECKED_IN.read_text(encoding="utf-8") == schema.schema_text(), "stale: run python scripts/gen_schema.py"
 
 
 def test_gen_schema_check_mode_detects_staleness(tmp_path: Path) -> None:
@@ -55,8 +54,11 @@ def test_schema_is_valid_2020_12() -> None:
 
 
 def test_every_property_has_a_description() -> None:
-    missing = [name for name, sub in _properties(schema.build_schema())
-               if isinstance(sub, dict) and "$ref" not in sub and not sub.get("description")]
+    missing = [
+        name
+        for name, sub in _properties(schema.build_schema())
+        if isinstance(sub, dict) and "$ref" not in sub and not sub.get("description")
+    ]
     assert not missing
 
 
@@ -88,19 +90,22 @@ def test_enums_kinds_components_and_defaults() -> None:
     assert passes["tirx.UnrollLoop"]["type"] == "object" and passes["tirx.disable_vectorize"]["type"] == "boolean"
 
 
-@pytest.mark.parametrize(("doc", "valid"), [
-    ({"targets": [{"kind": "llvm", "mcpu": "x"}]}, True),
-    ({"targets": [{"kind": "llvm", "mcpux": "x"}]}, False),
-    ({"targets": [{"tag": "nvidia/nvidia-a100", "arch": "sm_80"}]}, True),
-    ({"targets": [{"tag": "nvidia/nvidia-a100", "mtriple": "x"}]}, False),  # overrides: the tag's kind
-    ({"targets": ["nvidia/nvidia-a100", "llvm -mcpu=skylake", '{"kind": "cuda"}']}, True),
-    ({"targets": ["nvidia/nvidia-a1000"]}, False),
-    ({"executor": {"kind": "aot", "unpacked-api": True}}, True),
-    ({"executor": {"kind": "graph", "unpacked-api": True}}, False),
-    ({"executor": {"unpacked-api": True}}, True),  # a layer may leave the kind to a parent
-    ({"pass-config": {"some.unknown": 1}}, True),
-    ({"pass-config": {"tirx.noalias": "yes"}}, False),
-])
+@pytest.mark.parametrize(
+    ("doc", "valid"),
+    [
+        ({"targets": [{"kind": "llvm", "mcpu": "x"}]}, True),
+        ({"targets": [{"kind": "llvm", "mcpux": "x"}]}, False),
+        ({"targets": [{"tag": "nvidia/nvidia-a100", "arch": "sm_80"}]}, True),
+        ({"targets": [{"tag": "nvidia/nvidia-a100", "mtriple": "x"}]}, False),  # overrides: the tag's kind
+        ({"targets": ["nvidia/nvidia-a100", "llvm -mcpu=skylake", '{"kind": "cuda"}']}, True),
+        ({"targets": ["nvidia/nvidia-a1000"]}, False),
+        ({"executor": {"kind": "aot", "unpacked-api": True}}, True),
+        ({"executor": {"kind": "graph", "unpacked-api": True}}, False),
+        ({"executor": {"unpacked-api": True}}, True),  # a layer may leave the kind to a parent
+        ({"pass-config": {"some.unknown": 1}}, True),
+        ({"pass-config": {"tirx.noalias": "yes"}}, False),
+    ],
+)
 def test_schema_decisions(doc: dict[str, Any], valid: bool) -> None:
     assert jsonschema.Draft202012Validator(schema.build_schema()).is_valid(doc) is valid
 

@@ -16,8 +16,11 @@ def require(package: str, why: str) -> Any:
         return importlib.import_module(package)
     except ImportError:
         extra = " (or pip install 'tvmc[tvm]')" if package == "onnx" else ""
-        raise BuildError(f"{why} needs the Python package {package!r}, which is not installed",
-                         None, hint=f"pip install {package}{extra}") from None
+        raise BuildError(
+            f"{why} needs the Python package {package!r}, which is not installed",
+            None,
+            hint=f"pip install {package}{extra}",
+        ) from None
 
 
 def shape_dict(shapes: Shapes | None) -> dict[str, list[Any]] | None:
@@ -25,15 +28,20 @@ def shape_dict(shapes: Shapes | None) -> dict[str, list[Any]] | None:
     if shapes is None:
         return None
     tvm = importlib.import_module("tvm")
-    return {name: [tvm.tirx.Var(f"{name}_dim{i}", "int64") if d is None else d for i, d in enumerate(shape)]
-            for name, shape in shapes.items()}
+    return {
+        name: [tvm.tirx.Var(f"{name}_dim{i}", "int64") if d is None else d for i, d in enumerate(shape)]
+        for name, shape in shapes.items()
+    }
 
 
 def check_input_names(shapes: Shapes | None, inputs: list[str]) -> None:
     for name in shapes or {}:
         if name not in inputs:
-            raise BuildError(f"the model has no input {name!r} (inputs: {', '.join(inputs) or 'none'})",
-                             "--input-shapes", suggestions=did_you_mean(name, inputs))
+            raise BuildError(
+                f"the model has no input {name!r} (inputs: {', '.join(inputs) or 'none'})",
+                "--input-shapes",
+                suggestions=did_you_mean(name, inputs),
+            )
 
 
 def import_model(model: ModelSpec) -> Any:

@@ -24,15 +24,22 @@ class Format:
 
 FORMATS: dict[str, Format] = {
     "onnx": Format("onnx", (".onnx",), "tvm.relax.frontend.onnx.from_onnx", "onnx", "onnx.load"),
-    "tflite": Format("tflite", (".tflite",), "tvm.relax.frontend.tflite.from_tflite", "tflite",
-                     "tflite.Model.GetRootAsModel"),
+    "tflite": Format(
+        "tflite", (".tflite",), "tvm.relax.frontend.tflite.from_tflite", "tflite", "tflite.Model.GetRootAsModel"
+    ),
     # TVM >= 0.25 imports torch.export programs (.pt2); old tvmc read TorchScript (.pth/.zip).
-    "pytorch": Format("pytorch", (".pt2", ".pth", ".zip"), "tvm.relax.frontend.torch.from_exported_program",
-                      "torch", "torch.export.load"),
+    "pytorch": Format(
+        "pytorch",
+        (".pt2", ".pth", ".zip"),
+        "tvm.relax.frontend.torch.from_exported_program",
+        "torch",
+        "torch.export.load",
+    ),
     "keras": Format("keras", (".h5",), why_not_modern="TVM >= 0.25 has no Keras frontend; export to ONNX"),
     "pb": Format("pb", (".pb",), why_not_modern="TVM >= 0.25 has no TensorFlow frontend; convert to ONNX"),
-    "paddle": Format("paddle", (".pdmodel",), why_not_modern="TVM >= 0.25 has no PaddlePaddle frontend; "
-                     "export to ONNX"),
+    "paddle": Format(
+        "paddle", (".pdmodel",), why_not_modern="TVM >= 0.25 has no PaddlePaddle frontend; export to ONNX"
+    ),
     "relay": Format("relay", (".relay",), why_not_modern="Relay text exists only in TVM <= 0.19"),
 }
 EXPORTED_PROGRAM_SUFFIX = ".pt2"
@@ -65,8 +72,14 @@ def import_step(model: ModelSpec) -> dict[str, Any]:
     args: dict[str, Any] = {}
     if model.shapes is not None:
         args["shape_dict"] = {name: list(shape) for name, shape in model.shapes.items()}
-    return {"step": "import", "path": model.path, "format": model.format, "load": fmt.loader,
-            "call": fmt.modern, "args": args}
+    return {
+        "step": "import",
+        "path": model.path,
+        "format": model.format,
+        "load": fmt.loader,
+        "call": fmt.modern,
+        "args": args,
+    }
 
 
 def guess_format(path: str) -> str:
@@ -76,8 +89,11 @@ def guess_format(path: str) -> str:
         if suffix in fmt.suffixes:
             return fmt.name
     known = ", ".join(f"{s} ({f.name})" for f in FORMATS.values() for s in f.suffixes)
-    raise UsageError(f"cannot guess the model format of {path!r} from its suffix (known: {known})",
-                     "MODEL", hint="give --model-format")
+    raise UsageError(
+        f"cannot guess the model format of {path!r} from its suffix (known: {known})",
+        "MODEL",
+        hint="give --model-format",
+    )
 
 
 def model_spec(path: str, model_format: str | None, shapes: Shapes | None) -> ModelSpec:
@@ -98,9 +114,12 @@ def check_modern(model: ModelSpec) -> None:
     if fmt.modern is None:
         raise BuildError(f"model format {fmt.name!r}: {fmt.why_not_modern}", where, hint=LEGACY_HINT)
     if model.format == "pytorch" and not model.is_exported_program:
-        raise BuildError("TVM >= 0.25 imports PyTorch models saved with torch.export.save (.pt2); "
-                         f"{Path(model.path).name!r} looks like TorchScript, which only TVM <= 0.19 reads",
-                         where, hint=LEGACY_HINT)
+        raise BuildError(
+            "TVM >= 0.25 imports PyTorch models saved with torch.export.save (.pt2); "
+            f"{Path(model.path).name!r} looks like TorchScript, which only TVM <= 0.19 reads",
+            where,
+            hint=LEGACY_HINT,
+        )
     if model.format == "pytorch" and model.shapes:
         raise BuildError("a torch.export program carries its own input shapes", "--input-shapes")
     if model.format == "tflite" and any(d is None for s in (model.shapes or {}).values() for d in s):
@@ -110,8 +129,11 @@ def check_modern(model: ModelSpec) -> None:
 def check_legacy(model: ModelSpec) -> None:
     """Raise when old tvmc / Relay (TVM <= 0.19) cannot import this model."""
     if model.is_exported_program:
-        raise BuildError("TVM <= 0.19 cannot read torch.export programs (.pt2); it reads TorchScript "
-                         "(.pth/.zip)", "MODEL", hint=MODERN_HINT)
+        raise BuildError(
+            "TVM <= 0.19 cannot read torch.export programs (.pt2); it reads TorchScript (.pth/.zip)",
+            "MODEL",
+            hint=MODERN_HINT,
+        )
     if model.format == "pytorch" and not model.shapes:
         raise BuildError("TVM <= 0.19 needs --input-shapes for PyTorch models", "--input-shapes")
 

@@ -78,26 +78,55 @@ class BuildPlan:
     def steps(self, output: str) -> list[dict[str, Any]]:
         """The build as a list of calls (for `--emit plan`)."""
         steps: list[dict[str, Any]] = [import_step(self.model)]
-        steps.append({"step": "pass-context", "call": "tvm.transform.PassContext", "args": {
-            "opt_level": self.opt_level, "config": self.pass_config,
-            "disabled_pass": list(self.disabled_pass)}})
+        steps.append(
+            {
+                "step": "pass-context",
+                "call": "tvm.transform.PassContext",
+                "args": {
+                    "opt_level": self.opt_level,
+                    "config": self.pass_config,
+                    "disabled_pass": list(self.disabled_pass),
+                },
+            }
+        )
         if self.layouts:
-            steps.append({"step": "convert-layout", "call": "tvm.relax.transform.ConvertLayout",
-                          "args": {"desired_layouts": self.layouts}})
+            steps.append(
+                {
+                    "step": "convert-layout",
+                    "call": "tvm.relax.transform.ConvertLayout",
+                    "args": {"desired_layouts": self.layouts},
+                }
+            )
         if self.mixed_precision:
-            steps.append({"step": "mixed-precision", "call": "tvm.relax.transform.ToMixedPrecision",
-                          "args": {"out_dtype": self.mixed_precision}})
+            steps.append(
+                {
+                    "step": "mixed-precision",
+                    "call": "tvm.relax.transform.ToMixedPrecision",
+                    "args": {"out_dtype": self.mixed_precision},
+                }
+            )
         for part in self.partitions:
             steps.append({"step": "partition", "compiler": part.compiler, "call": part.function, "args": {}})
         if self.partitions:
             steps.append({"step": "codegen", "call": "tvm.relax.transform.RunCodegen", "args": {}})
-        steps.append({"step": "build", "call": "tvm.relax.build", "args": {
-            "target": self.target, "exec_mode": self.exec_mode, "system_lib": self.system_lib}})
-        steps.append({"step": "export", "call": "export_library",
-                      "args": {"file_name": output, **self.export_kwargs()}})
+        steps.append(
+            {
+                "step": "build",
+                "call": "tvm.relax.build",
+                "args": {"target": self.target, "exec_mode": self.exec_mode, "system_lib": self.system_lib},
+            }
+        )
+        steps.append(
+            {"step": "export", "call": "export_library", "args": {"file_name": output, **self.export_kwargs()}}
+        )
         if self.dump_code:
-            steps.append({"step": "dump-code", "formats": list(self.dump_code),
-                          "files": [f"{output}.{fmt}" for fmt in self.dump_code]})
+            steps.append(
+                {
+                    "step": "dump-code",
+                    "formats": list(self.dump_code),
+                    "files": [f"{output}.{fmt}" for fmt in self.dump_code],
+                }
+            )
         return steps
 
 
@@ -109,11 +138,16 @@ class Planner:
         self.origins = origins
         self.notes: list[str] = []
 
-    def refuse(self, pointer: str, message: str, *, hint: str | None = LEGACY_HINT,
-               suggestions: list[str] | None = None) -> BuildError:
+    def refuse(
+        self, pointer: str, message: str, *, hint: str | None = LEGACY_HINT, suggestions: list[str] | None = None
+    ) -> BuildError:
         origin = origin_of(self.origins, pointer)
-        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None,
-                          hint=hint, suggestions=suggestions or ())
+        return BuildError(
+            f"{display_path(pointer)}: {message}",
+            origin.location() if origin else None,
+            hint=hint,
+            suggestions=suggestions or (),
+        )
 
     def plan(self, model: ModelSpec) -> BuildPlan:
         check_modern(model)
@@ -123,22 +157,33 @@ class Planner:
         kinds = {target.get("kind"), (target.get("host") or {}).get("kind")}
         for code in ("ll", "asm"):
             if code in dumps and "llvm" not in kinds:
-                raise self.refuse("/build/dump-code", f"{code!r} is LLVM output: it needs an llvm target "
-                                  "or host", hint=None)
+                raise self.refuse(
+                    "/build/dump-code", f"{code!r} is LLVM output: it needs an llvm target or host", hint=None
+                )
         return BuildPlan(
-            model=model, target=target, exec_mode=self.exec_mode(), system_lib=self.system_lib(),
-            opt_level=self.config.opt_level, pass_config=self.pass_config(),
-            disabled_pass=self.config.disabled_pass, partitions=partitions, layouts=layouts,
-            mixed_precision=mixed, output_format=fmt, cc=cc, cc_options=options, dump_code=dumps,
-            notes=tuple(self.notes))
+            model=model,
+            target=target,
+            exec_mode=self.exec_mode(),
+            system_lib=self.system_lib(),
+            opt_level=self.config.opt_level,
+            pass_config=self.pass_config(),
+            disabled_pass=self.config.disabled_pass,
+            partitions=partitions,
+            layouts=layouts,
+            mixed_precision=mixed,
+            output_format=fmt,
+            cc=cc,
+            cc_options=options,
+            dump_code=dumps,
+            notes=tuple(self.notes),
+        )
 
     # ---- config sections -------------------------------------------------------------------
 
     def check_version(self) -> None:
         spec = self.config.tvm_version
         if spec and not version_allows(spec, MODERN_VERSIONS):
-            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes "
-                              "TVM >= 0.25")
+            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM >= 0.25")
 
     def target(self) -> tuple[dict[str, Any], tuple[Partition, ...]]:
         base: dict[str, Any] | None = None
@@ -156,16 +201,20 @@ class Planner:
             if base is None or (base_from_compiler and compiler is None):
                 base, base_from_compiler = stripped, compiler is not None
             elif compiler is None and stripped != base:
-                raise self.refuse(pointer, f"a second target ({name}): relax.build compiles for one target "
-                                  "and its host", hint="put the host in `host`, or compile once per target")
+                raise self.refuse(
+                    pointer,
+                    f"a second target ({name}): relax.build compiles for one target and its host",
+                    hint="put the host in `host`, or compile once per target",
+                )
         assert base is not None  # canonical configs have at least one target
         if self.config.host:
             self.check_modern_kinds(self.config.host, "/host")
         base_kind = registry.kinds()[str(base["kind"])]
         for part in partitions:
             if base_kind.device_type not in registry.compilers()[part.compiler].device_types:
-                raise self.refuse(part.pointer, f"compiler {part.compiler!r} cannot offload from a "
-                                  f"{base['kind']} target", hint=None)
+                raise self.refuse(
+                    part.pointer, f"compiler {part.compiler!r} cannot offload from a {base['kind']} target", hint=None
+                )
         host = strip_tvmc_keys(self.config.host) if self.config.host else None
         if "host" not in base and host is not None and host != base:
             # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
@@ -184,8 +233,9 @@ class Planner:
             if legacy is None:  # the legacy kind is deeper, in a composite's device
                 raise self.refuse(pointer, err.message) from None
             last = f" (last in TVM {legacy.last_version})" if legacy.last_version else ""
-            raise self.refuse(join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25"
-                              + last) from None
+            raise self.refuse(
+                join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25" + last
+            ) from None
         host = target.get("host")
         if isinstance(host, Mapping):
             self.check_modern_kinds(host, join(pointer, "host"))
@@ -194,14 +244,19 @@ class Planner:
         known = registry.compilers()
         entry = known.get(compiler)
         if entry is None:
-            raise self.refuse(pointer, f"unknown compiler {compiler!r}", hint=None,
-                              suggestions=did_you_mean(compiler, list(known)))
+            raise self.refuse(
+                pointer, f"unknown compiler {compiler!r}", hint=None, suggestions=did_you_mean(compiler, list(known))
+            )
         if entry.partition is None:
-            raise self.refuse(pointer, f"compiler {compiler!r} has no relax partition function in TVM "
-                              f"{registry.tvm_version()}")
+            raise self.refuse(
+                pointer, f"compiler {compiler!r} has no relax partition function in TVM {registry.tvm_version()}"
+            )
         if device_type not in entry.device_types:
-            raise self.refuse(pointer, f"compiler {compiler!r} does not run on "
-                              f"{registry.DEVICE_NAMES.get(device_type, device_type)} targets", hint=None)
+            raise self.refuse(
+                pointer,
+                f"compiler {compiler!r} does not run on {registry.DEVICE_NAMES.get(device_type, device_type)} targets",
+                hint=None,
+            )
         return Partition(compiler, entry.partition, pointer)
 
     def exec_mode(self) -> str:
@@ -220,9 +275,11 @@ class Planner:
             return None
         component = registry.components(section)[table["kind"]]
         if "modern" not in component.generations:
-            raise self.refuse(f"/{section}/kind", f"{section} {component.name!r} has no TVM >= 0.25 equivalent "
-                              f"(it is a Relay {section}, TVM <= 0.19)",
-                              hint=f"{LEGACY_HINT}, or use --{section} {instead}")
+            raise self.refuse(
+                f"/{section}/kind",
+                f"{section} {component.name!r} has no TVM >= 0.25 equivalent (it is a Relay {section}, TVM <= 0.19)",
+                hint=f"{LEGACY_HINT}, or use --{section} {instead}",
+            )
         self.no_other_options(f"/{section}", table, mapped)
         return table
 
@@ -237,9 +294,12 @@ class Planner:
         for name, value in self.config.pass_config.items():
             modern = registry.modern_pass_config(name)
             if modern not in known:
-                raise self.refuse(join("/pass-config", name), f"not a PassContext config of TVM "
-                                  f"{registry.tvm_version()}", hint=None,
-                                  suggestions=did_you_mean(name, list(known)))
+                raise self.refuse(
+                    join("/pass-config", name),
+                    f"not a PassContext config of TVM {registry.tvm_version()}",
+                    hint=None,
+                    suggestions=did_you_mean(name, list(known)),
+                )
             if modern != name:
                 self.notes.append(f"pass-config {name!r} is {modern!r} in TVM >= 0.25")
             if known[modern] in ("bool", "int", "str"):  # a legacy name was not typed when it was read
@@ -250,13 +310,17 @@ class Planner:
             out[modern] = value
         return out
 
-    def build_options(self) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...],
-                                     tuple[str, ...]]:
+    def build_options(
+        self,
+    ) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...], tuple[str, ...]]:
         build = self.config.build
         for key in ("module-name", "tuning-records"):
             if key in build:
-                why = ("relax.build has no module name" if key == "module-name" else
-                       "TVM >= 0.25 cannot apply AutoTVM/auto-scheduler records (it tunes with MetaSchedule)")
+                why = (
+                    "relax.build has no module name"
+                    if key == "module-name"
+                    else "TVM >= 0.25 cannot apply AutoTVM/auto-scheduler records (it tunes with MetaSchedule)"
+                )
                 raise self.refuse(join("/build", key), why)
         fmt = str(build.get("output-format", "so"))
         if fmt == "mlf":
@@ -265,8 +329,7 @@ class Planner:
         options = tuple(build.get("cross-compiler-options", ()))
         if fmt == "tar" and (cc is not None or options):
             key = "cross-compiler" if cc is not None else "cross-compiler-options"
-            raise self.refuse(join("/build", key), "a tar of object files is not linked",
-                              hint="use output-format so")
+            raise self.refuse(join("/build", key), "a tar of object files is not linked", hint="use output-format so")
         dumps = tuple(build.get("dump-code", ()))
         return self.layouts(), self.mixed_precision(), fmt, cc, options, dumps
 
@@ -277,19 +340,27 @@ class Planner:
                 self.notes.append("build.desired-layout-ops has no effect without build.desired-layout")
             return {}
         layouts = list(build["desired-layout"])
-        ops = [op if op.startswith("relax.") else f"relax.{op}"
-               for op in build.get("desired-layout-ops", DEFAULT_LAYOUT_OPS)]
+        ops = [
+            op if op.startswith("relax.") else f"relax.{op}"
+            for op in build.get("desired-layout-ops", DEFAULT_LAYOUT_OPS)
+        ]
         if len(layouts) not in (1, len(ops)):
-            raise self.refuse("/build/desired-layout", f"{len(layouts)} layouts for {len(ops)} operators "
-                              "(give one, or one per operator)", hint=None)
+            raise self.refuse(
+                "/build/desired-layout",
+                f"{len(layouts)} layouts for {len(ops)} operators (give one, or one per operator)",
+                hint=None,
+            )
         out: dict[str, list[str]] = {}
         for index, op in enumerate(ops):
             data, _, kernel = (layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")
             if not kernel or kernel == "default":
                 kernel = DEFAULT_KERNEL_LAYOUT.get(data, "") if op == "relax.nn.conv2d" else ""
                 if not kernel:
-                    raise self.refuse("/build/desired-layout", f"give the kernel layout for {op} as "
-                                      f"{data}:KERNEL (relax's ConvertLayout has no default)", hint=None)
+                    raise self.refuse(
+                        "/build/desired-layout",
+                        f"give the kernel layout for {op} as {data}:KERNEL (relax's ConvertLayout has no default)",
+                        hint=None,
+                    )
             out[op] = [data, kernel]
         return out
 
@@ -301,11 +372,17 @@ class Planner:
                 self.notes.append(f"build.{extra[0]} has no effect without build.mixed-precision = true")
             return None
         if "mixed-precision-ops" in build:
-            raise self.refuse("/build/mixed-precision-ops", "relax's ToMixedPrecision chooses the operators "
-                              "itself", hint="remove the key (or use --emit relay for TVM <= 0.19)")
+            raise self.refuse(
+                "/build/mixed-precision-ops",
+                "relax's ToMixedPrecision chooses the operators itself",
+                hint="remove the key (or use --emit relay for TVM <= 0.19)",
+            )
         if build.get("mixed-precision-calculation-type", "float16") != "float16":
-            raise self.refuse("/build/mixed-precision-calculation-type", "relax's ToMixedPrecision computes "
-                              "in float16 only", hint=None)
+            raise self.refuse(
+                "/build/mixed-precision-calculation-type",
+                "relax's ToMixedPrecision computes in float16 only",
+                hint=None,
+            )
         return str(build.get("mixed-precision-acc-type", "float16"))
 
 
@@ -333,8 +410,14 @@ def version_allows(spec: str, candidates: tuple[tuple[int, ...], ...]) -> bool:
     def ok(version: tuple[int, ...], op: str, bound: tuple[int, ...]) -> bool:
         if op == "==":
             return version[:2] == bound[:2]
-        return {"~=": version >= bound, "!=": version != bound, ">=": version >= bound,
-                "<=": version <= bound, ">": version > bound, "<": version < bound}[op]
+        return {
+            "~=": version >= bound,
+            "!=": version != bound,
+            ">=": version >= bound,
+            "<=": version <= bound,
+            ">": version > bound,
+            "<": version < bound,
+        }[op]
 
     return any(all(ok(v, op, bound) for op, bound in clauses) for v in candidates)
 

@@ -18,8 +18,10 @@ from typing import Any
 from tvmc.build.plan import BuildPlan
 from tvmc.errors import BuildError
 
-INSTALL_HINT = ("install it with: pip install 'tvmc[tvm]'  (TVM 0.27 and onnx); or print the build "
-                "instead with --emit python|tvmc|relay|plan")
+INSTALL_HINT = (
+    "install it with: pip install 'tvmc[tvm]'  (TVM 0.27 and onnx); or print the build "
+    "instead with --emit python|tvmc|relay|plan"
+)
 MIN_VERSION = (0, 25)
 
 
@@ -39,8 +41,11 @@ def require_tvm() -> Any:
     version = str(getattr(tvm, "__version__", "0"))
     numbers = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
     if numbers < MIN_VERSION:
-        raise BuildError(f"TVM {version} is installed; tvmc compile needs TVM >= 0.25", None,
-                         hint="use --emit tvmc or --emit relay for TVM <= 0.19")
+        raise BuildError(
+            f"TVM {version} is installed; tvmc compile needs TVM >= 0.25",
+            None,
+            hint="use --emit tvmc or --emit relay for TVM <= 0.19",
+        )
     return tvm
 
 
@@ -133,8 +138,12 @@ def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) 
         instruments.append(recorder)
     with stage("build", timings, on_stage):
         target = tvm.target.Target(plan.target)
-        with tvm.transform.PassContext(opt_level=plan.opt_level, config=plan.pass_config,
-                                       disabled_pass=list(plan.disabled_pass), instruments=instruments):
+        with tvm.transform.PassContext(
+            opt_level=plan.opt_level,
+            config=plan.pass_config,
+            disabled_pass=list(plan.disabled_pass),
+            instruments=instruments,
+        ):
             mod = transform(tvm, plan, mod)
             if "relax" in plan.dump_code:
                 result.dumps["relax"] = mod.script()

@@ -57,8 +57,7 @@ def _compile() -> click.Command:
 COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "config": ("Resolve, inspect and list compilation configs.", _config),
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
-    "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).",
-                _compile),
+    "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
 }
 
 
@@ -96,8 +95,9 @@ class LazyGroup(TyperGroup):
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
         from click.shell_completion import CompletionItem
 
-        names = [CompletionItem(name, help=summary) for name, (summary, _) in COMMANDS.items()
-                 if name.startswith(incomplete)]
+        names = [
+            CompletionItem(name, help=summary) for name, (summary, _) in COMMANDS.items() if name.startswith(incomplete)
+        ]
         options = click.Command.shell_complete(self, ctx, incomplete)  # the group's own options
         return [*names, *options]
 

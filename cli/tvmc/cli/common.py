@@ -135,6 +135,9 @@ def lazy_group(app: typer.Typer) -> click.Group:
         name = info.name or get_command_name(info.callback.__name__)
         group.order.append(name)
         group.pending[name] = functools.partial(
-            get_command_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
-            rich_markup_mode=app.rich_markup_mode)
+            get_command_from_info,
+            info,
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+        )
     return group

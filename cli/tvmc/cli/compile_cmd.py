@@ -20,14 +20,22 @@ if TYPE_CHECKING:
     from tvmc.api import Resolved
     from tvmc.build.model import ModelSpec
 
-CONFIG_HELP = ("A named config on the search path (e.g. aws/c5) or a path to a TOML/JSON file. Repeatable: "
-               "later configs are layered on earlier ones.")
-SHAPES_HELP = ("Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]': names may hold '/', ':' and '.', quote "
-               "names with spaces (\"my input\":[1]); -1 or ? is a dynamic dimension; x:[] is a scalar.")
-OUTPUT_HELP = ("The library to write (default: the model's name with .so or .tar, in the current directory); "
-               "with --emit, where to write the text (default: stdout).")
-EMIT_HELP = ("Print the build instead of running it (no TVM needed): python (a script for TVM >= 0.25), "
-             "tvmc (old tvmc's command line, TVM <= 0.19), relay (a Relay script, TVM <= 0.19), plan (JSON).")
+CONFIG_HELP = (
+    "A named config on the search path (e.g. aws/c5) or a path to a TOML/JSON file. Repeatable: "
+    "later configs are layered on earlier ones."
+)
+SHAPES_HELP = (
+    "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]': names may hold '/', ':' and '.', quote "
+    'names with spaces ("my input":[1]); -1 or ? is a dynamic dimension; x:[] is a scalar.'
+)
+OUTPUT_HELP = (
+    "The library to write (default: the model's name with .so or .tar, in the current directory); "
+    "with --emit, where to write the text (default: stdout)."
+)
+EMIT_HELP = (
+    "Print the build instead of running it (no TVM needed): python (a script for TVM >= 0.25), "
+    "tvmc (old tvmc's command line, TVM <= 0.19), relay (a Relay script, TVM <= 0.19), plan (JSON)."
+)
 
 
 class EmitFormat(StrEnum):
@@ -146,12 +154,14 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     elapsed = time.perf_counter() - started
     target = {k: v for k, v in plan.target.items() if k != "host"}
     stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in result.timings.items())
-    lines = [f"tvmc: built {path} ({_size(len(result.library))}) from {spec.path} in {elapsed:.2f} s",
-             f"  target  {to_compact_json(target)}",
-             f"  host    {to_compact_json(plan.host) if plan.host else '(the target)'}",
-             f"  vm      exec-mode {plan.exec_mode}, system-lib "
-             f"{'auto' if plan.system_lib is None else str(plan.system_lib).lower()}",
-             f"  time    {stages}"]
+    lines = [
+        f"tvmc: built {path} ({_size(len(result.library))}) from {spec.path} in {elapsed:.2f} s",
+        f"  target  {to_compact_json(target)}",
+        f"  host    {to_compact_json(plan.host) if plan.host else '(the target)'}",
+        f"  vm      exec-mode {plan.exec_mode}, system-lib "
+        f"{'auto' if plan.system_lib is None else str(plan.system_lib).lower()}",
+        f"  time    {stages}",
+    ]
     lines += [f"  dump    {path}.{fmt}" for fmt in result.dumps]
     write_stdout("\n".join(lines) + "\n")
 
@@ -160,13 +170,15 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
 def compile_command(
     ctx: typer.Context,
     model: Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")],
-    config: Annotated[list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
-                                                     autocompletion=complete_config)] = None,
+    config: Annotated[
+        list[str] | None,
+        typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
+    ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
-    model_format: Annotated[ModelFormat | None, typer.Option(
-        "--model-format", help="The model format (default: guessed from the suffix).")] = None,
-    input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC",
-                                                     help=SHAPES_HELP)] = None,
+    model_format: Annotated[
+        ModelFormat | None, typer.Option("--model-format", help="The model format (default: guessed from the suffix).")
+    ] = None,
+    input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
 ) -> None:
     """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""

@@ -85,8 +85,7 @@ def complete_runtime(_ctx: click.Context, _param: click.Parameter, incomplete: s
     return _items(list(registry.runtimes()), incomplete)
 
 
-def complete_pass_config(_ctx: click.Context, _param: click.Parameter,
-                         incomplete: str) -> list[CompletionItem]:
+def complete_pass_config(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """`--pass-config NAME=`: the pass-config names TVM registers."""
     from tvmc import registry
 

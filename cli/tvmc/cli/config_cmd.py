@@ -13,11 +13,17 @@ from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdou
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
-app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=LazyCommandsGroup,
-                  help="Resolve, inspect and list compilation configs.")
+app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=LazyCommandsGroup,
+    help="Resolve, inspect and list compilation configs.",
+)
 
-CONFIG_HELP = ("A named config on the search path (e.g. aws/c5, nvidia/jetson-nano:cuda, any TVM tag) or a "
-               "path to a TOML/JSON file. Repeatable: later configs are layered on earlier ones.")
+CONFIG_HELP = (
+    "A named config on the search path (e.g. aws/c5, nvidia/jetson-nano:cuda, any TVM tag) or a "
+    "path to a TOML/JSON file. Repeatable: later configs are layered on earlier ones."
+)
 
 
 class ConfigFormat(StrEnum):
@@ -46,14 +52,19 @@ def resolve_from_cli(ctx: click.Context, configs: list[str]):  # type: ignore[no
 @reports_errors
 def show(
     ctx: typer.Context,
-    config: list[str] = typer.Option([], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
-                                     autocompletion=complete_config),
+    config: list[str] = typer.Option(
+        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
+    ),
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
-    as_: ShowAs = typer.Option(ShowAs.config, "--as", help="config: the canonical config; tvm-target: the "
-                               "JSON to pass to tvm.target.Target in TVM >= 0.25 (what it cannot hold is "
-                               "reported on stderr)."),
+    as_: ShowAs = typer.Option(
+        ShowAs.config,
+        "--as",
+        help="config: the canonical config; tvm-target: the "
+        "JSON to pass to tvm.target.Target in TVM >= 0.25 (what it cannot hold is "
+        "reported on stderr).",
+    ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE (atomically)."),
 ) -> None:
     """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
@@ -88,8 +99,9 @@ def show(
 @reports_errors
 def list_(
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
-    tags: bool = typer.Option(False, "--tags",
-                              help="List the TVM tags usable as config names too (JSON always has them)."),
+    tags: bool = typer.Option(
+        False, "--tags", help="List the TVM tags usable as config names too (JSON always has them)."
+    ),
 ) -> None:
     """List the named configs on the search path, with description and directory."""
     from tvmc import registry, sources
@@ -100,9 +112,18 @@ def list_(
     if format is ListFormat.json:
         doc = {
             "search_path": [{"path": str(d.path), "origin": d.origin} for d in dirs],
-            "configs": [{"name": e.name, "path": str(e.path), "directory": str(e.directory.path),
-                         "origin": e.directory.origin, "description": e.description,
-                         "shadowed": e.shadowed, **({"error": e.error} if e.error else {})} for e in entries],
+            "configs": [
+                {
+                    "name": e.name,
+                    "path": str(e.path),
+                    "directory": str(e.directory.path),
+                    "origin": e.directory.origin,
+                    "description": e.description,
+                    "shadowed": e.shadowed,
+                    **({"error": e.error} if e.error else {}),
+                }
+                for e in entries
+            ],
             "tags": tag_names,
         }
         write_stdout(json.dumps(doc, indent=2, sort_keys=True) + "\n")

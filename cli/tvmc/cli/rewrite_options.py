@@ -26,16 +26,22 @@ _GENERATED_KEY = "tvmc.generated-options"
 
 # (declarations, metavar, help) of the hand-written rewrite flags.
 _BASE_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("--target",), "TARGET",
-     "Replace the targets (repeat to give several): a tag, a JSON object, a legacy string such as "
-     "'llvm -mcpu=cascadelake', or a tvmc comma list such as 'cmsis-nn, c'."),
+    (
+        ("--target",),
+        "TARGET",
+        "Replace the targets (repeat to give several): a tag, a JSON object, a legacy string such as "
+        "'llvm -mcpu=cascadelake', or a tvmc comma list such as 'cmsis-nn, c'.",
+    ),
     (("--target-host",), "TARGET", "Set the target host."),
     (("--executor",), "NAME", "Choose the executor (graph, aot, vm); options of another kind are dropped."),
     (("--runtime",), "NAME", "Choose the runtime (cpp, crt)."),
     (("--pass-config",), "NAME=VALUE", "Set a PassContext config (repeatable)."),
     (("-O", "--opt-level"), "N", "PassContext optimisation level (0-3)."),
-    (("--set",), "PATH=VALUE", "Set any config value; PATH+=VALUE appends to a list, e.g. "
-     "--set 'targets[kind=llvm].mattr+=+avx2'."),
+    (
+        ("--set",),
+        "PATH=VALUE",
+        "Set any config value; PATH+=VALUE appends to a list, e.g. --set 'targets[kind=llvm].mattr+=+avx2'.",
+    ),
     (("--unset",), "PATH", "Remove a config value or list element."),
 )
 
@@ -52,22 +58,35 @@ class _RewriteOption(click.Option):
         self.help_section = help_section
 
 
-_COMPLETERS = {"--target": completion.complete_target, "--target-host": completion.complete_target,
-               "--executor": completion.complete_executor, "--runtime": completion.complete_runtime,
-               "--pass-config": completion.complete_pass_config}
+_COMPLETERS = {
+    "--target": completion.complete_target,
+    "--target-host": completion.complete_target,
+    "--executor": completion.complete_executor,
+    "--runtime": completion.complete_runtime,
+    "--pass-config": completion.complete_pass_config,
+}
 
 
 def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, section: str) -> _RewriteOption:
-    return _RewriteOption([*decls, param], help_section=section, metavar=metavar, help=help_, multiple=True,
-                          expose_value=True, type=click.STRING, show_default=False,
-                          shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL"
-                                                         else None))
+    return _RewriteOption(
+        [*decls, param],
+        help_section=section,
+        metavar=metavar,
+        help=help_,
+        multiple=True,
+        expose_value=True,
+        type=click.STRING,
+        show_default=False,
+        shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL" else None),
+    )
 
 
 @cache
 def _base_options() -> tuple[_RewriteOption, ...]:
-    return tuple(_option(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
-                 for decls, metavar, help_ in _BASE_FLAGS)
+    return tuple(
+        _option(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
+        for decls, metavar, help_ in _BASE_FLAGS
+    )
 
 
 @cache

@@ -33,12 +33,17 @@ class ListFormat(StrEnum):
 
 
 # Parameter declarations (module-level so that the signatures stay readable).
-_TARGETS = typer.Argument(None, metavar="TARGET…|-",
-                          help="Targets (tag, JSON, legacy string); '-' reads one per line from stdin.")
-_OUT_FORMAT = typer.Option(OutFormat.json, "--format",
-                           help="json: TVM's export as compact JSON; legacy: a v0.10-style string.")
-_FILL = typer.Option(False, "--fill-from-machine",
-                     help="Fill in what TVM detects on this machine (llvm mtriple, cuda arch...); needs TVM.")
+_TARGETS = typer.Argument(
+    None, metavar="TARGET…|-", help="Targets (tag, JSON, legacy string); '-' reads one per line from stdin."
+)
+_OUT_FORMAT = typer.Option(
+    OutFormat.json, "--format", help="json: TVM's export as compact JSON; legacy: a v0.10-style string."
+)
+_FILL = typer.Option(
+    False,
+    "--fill-from-machine",
+    help="Fill in what TVM detects on this machine (llvm mtriple, cuda arch...); needs TVM.",
+)
 _KINDS = typer.Option(False, "--kinds", help="List target kinds.")
 _TAGS = typer.Option(False, "--tags", help="List tags.")
 _KIND = typer.Option(None, "--kind", metavar="K", help="Only this kind (and the tags of this kind).")
@@ -127,15 +132,16 @@ def _kind_info(name: str) -> dict[str, Any]:
         "tags": sum(1 for _, k in _tag_kinds() if k == name),
     }
     if kind.legacy:
-        info.update(byoc=kind.byoc, last_version=kind.last_version, open_options=kind.open_options,
-                    renamed_to=kind.renamed_to)
+        info.update(
+            byoc=kind.byoc, last_version=kind.last_version, open_options=kind.open_options, renamed_to=kind.renamed_to
+        )
     else:  # BYOC compilers that can specialise a target of this kind
-        info["compilers"] = sorted(c.name for c in registry.compilers().values()
-                                   if kind.device_type in c.device_types)
+        info["compilers"] = sorted(c.name for c in registry.compilers().values() if kind.device_type in c.device_types)
     legacy_opts = registry.legacy_options().get(name, {})
     if legacy_opts:
-        info["legacy_options"] = {o.name: {"type": o.type, "until": o.versions[-1], "now": o.lifts_to}
-                                  for o in legacy_opts.values()}
+        info["legacy_options"] = {
+            o.name: {"type": o.type, "until": o.versions[-1], "now": o.lifts_to} for o in legacy_opts.values()
+        }
     return info
 
 
@@ -171,8 +177,7 @@ def list_cmd(
     """List target kinds and tags (both unless --kinds or --tags is given)."""
     if kind is not None and registry.kind(kind) is None:
         names = sorted([*registry.kinds(), *registry.legacy_kinds()])
-        raise TargetError(f'Target kind "{kind}" is not defined', "--kind",
-                          suggestions=did_you_mean(kind, names))
+        raise TargetError(f'Target kind "{kind}" is not defined', "--kind", suggestions=did_you_mean(kind, names))
     if not kinds and not tags:
         kinds = tags = True
     kind_names = [kind] if kind else [*registry.kinds(), *sorted(registry.legacy_kinds())]
@@ -202,9 +207,15 @@ def list_cmd(
 def _kind_summary(name: str) -> dict[str, Any]:
     kind = registry.kind(name)
     assert kind is not None
-    return {"name": name, "device": registry.DEVICE_NAMES.get(kind.device_type, str(kind.device_type)),
-            "device_type": kind.device_type, "default_keys": list(kind.default_keys), "legacy": kind.legacy,
-            "byoc": kind.byoc, "last_version": kind.last_version}
+    return {
+        "name": name,
+        "device": registry.DEVICE_NAMES.get(kind.device_type, str(kind.device_type)),
+        "device_type": kind.device_type,
+        "default_keys": list(kind.default_keys),
+        "legacy": kind.legacy,
+        "byoc": kind.byoc,
+        "last_version": kind.last_version,
+    }
 
 
 @app.command("show")
@@ -223,9 +234,12 @@ def show_cmd(
     else:
         renamed = registry.renamed_tags().get(name)
         names = [*registry.kinds(), *registry.legacy_kinds(), *registry.tag_names()]
-        raise TargetError(f"{name!r} is neither a target kind nor a tag", "NAME",
-                          suggestions=[renamed] if renamed else did_you_mean(name, names),
-                          hint=f"TVM renamed the tag to {renamed!r}" if renamed else None)
+        raise TargetError(
+            f"{name!r} is neither a target kind nor a tag",
+            "NAME",
+            suggestions=[renamed] if renamed else did_you_mean(name, names),
+            hint=f"TVM renamed the tag to {renamed!r}" if renamed else None,
+        )
     write_stdout(json.dumps(info, indent=2) + "\n" if fmt is ListFormat.json else text)
 
 
@@ -233,8 +247,10 @@ def _kind_text(info: dict[str, Any]) -> str:
     lines = [f"kind {info['name']}"]
     if info["legacy"]:
         what = "a tvmc BYOC codegen" if info["byoc"] else "a target kind"
-        lines.append(f"  status:       legacy — {what} removed after TVM {info['last_version']}; "
-                     "tvmc reads it, TVM 0.27 cannot build it")
+        lines.append(
+            f"  status:       legacy — {what} removed after TVM {info['last_version']}; "
+            "tvmc reads it, TVM 0.27 cannot build it"
+        )
         if info.get("renamed_to"):
             lines.append(f"  renamed to:   {info['renamed_to']}")
     else:
@@ -258,10 +274,15 @@ def _kind_text(info: dict[str, Any]) -> str:
 
 
 def _tag_text(info: dict[str, Any]) -> str:
-    lines = [f"tag {info['name']} (kind {info['kind']})",
-             "  registered config:", f"    {_compact(info['config'])}",
-             "  canonical:", f"    {_compact(info['canonical'])}",
-             "  legacy string:", f"    {info['legacy']}"]
+    lines = [
+        f"tag {info['name']} (kind {info['kind']})",
+        "  registered config:",
+        f"    {_compact(info['config'])}",
+        "  canonical:",
+        f"    {_compact(info['canonical'])}",
+        "  legacy string:",
+        f"    {info['legacy']}",
+    ]
     if info["machine_filled"]:
         lines.append(f"  filled by TVM from the machine (left out): {', '.join(info['machine_filled'])}")
     return "".join(line + "\n" for line in lines)

@@ -50,13 +50,21 @@ _SetLeft = Annotated[_Edits, typer.Option("--left-set", metavar="PATH=VALUE", he
 _SetRight = Annotated[_Edits, typer.Option("--right-set", metavar="PATH=VALUE", help="Rewrite side B.")]
 _Format = Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]
 _Old = Annotated[str, typer.Argument(metavar="OLD", help="Old config file, command-line file, text, or -.")]
-_Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="NEW",
-                                              help="Write the config to NEW (atomically), not to stdout.")]
+_Output = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="NEW", help="Write the config to NEW (atomically), not to stdout."),
+]
 
 
 @reports_errors
-def diff_command(left: _Left, right: _Right, set_: _SetBoth = None, left_set: _SetLeft = None,
-                 right_set: _SetRight = None, format: _Format = DiffFormat.text) -> None:
+def diff_command(
+    left: _Left,
+    right: _Right,
+    set_: _SetBoth = None,
+    left_set: _SetLeft = None,
+    right_set: _SetRight = None,
+    format: _Format = DiffFormat.text,
+) -> None:
     from tvmc import api, rewrites
     from tvmc import diff as diffing
     from tvmc.errors import TvmcError
@@ -67,8 +75,11 @@ def diff_command(left: _Left, right: _Right, set_: _SetBoth = None, left_set: _S
         for ref, own, flag in ((left, left_set, "--left-set"), (right, right_set, "--right-set")):
             # Shared rewrites first, then the side's own; each origin names the flag it came from.
             edits = [("--set", e) for e in set_ or []] + [(flag, e) for e in own or []]
-            rws = [rw for name, e in edits
-                   for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))]
+            rws = [
+                rw
+                for name, e in edits
+                for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))
+            ]
             sides.append(api.resolve([ref], rws))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.

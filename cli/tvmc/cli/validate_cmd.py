@@ -49,9 +49,7 @@ class Engine(StrEnum):
 
 
 STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
-STDIN_HELP = (
-    "Name for '-' in messages; relative 'extends' resolve against its directory; its suffix gives the format."
-)
+STDIN_HELP = "Name for '-' in messages; relative 'extends' resolve against its directory; its suffix gives the format."
 JOBS_HELP = (
     "Validate many files on N processes; the report is the same. Default: the cores available "
     "(few files are validated serially); 1 never forks."
@@ -67,17 +65,13 @@ def validate(
     paths: Annotated[
         list[str] | None, typer.Argument(metavar="[PATH...|-]", help=PATHS_HELP, show_default=False)
     ] = None,
-    format: Annotated[
-        ReportFormat, typer.Option("--format", "-f", help="Report format.")
-    ] = ReportFormat.text,
+    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.text,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
     config: Annotated[
-        list[str] | None, typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP,
-                                       autocompletion=complete_config)
+        list[str] | None,
+        typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
     ] = None,
-    stdin_filename: Annotated[
-        str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)
-    ] = None,
+    stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help=ENGINE_HELP)] = Engine.fast,
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help=JOBS_HELP, show_default=False)
@@ -120,9 +114,7 @@ def validate(
     summary = Summary()
     reporter.start()
     stream = (
-        validator.run(
-            paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs
-        )
+        validator.run(paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs)
         if results is None
         else results
     )

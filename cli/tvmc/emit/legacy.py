@@ -82,20 +82,27 @@ class LegacyPlanner:
 
     def refuse(self, pointer: str, message: str, hint: str | None = MODERN_HINT) -> BuildError:
         origin = origin_of(self.origins, pointer)
-        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None,
-                          hint=hint)
+        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None, hint=hint)
 
     def plan(self, model: ModelSpec) -> LegacyPlan:
         check_legacy(model)
         spec = self.config.tvm_version
         if spec and not version_allows(spec, LEGACY_VERSIONS):
-            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes "
-                              "TVM <= 0.19")
+            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM <= 0.19")
         byoc, target, host = self.targets()
-        return LegacyPlan(model=model, byoc=byoc, target=target, host=host,
-                          executor=self.component("executor"), runtime=self.component("runtime"),
-                          pass_config=self.pass_config(), disabled_pass=self.config.disabled_pass,
-                          opt_level=self.config.opt_level, build=self.build(), notes=tuple(self.notes))
+        return LegacyPlan(
+            model=model,
+            byoc=byoc,
+            target=target,
+            host=host,
+            executor=self.component("executor"),
+            runtime=self.component("runtime"),
+            pass_config=self.pass_config(),
+            disabled_pass=self.config.disabled_pass,
+            opt_level=self.config.opt_level,
+            build=self.build(),
+            notes=tuple(self.notes),
+        )
 
     def legacy_string(self, target: Mapping[str, Any], pointer: str) -> str:
         from tvmc import targets as tg
@@ -122,8 +129,11 @@ class LegacyPlanner:
             if main is None:
                 main, main_pointer = stripped, pointer
             elif stripped != main and "compiler" not in entry:
-                raise self.refuse(pointer, f"a second TVM target ({entry['kind']}): old tvmc read a second "
-                                  "TVM target as the host", hint="put the host in `host`")
+                raise self.refuse(
+                    pointer,
+                    f"a second TVM target ({entry['kind']}): old tvmc read a second TVM target as the host",
+                    hint="put the host in `host`",
+                )
         if main is None:
             raise self.refuse("/targets", "only BYOC targets: old tvmc needs a TVM target last", hint=None)
         host = self.config.host
@@ -141,9 +151,14 @@ class LegacyPlanner:
             raise self.refuse(pointer, f"old tvmc has no {name!r} codegen (it had {', '.join(CODEGENS)})")
         kind = registry.kind(name)
         common = set(registry.COMMON_OPTIONS)
-        options = {k: v for k, v in entry.items()
-                   if k not in common and k != "compiler" and not k.startswith("feature.")
-                   and (kind is None or k in kind.options or kind.open_options)}
+        options = {
+            k: v
+            for k, v in entry.items()
+            if k not in common
+            and k != "compiler"
+            and not k.startswith("feature.")
+            and (kind is None or k in kind.options or kind.open_options)
+        }
         legacy = " ".join([name, *(f"-{k}={_legacy_value(v)}" for k, v in options.items())])
         return Byoc(name, options, legacy, pointer)
 

@@ -19,9 +19,11 @@ def document(plan: BuildPlan, config: dict[str, Any], output: str | None = None)
     return {
         "tvmc": __version__,
         "tvm": ">=0.25",
-        "model": {"path": plan.model.path, "format": plan.model.format,
-                  "input-shapes": None if plan.model.shapes is None
-                  else {k: list(v) for k, v in plan.model.shapes.items()}},
+        "model": {
+            "path": plan.model.path,
+            "format": plan.model.format,
+            "input-shapes": None if plan.model.shapes is None else {k: list(v) for k, v in plan.model.shapes.items()},
+        },
         "config": config,
         "target": plan.target,
         "output": library,

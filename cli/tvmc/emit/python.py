@@ -26,20 +26,20 @@ from tvm import relax
 '''
 
 LOADERS = {
-    "onnx": '''    import onnx
+    "onnx": """    import onnx
     from tvm.relax.frontend.onnx import from_onnx
 
-    return from_onnx(onnx.load(MODEL), shape_dict=shape_dict())''',
-    "tflite": '''    import tflite
+    return from_onnx(onnx.load(MODEL), shape_dict=shape_dict())""",
+    "tflite": """    import tflite
     from tvm.relax.frontend.tflite import from_tflite
 
     with open(MODEL, "rb") as handle:
         model = tflite.Model.GetRootAsModel(handle.read(), 0)
-    return from_tflite(model, shape_dict=shape_dict())''',
-    "pytorch": '''    import torch
+    return from_tflite(model, shape_dict=shape_dict())""",
+    "pytorch": """    import torch
     from tvm.relax.frontend.torch import from_exported_program
 
-    return from_exported_program(torch.export.load(MODEL))''',
+    return from_exported_program(torch.export.load(MODEL))""",
 }
 
 FUNCTIONS = '''
@@ -72,7 +72,7 @@ class RecordTIR:
 
 '''
 
-MAIN = '''
+MAIN = """
 def main():
     mod = load_model()
     target = tvm.target.Target(TARGET)
@@ -91,17 +91,17 @@ def main():
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 DUMPS = {
-    "relax": '''    with open(OUTPUT + ".relax", "w") as handle:
+    "relax": """    with open(OUTPUT + ".relax", "w") as handle:
         handle.write(relax_text)
-''',
-    "tir": '''    prims = {gv: f for gv, f in TIR[0].functions.items() if isinstance(f, tvm.tirx.PrimFunc)}
+""",
+    "tir": """    prims = {gv: f for gv, f in TIR[0].functions.items() if isinstance(f, tvm.tirx.PrimFunc)}
     with open(OUTPUT + ".tir", "w") as handle:
         handle.write(tvm.IRModule(prims).script())
-''',
-    "source": '''    modules = [executable.mod]
+""",
+    "source": """    modules = [executable.mod]
     while modules:  # the host LLVM module's {fmt}
         module = modules.pop(0)
         if module.kind == "llvm":
@@ -109,7 +109,7 @@ DUMPS = {
                 handle.write(module.inspect_source("{fmt}"))
             break
         modules.extend(module.imports)
-''',
+""",
 }
 
 
@@ -162,6 +162,9 @@ def render(plan: BuildPlan, output: str | None = None) -> tuple[str, list[str]]:
     dumps = ""
     for name in plan.dump_code:
         dumps += DUMPS["source"].format(fmt=name) if name in ("ll", "asm") else DUMPS[name]
-    text += MAIN.format(instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
-                        transforms="\n".join(transforms) or "        pass", dumps=dumps)
+    text += MAIN.format(
+        instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
+        transforms="\n".join(transforms) or "        pass",
+        dumps=dumps,
+    )
     return text, list(plan.notes)

@@ -37,8 +37,11 @@ def _refuse(what: str, why: str, hint: str) -> BuildError:
 def _checks(plan: LegacyPlan) -> None:
     build = plan.build
     if build.get("mixed-precision"):
-        raise _refuse("build.mixed-precision", "old tvmc's mixed-precision set-up is not written by "
-                      "--emit relay", "use --emit tvmc")
+        raise _refuse(
+            "build.mixed-precision",
+            "old tvmc's mixed-precision set-up is not written by --emit relay",
+            "use --emit tvmc",
+        )
     if "tir" in build.get("dump-code", ()):
         raise _refuse("build.dump-code", "'tir' needs old tvmc's lower-pass hook", "use --emit tvmc")
 
@@ -82,8 +85,9 @@ def _layout(plan: LegacyPlan) -> list[str]:
     ops = build.get("desired-layout-ops", ["nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d"])
     layouts = build["desired-layout"]
     if len(layouts) not in (1, len(ops)):
-        raise _refuse("build.desired-layout", f"{len(layouts)} layouts for {len(ops)} operators",
-                      "give one, or one per operator")
+        raise _refuse(
+            "build.desired-layout", f"{len(layouts)} layouts for {len(ops)} operators", "give one, or one per operator"
+        )
     desired = {}
     for index, op in enumerate(ops):
         data, _, kernel = (layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")
@@ -112,7 +116,7 @@ def _partitions(plan: LegacyPlan) -> tuple[list[str], list[str], list[str]]:
     return imports, configs, calls
 
 
-BODY = '''
+BODY = """
 
 def build(mod, params, config):
 {configs}
@@ -171,7 +175,7 @@ def main():
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 def render(plan: LegacyPlan, output: str | None = None) -> tuple[str, list[str]]:

@@ -43,9 +43,11 @@ def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]
             target = {**target, "host": host}
     else:
         # The composite holds the host once; devices keep an own host only if it differs.
-        target = {"kind": "composite",
-                  "devices": [d if d.get("host") not in (None, host) else _without_host(d) for d in devices],
-                  "host": host}
+        target = {
+            "kind": "composite",
+            "devices": [d if d.get("host") not in (None, host) else _without_host(d) for d in devices],
+            "host": host,
+        }
     return target, dropped + _not_in_target(config)
 
 
@@ -61,8 +63,11 @@ def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
 
 def _compiler_line(index: int, compiler: str) -> str:
     entry = registry.compilers().get(compiler)
-    how = f"partition the module with {entry.partition}" if entry is not None and entry.partition else \
-        "partition the module for it before the build"
+    how = (
+        f"partition the module with {entry.partition}"
+        if entry is not None and entry.partition
+        else "partition the module for it before the build"
+    )
     return f"targets[{index}].compiler = {compiler!r}: a TVM target has no BYOC compiler; {how}"
 
 
@@ -73,21 +78,37 @@ def _show(value: Any) -> str:
 def _not_in_target(config: CompilationConfig) -> list[str]:
     out: list[str] = []
     if config.executor is not None:
-        out.append(f"executor = {_show(config.executor)}: not part of a TVM target; "
-                   + ("pass exec_mode to tvm.compile / relax.build" if config.executor["kind"] == "vm"
-                      else "a Relay executor (TVM <= 0.19): pass executor= to relay.build"))
+        out.append(
+            f"executor = {_show(config.executor)}: not part of a TVM target; "
+            + (
+                "pass exec_mode to tvm.compile / relax.build"
+                if config.executor["kind"] == "vm"
+                else "a Relay executor (TVM <= 0.19): pass executor= to relay.build"
+            )
+        )
     if config.runtime is not None:
-        out.append(f"runtime = {_show(config.runtime)}: not part of a TVM target; "
-                   + ("pass system_lib to tvm.compile / relax.build" if config.runtime["kind"] == "cpp"
-                      else "a Relay runtime (TVM <= 0.19): pass runtime= to relay.build"))
+        out.append(
+            f"runtime = {_show(config.runtime)}: not part of a TVM target; "
+            + (
+                "pass system_lib to tvm.compile / relax.build"
+                if config.runtime["kind"] == "cpp"
+                else "a Relay runtime (TVM <= 0.19): pass runtime= to relay.build"
+            )
+        )
     if config.pass_config:
-        out.append(f"pass-config = {_show(config.pass_config)}: not part of a TVM target; "
-                   "use tvm.transform.PassContext(config=...)")
+        out.append(
+            f"pass-config = {_show(config.pass_config)}: not part of a TVM target; "
+            "use tvm.transform.PassContext(config=...)"
+        )
     if config.disabled_pass:
-        out.append(f"disabled-pass = {_show(list(config.disabled_pass))}: not part of a TVM target; "
-                   "use tvm.transform.PassContext(disabled_pass=...)")
-    out.append(f"opt-level = {config.opt_level}: not part of a TVM target; "
-               f"use tvm.transform.PassContext(opt_level={config.opt_level})")
+        out.append(
+            f"disabled-pass = {_show(list(config.disabled_pass))}: not part of a TVM target; "
+            "use tvm.transform.PassContext(disabled_pass=...)"
+        )
+    out.append(
+        f"opt-level = {config.opt_level}: not part of a TVM target; "
+        f"use tvm.transform.PassContext(opt_level={config.opt_level})"
+    )
     for key, value in config.build.items():
         out.append(f"build.{key} = {_show(value)}: a build option, not part of a TVM target")
     return out

@@ -22,8 +22,7 @@ from tvmc.shapes import legacy_problem as shapes_problem
 _TOKEN = re.compile(r"-{0,2}[\w\-]+=?(?:[\w+\-.]+(?:,[\w+\-.])*|'[\w+\-,\s.]+'|\"[\w+\-,\s.]+\")*|,")
 _TAG = re.compile(r" -tag=(\S+)")
 NARGS = ("desired-layout", "desired-layout-ops", "mixed-precision-ops")  # nargs='+' options
-VALUE_OPTIONS = ("module-name", "tuning-records", "mixed-precision-calculation-type",
-                 "mixed-precision-acc-type")
+VALUE_OPTIONS = ("module-name", "tuning-records", "mixed-precision-calculation-type", "mixed-precision-acc-type")
 
 
 def refuse(what: str, why: str) -> BuildError:
@@ -36,7 +35,7 @@ def tokenizer_problem(text: str) -> str | None:
     for match in _TOKEN.finditer(text):
         if re.search(r"'[^']*\s[^']*'|\"[^\"]*\s[^\"]*\"", match.group()):
             return f"the quoted value in {match.group()!r} has a space, which old tvmc un-quotes"
-        covered[match.start():match.end()] = [True] * (match.end() - match.start())
+        covered[match.start() : match.end()] = [True] * (match.end() - match.start())
     # Plain spaces separate tokens; anything else the tokens do not cover is dropped.
     dropped = sorted({c for c, ok in zip(text, covered, strict=True) if not ok and c != " "})
     return f"it would silently drop {''.join(dropped)!r}" if dropped else None
@@ -50,8 +49,10 @@ def _scalar(value: Any) -> str:
 
 def target_value(plan: LegacyPlan, notes: list[str]) -> str:
     if plan.host and plan.host.split(" ")[0] == plan.target.split(" ")[0]:
-        raise refuse(f"host {plan.host!r}", "the host goes in --target as a second TVM target, and two "
-                     "targets of one kind are refused as duplicates")
+        raise refuse(
+            f"host {plan.host!r}",
+            "the host goes in --target as a second TVM target, and two targets of one kind are refused as duplicates",
+        )
     parts = [b.legacy for b in plan.byoc] + [plan.target] + ([plan.host] if plan.host else [])
     out = []
     for part in parts:
@@ -89,8 +90,10 @@ def pass_config_flags(plan: LegacyPlan) -> list[str]:
         elif isinstance(value, str) and "=" not in value and value == value.strip() and value:
             text = value
         else:
-            raise refuse(f"pass-config.{name} = {value!r}", "old tvmc takes non-negative integers, booleans "
-                         "and strings without '=' or surrounding spaces")
+            raise refuse(
+                f"pass-config.{name} = {value!r}",
+                "old tvmc takes non-negative integers, booleans and strings without '=' or surrounding spaces",
+            )
         flags.append(f"--pass-config={name}={text}")
     return flags
 

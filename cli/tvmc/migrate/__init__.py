@@ -63,8 +63,9 @@ def migrate(old: str | Path, *, stdin_text: str | None = None) -> MigrationResul
         command = read_command(given.tokens, where)
         base = given.path.parent if given.path is not None else None
         for ref in command.configs[:-1]:
-            command.dropped.append(Dropped(ref.shown, "a later --config replaces it (old tvmc used the last one)",
-                                           ref.where))
+            command.dropped.append(
+                Dropped(ref.shown, "a later --config replaces it (old tvmc used the last one)", ref.where)
+            )
         reading = _old_config(command.configs[-1], base, command, files) if command.configs else None
         readings += [reading, command] if reading is not None else [command]
         about = f"the tvmc command in {given.source}" if given.source != "<text>" else "a tvmc command line"
@@ -88,8 +89,13 @@ def _old_config(ref: Setting, base: Path | None, command: Reading, files: list[P
         if path.is_file():
             files.append(path)
             return read_config_json(sources.load_file(path))
-    command.dropped.append(Dropped(ref.shown, "old tvmc looked this name up in TVM's configs/ directory, "
-                                   "which is not here: migrate that JSON file and layer it with --config"))
+    command.dropped.append(
+        Dropped(
+            ref.shown,
+            "old tvmc looked this name up in TVM's configs/ directory, "
+            "which is not here: migrate that JSON file and layer it with --config",
+        )
+    )
     return None
 
 
@@ -124,12 +130,15 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
         why = ", ".join(f"{what} (last in TVM {v})" for what, v in legacy)
         notes.append(f"tvm-version <={version}: {why}")
     elif whole_config and "executor" not in data:
-        notes.append("no executor given: old tvmc built with the graph executor and the cpp runtime "
-                     "(TVM <= 0.19); the config leaves them unset so that it builds with TVM >= 0.25")
+        notes.append(
+            "no executor given: old tvmc built with the graph executor and the cpp runtime "
+            "(TVM <= 0.19); the config leaves them unset so that it builds with TVM >= 0.25"
+        )
     passes = data.get("pass-config")
     if isinstance(passes, dict):
-        data["pass-config"] = {name: value for name, value in (_pass_config(n, v, not legacy, notes)
-                                                                for n, v in passes.items())}
+        data["pass-config"] = {
+            name: value for name, value in (_pass_config(n, v, not legacy, notes) for n, v in passes.items())
+        }
     doc.update({k: data[k] for k in writer.ORDER if k in data})
     canonicalize_config(doc, {})  # the migrated config must resolve on its own
     return doc, notes

@@ -24,8 +24,7 @@ from tvmc.rewrites import Key, Rewrite
 from tvmc.values import ValueTypeError, coerce_text
 
 OLD_DEFAULTS = {"executor": "graph", "runtime": "cpp"}  # old tvmc's argparse defaults
-_PHASES = {"--target": 0, "--target-host": 1, "--executor": 3, "--runtime": 5, "--pass-config": 7,
-           "--opt-level": 8}
+_PHASES = {"--target": 0, "--target-host": 1, "--executor": 3, "--runtime": 5, "--pass-config": 7, "--opt-level": 8}
 _SECTION_PHASE = {"target": 2, "executor": 4, "runtime": 6}
 
 
@@ -64,8 +63,9 @@ def _phase(setting: Setting) -> int:
 def convert(readings: Sequence[Reading]) -> Converted:
     """Apply the effective settings of `readings` (config files first) to an empty tree."""
     settings, notes = effective(readings)
-    out = Converted(Tree({}, {}), [d for r in readings for d in r.dropped],
-                    [*(n for r in readings for n in r.notes), *notes])
+    out = Converted(
+        Tree({}, {}), [d for r in readings for d in r.dropped], [*(n for r in readings for n in r.notes), *notes]
+    )
     try:
         for setting in settings:
             _apply(out, setting)
@@ -79,8 +79,9 @@ def convert(readings: Sequence[Reading]) -> Converted:
         table = data.get(section)
         if isinstance(table, dict) and "kind" not in table:
             table["kind"] = name  # options without a kind: old tvmc's default kind
-            out.notes.append(f"{section} options without a {section}: old tvmc's default {section} "
-                             f"{name!r} is written out")
+            out.notes.append(
+                f"{section} options without a {section}: old tvmc's default {section} {name!r} is written out"
+            )
     return out
 
 
@@ -97,7 +98,7 @@ def _apply(out: Converted, setting: Setting) -> None:
             rewrites.apply(out.tree, Rewrite("set", (Key("disabled-pass"),), setting.origin, value=passes))
         return
     if flag.action.startswith("build:"):
-        _apply_build(out, setting, flag.action[len("build:"):])
+        _apply_build(out, setting, flag.action[len("build:") :])
         return
     spec = rewrites.generated_flags().get(setting.flag)
     text = flag_text(setting.value)
@@ -109,14 +110,19 @@ def _apply(out: Converted, setting: Setting) -> None:
         table = out.tree.data.get(spec.section)
         kind = table.get("kind") if isinstance(table, dict) else None
         if kind is None and spec.owner == OLD_DEFAULTS[spec.section]:
-            out.notes.append(f"{setting.shown}: old tvmc's default {spec.section} was {spec.owner!r}; it is "
-                             "written out")
-            rewrites.apply(out.tree, Rewrite("set", (Key(spec.section), Key("kind")), setting.origin,
-                                             value=spec.owner))
+            out.notes.append(
+                f"{setting.shown}: old tvmc's default {spec.section} was {spec.owner!r}; it is written out"
+            )
+            rewrites.apply(out.tree, Rewrite("set", (Key(spec.section), Key("kind")), setting.origin, value=spec.owner))
         elif kind != spec.owner:
             actual = kind or OLD_DEFAULTS[spec.section]
-            out.dropped.append(Dropped(setting.shown, f"the {spec.section} is {actual!r}, not {spec.owner!r} "
-                                       "(old tvmc refused this combination)", setting.where))
+            out.dropped.append(
+                Dropped(
+                    setting.shown,
+                    f"the {spec.section} is {actual!r}, not {spec.owner!r} (old tvmc refused this combination)",
+                    setting.where,
+                )
+            )
             return
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
     else:
@@ -147,8 +153,9 @@ def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSp
         rewrites.apply(out.tree, Rewrite("set", (Key("host"), Key(spec.option)), setting.origin, text=text))
     else:
         refused = f"'Passed {spec.name} but did not specify {spec.owner} target'"
-        out.dropped.append(Dropped(setting.shown, f"there is no {spec.owner} target (old tvmc refused this: "
-                                   f"{refused})", setting.where))
+        out.dropped.append(
+            Dropped(setting.shown, f"there is no {spec.owner} target (old tvmc refused this: {refused})", setting.where)
+        )
 
 
 def _apply_build(out: Converted, setting: Setting, key: str) -> None:
@@ -165,8 +172,11 @@ def _apply_build(out: Converted, setting: Setting, key: str) -> None:
                 if item in spec.enum:
                     value.append(item)
                 elif item:
-                    reason = "Relay no longer exists; 'relax' dumps the Relax IR" if item == "relay" else \
-                        f"not one of {', '.join(spec.enum)}"
+                    reason = (
+                        "Relay no longer exists; 'relax' dumps the Relax IR"
+                        if item == "relay"
+                        else f"not one of {', '.join(spec.enum)}"
+                    )
                     out.dropped.append(Dropped(f"{setting.shown} ({item})", reason, setting.where))
             if not value:
                 return
@@ -177,6 +187,8 @@ def _apply_build(out: Converted, setting: Setting, key: str) -> None:
     except ValueTypeError as err:
         raise TvmcError(f"{setting.shown}: {err}", setting.origin.location()) from None
     if key == "tuning-records":
-        out.notes.append(f"{setting.shown}: old tvmc read the path relative to the working directory (and "
-                         "ignored a missing file); tvmc reads it relative to the config file")
+        out.notes.append(
+            f"{setting.shown}: old tvmc read the path relative to the working directory (and "
+            "ignored a missing file); tvmc reads it relative to the config file"
+        )
     rewrites.apply(out.tree, Rewrite("set", (Key("build"), Key(key)), setting.origin, value=value))

@@ -39,8 +39,11 @@ def read(old: str | Path, *, stdin_text: str | None = None) -> OldInput:
         return classify(_read_file(old), str(old), old)
     if old == "-":
         # Read like a config file: bounded, and decoded with a located error (never a traceback).
-        text = stdin_text if stdin_text is not None else _decode(sources.read_limited(sys.stdin.buffer),
-                                                                   Location("<stdin>"))
+        text = (
+            stdin_text
+            if stdin_text is not None
+            else _decode(sources.read_limited(sys.stdin.buffer), Location("<stdin>"))
+        )
         return classify(text, "<stdin>", None)
     if "\n" not in old and not old.lstrip().startswith("{") and _names_file(old):
         return classify(_read_file(Path(old)), old, Path(old))
@@ -88,15 +91,20 @@ def classify(text: str, source: str, path: Path | None) -> OldInput:
     commands = _commands(text, source)
     if len(commands) > 1:
         numbers = ", ".join(str(line) for line, _ in commands)
-        raise TvmcError(f"holds {len(commands)} `tvmc compile`/`tune` commands (lines {numbers})",
-                        Location(source), hint="migrate one command at a time")
+        raise TvmcError(
+            f"holds {len(commands)} `tvmc compile`/`tune` commands (lines {numbers})",
+            Location(source),
+            hint="migrate one command at a time",
+        )
     if commands:
         line, tokens = commands[0]
         return OldInput(stripped, source, path, "command", tokens=tuple(tokens), line=line)
     logical = _logical_lines(text)
     if len(logical) != 1:
-        raise TvmcError("not an old tvmc config, command line or target: no `tvmc compile` command in "
-                        f"{len(logical)} lines", Location(source))
+        raise TvmcError(
+            f"not an old tvmc config, command line or target: no `tvmc compile` command in {len(logical)} lines",
+            Location(source),
+        )
     line, content = logical[0]
     tokens = _split(content, source, line)
     if tokens and (tokens[0] in ("compile", "tune") or tokens[0].startswith("-")):  # flags without `tvmc`
@@ -149,8 +157,9 @@ def _commands(text: str, source: str) -> list[tuple[int, list[str]]]:
             tokens = tokens[1:]
         if tokens and _PROGRAMS.fullmatch(tokens[0]):
             args = tokens[1:]
-        elif len(tokens) >= 3 and Path(tokens[0]).name.startswith("python") and \
-                tokens[1:3] == ["-m", "tvm.driver.tvmc"]:
+        elif (
+            len(tokens) >= 3 and Path(tokens[0]).name.startswith("python") and tokens[1:3] == ["-m", "tvm.driver.tvmc"]
+        ):
             args = tokens[3:]
         else:
             continue
@@ -160,8 +169,11 @@ def _commands(text: str, source: str) -> list[tuple[int, list[str]]]:
         else:
             others.append(f"`tvmc {command}`" if command else "`tvmc`")
     if not found and others:
-        raise TvmcError(f"{', '.join(others)} holds no compilation config to migrate", Location(source),
-                        hint="migrate a `tvmc compile` command")
+        raise TvmcError(
+            f"{', '.join(others)} holds no compilation config to migrate",
+            Location(source),
+            hint="migrate a `tvmc compile` command",
+        )
     return found
 
 

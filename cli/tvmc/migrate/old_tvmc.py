@@ -71,17 +71,48 @@ _FLAGS = (
     OldFlag(("--print-ir-before",), VALUE, "drop", DIAGNOSTIC),
     OldFlag(("--print-ir-after",), VALUE, "drop", DIAGNOSTIC),
     OldFlag(("-v", "--verbose"), SWITCH, "drop", DIAGNOSTIC),
-    *(OldFlag((f"--workspace-pools{suffix}",), VALUE, "drop", USMP) for suffix in (
-        "", "-targets", "-size-hint-bytes", "-clock-frequency-hz", "-read-bandwidth-bytes-per-cycle",
-        "-write-bandwidth-bytes-per-cycle", "-read-latency-cycles", "-write-latency-cycles",
-        "-target-burst-bytes")),
-    *(OldFlag((f"--{name}",), VALUE, "drop", TUNING) for name in (
-        "trials", "early-stopping", "min-repeat-ms", "number", "repeat", "parallel", "timeout", "rpc-key",
-        "rpc-tracker", "tasks", "tuner", "cache-line-bytes", "num-cores", "vector-unit-bytes",
-        "max-shared-memory-per-block", "max-local-memory-per-block", "max-threads-per-block",
-        "max-vthread-extent", "warp-size")),
-    *(OldFlag((f"--{name}",), SWITCH, "drop", TUNING) for name in (
-        "enable-autoscheduler", "include-simple-tasks", "log-estimated-latency")),
+    *(
+        OldFlag((f"--workspace-pools{suffix}",), VALUE, "drop", USMP)
+        for suffix in (
+            "",
+            "-targets",
+            "-size-hint-bytes",
+            "-clock-frequency-hz",
+            "-read-bandwidth-bytes-per-cycle",
+            "-write-bandwidth-bytes-per-cycle",
+            "-read-latency-cycles",
+            "-write-latency-cycles",
+            "-target-burst-bytes",
+        )
+    ),
+    *(
+        OldFlag((f"--{name}",), VALUE, "drop", TUNING)
+        for name in (
+            "trials",
+            "early-stopping",
+            "min-repeat-ms",
+            "number",
+            "repeat",
+            "parallel",
+            "timeout",
+            "rpc-key",
+            "rpc-tracker",
+            "tasks",
+            "tuner",
+            "cache-line-bytes",
+            "num-cores",
+            "vector-unit-bytes",
+            "max-shared-memory-per-block",
+            "max-local-memory-per-block",
+            "max-threads-per-block",
+            "max-vthread-extent",
+            "warp-size",
+        )
+    ),
+    *(
+        OldFlag((f"--{name}",), SWITCH, "drop", TUNING)
+        for name in ("enable-autoscheduler", "include-simple-tasks", "log-estimated-latency")
+    ),
 )
 
 
@@ -179,11 +210,16 @@ class _JsonConfig:
                 self.component(norm, value, pointer)
             elif norm == "pass-config" and isinstance(value, dict):
                 for name, item in value.items():
-                    self.add("--pass-config", f"{name}={flag_text(item)}",
-                             f"{key}.{name} = {_show_json(item)}", join(pointer, name))
+                    self.add(
+                        "--pass-config",
+                        f"{name}={flag_text(item)}",
+                        f"{key}.{name} = {_show_json(item)}",
+                        join(pointer, name),
+                    )
             elif isinstance(value, dict):
-                self.drop(key, "unknown key; old tvmc read any object as pass-config entries, tvmc does not "
-                          "guess", pointer)
+                self.drop(
+                    key, "unknown key; old tvmc read any object as pass-config entries, tvmc does not guess", pointer
+                )
             else:
                 flag = old_flags().get("--" + norm)
                 shown = f"{key} = {_show_json(value)}"
@@ -195,21 +231,23 @@ class _JsonConfig:
 
     def targets(self, value: Any, pointer: str) -> None:
         if not isinstance(value, list):
-            self.drop(f"targets = {_show_json(value)}", "expected a list of {\"kind\": ...} objects", pointer)
+            self.drop(f"targets = {_show_json(value)}", 'expected a list of {"kind": ...} objects', pointer)
             return
         kinds: list[str] = []
         for index, entry in enumerate(value):
             here = join(pointer, index)
             kind_text = entry.get("kind") if isinstance(entry, dict) else None
             if not isinstance(kind_text, str) or not kind_text.strip():
-                self.drop(f"targets[{index}] = {_show_json(entry)}", "a target needs a \"kind\" string", here)
+                self.drop(f"targets[{index}] = {_show_json(entry)}", 'a target needs a "kind" string', here)
                 continue
             kinds.append(kind_text.strip())  # may carry inline options: "ethos-u -accelerator_config=..."
             kind = kinds[-1].split()[0]
             options = [k for k in entry if k != "kind"]
             if len(options) > 1:
-                self.out.notes.append(f"targets[{index}] ({kind}): old tvmc used only the first attribute of "
-                                      f"a target ({options[0]}); all of {', '.join(options)} are carried")
+                self.out.notes.append(
+                    f"targets[{index}] ({kind}): old tvmc used only the first attribute of "
+                    f"a target ({options[0]}); all of {', '.join(options)} are carried"
+                )
             for option in options:
                 self.target_option(index, kind, option, entry[option], join(here, option))
         if kinds:
@@ -218,25 +256,29 @@ class _JsonConfig:
     def target_option(self, index: int, kind: str, option: str, item: Any, pointer: str) -> None:
         shown = f"targets[{index}].{option} = {_show_json(item)}"
         if option == "from_device":
-            self.drop(shown, "from_device asks TVM to query a live device at build time and is never "
-                      "stored in a target, so a config cannot carry it (old tvmc ignored it in config files)",
-                      pointer)
+            self.drop(
+                shown,
+                "from_device asks TVM to query a live device at build time and is never "
+                "stored in a target, so a config cannot carry it (old tvmc ignored it in config files)",
+                pointer,
+            )
             return
         flag = option_flag("target", kind, option)
         if flag is None:
             self.drop(shown, f"not an option of target kind {kind!r}", pointer)
             return
         if "-" in kind or "-" in option:
-            self.out.notes.append(f"{shown}: old tvmc silently ignored this option of {kind!r} (a hyphen in "
-                                  "the kind or option name); it is carried")
+            self.out.notes.append(
+                f"{shown}: old tvmc silently ignored this option of {kind!r} (a hyphen in "
+                "the kind or option name); it is carried"
+            )
         self.add(flag, item, shown, pointer)
 
     def component(self, section: str, value: Any, pointer: str) -> None:
         if isinstance(value, str):
             value = {"kind": value}
         if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
-            self.drop(f"{section} = {_show_json(value)}", f"expected {{\"kind\": ...}} naming the {section}",
-                      pointer)
+            self.drop(f"{section} = {_show_json(value)}", f'expected {{"kind": ...}} naming the {section}', pointer)
             return
         name = value["kind"]
         self.add(f"--{section}", name, f"{section}.kind = {_show_json(name)}", join(pointer, "kind"))
@@ -290,8 +332,11 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
             if command is None and token in ("compile", "tune"):
                 command = token
             elif command is None and token in ("run", "micro"):
-                raise TvmcError(f"`tvmc {token}` holds no compilation config to migrate", where or None,
-                                hint="migrate the `tvmc compile` command")
+                raise TvmcError(
+                    f"`tvmc {token}` holds no compilation config to migrate",
+                    where or None,
+                    hint="migrate the `tvmc compile` command",
+                )
             else:
                 positional += 1
                 drop(token, MODEL if positional == 1 else "an unexpected extra argument")
@@ -318,7 +363,7 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
         elif eq:
             value, shown = inline, shlex.quote(token)
         elif index < len(tokens):
-            value, shown = tokens[index], shlex.join(tokens[index - 1:index + 1])
+            value, shown = tokens[index], shlex.join(tokens[index - 1 : index + 1])
             index += 1
         else:
             drop(token, "the option has no value")

@@ -15,8 +15,18 @@ from typing import Any
 from tvmc.emit.canonical import SCHEMA_REF
 from tvmc.migrate.old_tvmc import Dropped
 
-ORDER = ("description", "tvm-version", "targets", "host", "disabled-pass", "opt-level",
-         "executor", "runtime", "pass-config", "build")
+ORDER = (
+    "description",
+    "tvm-version",
+    "targets",
+    "host",
+    "disabled-pass",
+    "opt-level",
+    "executor",
+    "runtime",
+    "pass-config",
+    "build",
+)
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 

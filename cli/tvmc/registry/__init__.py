@@ -27,16 +27,38 @@ TARGET_ARRAY = "Array<target.Target>"
 
 CPU_DEVICE = 1
 DEVICE_NAMES = {
-    1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
-    12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon", 18: "trn", 32: "aocl", 33: "sdaccel",
+    1: "cpu",
+    2: "cuda",
+    3: "cuda_host",
+    4: "opencl",
+    7: "vulkan",
+    8: "metal",
+    10: "rocm",
+    12: "ext_dev",
+    14: "oneapi",
+    15: "webgpu",
+    16: "hexagon",
+    18: "trn",
+    32: "aocl",
+    33: "sdaccel",
 }
 
 
 class Kind(FrozenRecord):
     """A target kind: its options in declaration order, declared defaults, keys, device type."""
 
-    __match_args__ = ("name", "options", "defaults", "default_keys", "device_type", "legacy", "byoc",
-                      "last_version", "open_options", "renamed_to")
+    __match_args__ = (
+        "name",
+        "options",
+        "defaults",
+        "default_keys",
+        "device_type",
+        "legacy",
+        "byoc",
+        "last_version",
+        "open_options",
+        "renamed_to",
+    )
     __slots__ = __match_args__
     name: Final[str]
     options: Final[dict[str, str]]
@@ -49,9 +71,19 @@ class Kind(FrozenRecord):
     open_options: Final[bool]  # our list of its options is incomplete: unknown ones only warn
     renamed_to: Final[str | None]
 
-    def __init__(self, name: str, options: dict[str, str], defaults: dict[str, Any], default_keys: tuple[str, ...],
-                 device_type: int, legacy: bool = False, byoc: bool = False, last_version: str | None = None,
-                 open_options: bool = False, renamed_to: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        options: dict[str, str],
+        defaults: dict[str, Any],
+        default_keys: tuple[str, ...],
+        device_type: int,
+        legacy: bool = False,
+        byoc: bool = False,
+        last_version: str | None = None,
+        open_options: bool = False,
+        renamed_to: str | None = None,
+    ) -> None:
         self.name = name
         self.options = options
         self.defaults = defaults
@@ -101,8 +133,13 @@ class Component(FrozenRecord):
     generations: Final[tuple[str, ...]]
     options: Final[dict[str, RegistryOption]]
 
-    def __init__(self, name: str, description: str, generations: tuple[str, ...],
-                 options: dict[str, RegistryOption] | None = None) -> None:  # None: a new empty dict
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        generations: tuple[str, ...],
+        options: dict[str, RegistryOption] | None = None,
+    ) -> None:  # None: a new empty dict
         self.name = name
         self.description = description
         self.generations = generations
@@ -250,7 +287,7 @@ def modern_pass_config(name: str) -> str:
     """The name TVM >= 0.25 gives a pass config: `tir.X` became `tirx.X` (TVM 0.24) unless TVM still
     registers `tir.X`; other names are unchanged. One rule for the build plan and `config migrate`."""
     known = pass_configs()
-    twin = f"tirx.{name[len('tir.'):]}"
+    twin = f"tirx.{name[len('tir.') :]}"
     if name.startswith("tir.") and name not in known and twin in known:
         return twin
     return name
@@ -263,8 +300,9 @@ def _components(section: str) -> dict[str, Component]:
             description=entry["description"],
             generations=tuple(entry["generations"]),
             options={
-                opt: RegistryOption(opt, o["type"], o.get("default"), o.get("description", ""),
-                                    tuple(o.get("enum", ())))
+                opt: RegistryOption(
+                    opt, o["type"], o.get("default"), o.get("description", ""), tuple(o.get("enum", ()))
+                )
                 for opt, o in entry["options"].items()
             },
         )
@@ -290,6 +328,5 @@ def components(section: str) -> dict[str, Component]:
 @cache
 def compilers() -> dict[str, Compiler]:
     return {
-        name: Compiler(name, tuple(e["device_types"]), e.get("partition"))
-        for name, e in _data()["compilers"].items()
+        name: Compiler(name, tuple(e["device_types"]), e.get("partition")) for name, e in _data()["compilers"].items()
     }

@@ -25,7 +25,7 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         return spec.type if spec and spec.type in ("str", "int", "bool", "Array<str>") else None
     if top in ("targets", "host"):
         owner_tokens = tokens[:2] if top == "targets" else tokens[:1]
-        rest = tokens[len(owner_tokens):]
+        rest = tokens[len(owner_tokens) :]
         while rest and rest[0] == "host":  # a target's own host (possibly nested)
             owner_tokens, rest = [*owner_tokens, "host"], rest[1:]
         if len(rest) != 1 or not isinstance(rest[0], str):
@@ -37,8 +37,9 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         if kind is None or rest[0] in ("compiler",):
             return "str" if rest[0] == "compiler" else None
         if rest[0] not in kind.options and not rest[0].startswith("feature.") and not kind.open_options:
-            raise ValueTypeError(f"{rest[0]!r} is not an option of target kind {kind.name!r}"
-                                 + _suggest(rest[0], kind.options))
+            raise ValueTypeError(
+                f"{rest[0]!r} is not an option of target kind {kind.name!r}" + _suggest(rest[0], kind.options)
+            )
         return kind.options.get(rest[0])
     if top in ("executor", "runtime") and len(tokens) == 2:
         comps = registry.executors() if top == "executor" else registry.runtimes()
@@ -48,8 +49,9 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         if comp is not None and str(tokens[1]) in comp.options:
             return comp.options[str(tokens[1])].type
         if comp is not None:
-            raise ValueTypeError(f"{tokens[1]!r} is not an option of {top} {comp.name!r}"
-                                 + _suggest(str(tokens[1]), comp.options))
+            raise ValueTypeError(
+                f"{tokens[1]!r} is not an option of {top} {comp.name!r}" + _suggest(str(tokens[1]), comp.options)
+            )
         return None
     if top == "pass-config" and len(tokens) == 2:
         type_ = registry.pass_configs().get(str(tokens[1]))
@@ -164,10 +166,13 @@ def _no_match(tree: Tree, path: tuple[Segment, ...], segment: Segment) -> str:
                 kinds.append("?")
         return f"no target of {segment.key} {segment.value!r} (targets: {', '.join(kinds) or 'none'})"
     if isinstance(segment, Select) and isinstance(path[0], Key):
-        current = (tree.data.get(path[0].name) or {})
+        current = tree.data.get(path[0].name) or {}
         have = current.get(segment.key) if isinstance(current, dict) else None
-        return f"the {path[0].name} is {have!r}, not {segment.value!r}" if have else \
-            f"no {path[0].name} is set, so it is not {segment.value!r}"
+        return (
+            f"the {path[0].name} is {have!r}, not {segment.value!r}"
+            if have
+            else f"no {path[0].name} is set, so it is not {segment.value!r}"
+        )
     return "the path matches nothing"
 
 
@@ -235,8 +240,11 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     if len(rw.path) >= MAX_DEPTH:
         raise UsageError(f"path deeper than {MAX_DEPTH} levels", rw.origin.source)
     if isinstance(rw.path[0], Key) and rw.path[0].name not in TOP_LEVEL:
-        raise UsageError(f"unknown config key {rw.path[0].name!r}", rw.origin.source,
-                         suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)))
+        raise UsageError(
+            f"unknown config key {rw.path[0].name!r}",
+            rw.origin.source,
+            suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)),
+        )
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
     last = rw.path[-1]
     for parent_tokens in parents:
@@ -255,8 +263,9 @@ def apply(tree: Tree, rw: Rewrite) -> None:
                     raise UsageError(f"{_show(parent_tokens)} has no element [{last.index}]", rw.origin.source)
                 targets = [[*parent_tokens, last.index % len(parent)]]
             else:
-                targets = [[*parent_tokens, i] for i, child in enumerate(parent)
-                           if _matches(tree, parent_tokens, child, last)]
+                targets = [
+                    [*parent_tokens, i] for i, child in enumerate(parent) if _matches(tree, parent_tokens, child, last)
+                ]
                 if not targets:
                     raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
         for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
@@ -281,8 +290,9 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
         if isinstance(parent, list):
             assert isinstance(key, int)
             for index in range(key, len(parent)):
-                rebase(tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]),
-                       parent[index])
+                rebase(
+                    tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]), parent[index]
+                )
     else:
         current = parent.get(key) if isinstance(parent, dict) else parent[key]
         if current is None:

@@ -34,8 +34,9 @@ class FlagSpec(FrozenRecord):
     help: Final[str]
     aliases: Final[tuple[str, ...]]
 
-    def __init__(self, name: str, section: str, owner: str, option: str, type: str, help: str,
-                 aliases: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, name: str, section: str, owner: str, option: str, type: str, help: str, aliases: tuple[str, ...] = ()
+    ) -> None:
         self.name = name
         self.section = section
         self.owner = owner
@@ -58,15 +59,27 @@ def generated_flags() -> dict[str, FlagSpec]:
                 continue
             name = flag_name("target", kind_name, option)
             verbatim = f"--target-{kind_name}-{option}"
-            flags[name] = FlagSpec(name, "target", kind_name, option, type_,
-                                   f"{option} of the {kind_name} target ({type_}){suffix}",
-                                   (verbatim,) if verbatim != name else ())
+            flags[name] = FlagSpec(
+                name,
+                "target",
+                kind_name,
+                option,
+                type_,
+                f"{option} of the {kind_name} target ({type_}){suffix}",
+                (verbatim,) if verbatim != name else (),
+            )
     for section, comps in (("executor", registry.executors()), ("runtime", registry.runtimes())):
         for comp_name, comp in comps.items():
             for option, spec in comp.options.items():
                 name = flag_name(section, comp_name, option)
-                flags[name] = FlagSpec(name, section, comp_name, option, spec.type,
-                                       f"{spec.description} ({spec.type}, default {spec.default!r})")
+                flags[name] = FlagSpec(
+                    name,
+                    section,
+                    comp_name,
+                    option,
+                    spec.type,
+                    f"{spec.description} ({spec.type}, default {spec.default!r})",
+                )
     return flags
 
 
@@ -84,8 +97,9 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
     from tvmc import targets as tg
 
     parsed = tg.parse_targets(value, source=origin.location())
-    out = [Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets),
-                   notes=parsed.notes)]
+    out = [
+        Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets), notes=parsed.notes)
+    ]
     if parsed.host is not None:
         out.append(Rewrite("set", (Key("host"),), origin, value=parsed.host))
     for section, settings in parsed.lifted.items():
@@ -94,7 +108,6 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
         for option, setting in settings.items():
             out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
     return out
-
 
 
 def flag_text(flag: str, value: str) -> str:
@@ -112,8 +125,10 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
         # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
         raise UsageError("the value is not valid UTF-8 text", origin.source)
     if len(value) > MAX_STRING:  # the limit strings in config files have
-        raise UsageError(f"the value of {len(value)} characters is longer than {MAX_STRING}",
-                         origin.location() if origin.kind == "env" else flag)  # not the whole value
+        raise UsageError(
+            f"the value of {len(value)} characters is longer than {MAX_STRING}",
+            origin.location() if origin.kind == "env" else flag,
+        )  # not the whole value
     if flag == "--target":
         return _targets_rewrites(value, origin, first_target)
     if flag == "--target-host":
@@ -124,8 +139,11 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
         section = flag[2:]
         known = registry.executors() if section == "executor" else registry.runtimes()
         if value not in known:
-            raise UsageError(f"unknown {section} {value!r} (known: {', '.join(known)})", origin.source,
-                             suggestions=did_you_mean(value, list(known)))
+            raise UsageError(
+                f"unknown {section} {value!r} (known: {', '.join(known)})",
+                origin.source,
+                suggestions=did_you_mean(value, list(known)),
+            )
         return [Rewrite("set", (Key(section), Key("kind")), origin, value=value)]
     if flag == "--pass-config":
         name, eq, text = value.partition("=")
@@ -140,18 +158,42 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
         return [parse_unset(value, origin.source, origin)]
     spec = _flag_lookup().get(flag)
     if spec is None:
-        raise UsageError(f"unknown flag {flag}", origin.source,
-                         suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)))
+        raise UsageError(
+            f"unknown flag {flag}",
+            origin.source,
+            suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)),
+        )
     if spec.section == "target":
         return [Rewrite("set", (Key("targets"), Select("kind", spec.owner), Key(spec.option)), origin, text=value)]
-    return [Rewrite("set", (Key(spec.section), Select("kind", spec.owner), Key(spec.option)), origin, text=value,
-                    hint=f"pass --{spec.section} {spec.owner} before it")]
+    return [
+        Rewrite(
+            "set",
+            (Key(spec.section), Select("kind", spec.owner), Key(spec.option)),
+            origin,
+            text=value,
+            hint=f"pass --{spec.section} {spec.owner} before it",
+        )
+    ]
 
 
-REWRITE_FLAGS = ("--target", "--target-host", "--executor", "--runtime", "--pass-config", "-O", "--opt-level",
-                 "--set", "--unset")
-ENV_FLAGS = {"TVMC_TARGET": "--target", "TVMC_TARGET_HOST": "--target-host", "TVMC_EXECUTOR": "--executor",
-             "TVMC_RUNTIME": "--runtime", "TVMC_OPT_LEVEL": "--opt-level"}
+REWRITE_FLAGS = (
+    "--target",
+    "--target-host",
+    "--executor",
+    "--runtime",
+    "--pass-config",
+    "-O",
+    "--opt-level",
+    "--set",
+    "--unset",
+)
+ENV_FLAGS = {
+    "TVMC_TARGET": "--target",
+    "TVMC_TARGET_HOST": "--target-host",
+    "TVMC_EXECUTOR": "--executor",
+    "TVMC_RUNTIME": "--runtime",
+    "TVMC_OPT_LEVEL": "--opt-level",
+}
 
 
 def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:

@@ -59,8 +59,16 @@ class Rewrite(FrozenRecord):
     hint: Final[str | None]  # said when the path matches nothing (e.g. "pass --executor aot first")
     notes: Final[tuple[str, ...]]  # conversions the flag implied, reported with the result
 
-    def __init__(self, op: Op, path: tuple[Segment, ...], origin: Origin, value: Any = None, text: str | None = None,
-                 hint: str | None = None, notes: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        op: Op,
+        path: tuple[Segment, ...],
+        origin: Origin,
+        value: Any = None,
+        text: str | None = None,
+        hint: str | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
         self.op = op
         self.path = path
         self.origin = origin

@@ -30,6 +30,7 @@ MAX_LIST_ENTRIES = 20_000
 """Most directory entries walked per search directory when listing configs, so that a
 mistaken `TVMC_CONFIG_PATH=/` fails fast instead of walking the whole disk."""
 
+
 def toml_may_nest_deeper(text: str, limit: int) -> bool:
     """Whether TOML text could nest deeper than `limit`: only if it holds that many brackets and
     dots (each level needs one). The scan that finds where (toml_positions) runs only then."""

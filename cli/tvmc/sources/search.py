@@ -294,8 +294,15 @@ class ConfigEntry(FrozenRecord):
     error: Final[str | None]  # why the file cannot be loaded, if it cannot
     shadowed: Final[bool]  # an earlier file of the same name wins
 
-    def __init__(self, name: str, path: Path, directory: SearchDir, description: str | None,
-                 error: str | None = None, shadowed: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        directory: SearchDir,
+        description: str | None,
+        error: str | None = None,
+        shadowed: bool = False,
+    ) -> None:
         self.name = name
         self.path = path
         self.directory = directory

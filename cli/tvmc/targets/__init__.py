@@ -44,13 +44,23 @@ __all__ = [
 # Name → the submodule that defines it, imported when the name is first used: `config validate`
 # needs only parsing and canonicalization, not the printer, the system resolver or comma lists.
 _SUBMODULE = {
-    "Spec": "canonical", "canonicalize": "canonical", "device_type": "canonical",
-    "ParsedTarget": "parse", "parse_target": "parse",
+    "Spec": "canonical",
+    "canonicalize": "canonical",
+    "device_type": "canonical",
+    "ParsedTarget": "parse",
+    "parse_target": "parse",
     "to_legacy": "printer",
-    "check_modern": "queries", "env_dependent_keys": "queries", "is_legacy": "queries", "kind_of": "queries",
-    "TargetSystem": "system", "is_specialisation": "system", "least_specialised": "system",
+    "check_modern": "queries",
+    "env_dependent_keys": "queries",
+    "is_legacy": "queries",
+    "kind_of": "queries",
+    "TargetSystem": "system",
+    "is_specialisation": "system",
+    "least_specialised": "system",
     "resolve_system": "system",
-    "ParsedTargets": "tvmc_list", "parse_targets": "tvmc_list", "split_list": "tvmc_list",
+    "ParsedTargets": "tvmc_list",
+    "parse_targets": "tvmc_list",
+    "split_list": "tvmc_list",
 }
 
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported

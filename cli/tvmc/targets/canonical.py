@@ -40,10 +40,10 @@ def tag_base(name: str, loc: Location | None, where: str = "") -> dict[str, Any]
         return config
     renamed = registry.renamed_tags().get(name)
     if renamed is not None:
-        raise TargetError(f"{where}Unknown target tag: {name}", loc, suggestions=[renamed],
-                          hint=f"TVM renamed it to {renamed!r}")
-    raise TargetError(f"{where}Unknown target tag: {name}", loc,
-                      suggestions=did_you_mean(name, registry.tag_names()))
+        raise TargetError(
+            f"{where}Unknown target tag: {name}", loc, suggestions=[renamed], hint=f"TVM renamed it to {renamed!r}"
+        )
+    raise TargetError(f"{where}Unknown target tag: {name}", loc, suggestions=did_you_mean(name, registry.tag_names()))
 
 
 _TAGS: dict[str, dict[str, Any]] = {}
@@ -57,14 +57,16 @@ def tag_configs() -> dict[str, dict[str, Any]]:
 
 def kind_error(value: Any, loc: Location | None, where: str) -> TargetError:
     if value is _MISSING:
-        return TargetError(f"{where}target has no 'kind' (and no 'tag')", loc,
-                           hint='write e.g. {"kind": "llvm"} or {"tag": "nvidia/nvidia-a100"}')
+        return TargetError(
+            f"{where}target has no 'kind' (and no 'tag')",
+            loc,
+            hint='write e.g. {"kind": "llvm"} or {"tag": "nvidia/nvidia-a100"}',
+        )
     got = T.type_name(value)
     return TargetError(f'{where}Expect type of field "kind" is String, but get type: {got}', loc)
 
 
-def resolve_kind(spec: Mapping[str, Any], loc: Location | None,
-                 where: str) -> tuple[T.KindTable, Mapping[str, Any]]:
+def resolve_kind(spec: Mapping[str, Any], loc: Location | None, where: str) -> tuple[T.KindTable, Mapping[str, Any]]:
     """The kind's table and the spec with a tag expanded (the tag's config overlaid with the spec)."""
     name = spec.get("kind", _MISSING)
     if name is _MISSING:
@@ -89,8 +91,7 @@ def _prefixed(err: TargetError, where: str) -> TargetError:
     return TargetError(where + err.message, err.location, suggestions=err.suggestions, hint=err.hint)
 
 
-def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str,
-               top: bool) -> Spec:
+def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str, top: bool) -> Spec:
     """FromConfig for one target; `where` prefixes messages of nested targets ("host: ")."""
     table, spec = resolve_kind(spec, loc, where)
     codes = table.codes
@@ -124,8 +125,7 @@ def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, 
             attrs[k] = v
         elif code == T.INT or code == T.BOOL:
             t = type(v)
-            if (t is bool and code == T.BOOL) or (
-                    t is int and code == T.INT and T.INT64_MIN <= v <= T.INT64_MAX):
+            if (t is bool and code == T.BOOL) or (t is int and code == T.INT and T.INT64_MIN <= v <= T.INT64_MAX):
                 attrs[k] = v
             else:
                 v = T.convert_scalar(code, v)
@@ -214,8 +214,9 @@ def device_type(canonical: Mapping[str, Any]) -> int:
     return T.tables()[canonical["kind"]].device_type
 
 
-def _check_compiler(value: Any, out: dict[str, Any], table: T.KindTable, loc: Location | None,
-                    where: str, top: bool) -> str:
+def _check_compiler(
+    value: Any, out: dict[str, Any], table: T.KindTable, loc: Location | None, where: str, top: bool
+) -> str:
     if not top:
         raise TargetError(f"{where}'compiler' is only allowed on a top-level target", loc)
     if not isinstance(value, str):
@@ -223,21 +224,20 @@ def _check_compiler(value: Any, out: dict[str, Any], table: T.KindTable, loc: Lo
     compilers = registry.compilers()
     comp = compilers.get(value)
     if comp is None:
-        raise TargetError(f"{where}Unknown compiler {value!r}", loc,
-                          suggestions=did_you_mean(value, list(compilers)))
+        raise TargetError(f"{where}Unknown compiler {value!r}", loc, suggestions=did_you_mean(value, list(compilers)))
     dev = device_type(out)
     if dev not in comp.device_types:
-        kinds = sorted(n for n, t in T.tables().items()
-                       if t.device_type in comp.device_types and not t.legacy)
+        kinds = sorted(n for n, t in T.tables().items() if t.device_type in comp.device_types and not t.legacy)
         raise TargetError(
             f"{where}compiler {value!r} cannot specialise a {table.name!r} target "
-            f"(device type {registry.DEVICE_NAMES.get(dev, dev)})", loc,
-            hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}")
+            f"(device type {registry.DEVICE_NAMES.get(dev, dev)})",
+            loc,
+            hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}",
+        )
     return str(value)
 
 
-def _canon_targets(opt: str, code: int, value: Any, loc: Location | None, machine: Machine,
-                   where: str) -> Any:
+def _canon_targets(opt: str, code: int, value: Any, loc: Location | None, machine: Machine, where: str) -> Any:
     if code == T.TARGET:
         return canon_value(value, loc, machine, f"{where}{opt}: ")
     if not isinstance(value, (list, tuple)):
@@ -246,8 +246,10 @@ def _canon_targets(opt: str, code: int, value: Any, loc: Location | None, machin
     for i, elem in enumerate(value):
         if not isinstance(elem, (str, Mapping)):
             # TVM 0.27 lets a None element through as a null Target; that cannot be built, so reject.
-            raise TargetError(f"{where}Expected Target, string, or dict in '{opt}' array, got "
-                              f"'{T.type_name(elem)}' (element [{i}])", loc)
+            raise TargetError(
+                f"{where}Expected Target, string, or dict in '{opt}' array, got '{T.type_name(elem)}' (element [{i}])",
+                loc,
+            )
         out.append(canon_value(elem, loc, machine, f"{where}{opt}[{i}]: "))
     return out
 
@@ -258,8 +260,11 @@ def canon_value(value: Any, loc: Location | None, machine: Machine, where: str) 
         return canon_str(value, loc, machine, where)
     if isinstance(value, Mapping):
         return canon_dict(value, loc, machine, where, top=False)
-    raise TargetError(f"{where}Cannot create target with type: {T.type_name(value)}", loc,
-                      hint="a target is a tag or kind name, JSON text, or a dict")
+    raise TargetError(
+        f"{where}Cannot create target with type: {T.type_name(value)}",
+        loc,
+        hint="a target is a tag or kind name, JSON text, or a dict",
+    )
 
 
 def canon_str(text: str, loc: Location | None, machine: Machine, where: str, top: bool = False) -> Spec:
@@ -296,15 +301,17 @@ def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[s
         value = json.loads(text)
     except json.JSONDecodeError as err:
         at = Location(loc.source, (loc.line or 1) + err.lineno - 1, err.colno) if loc and loc.line else loc
-        raise TargetError(f"{where}Failed to parse target JSON config: {err.msg} (line {err.lineno}, column "
-                          f"{err.colno})", at) from None
+        raise TargetError(
+            f"{where}Failed to parse target JSON config: {err.msg} (line {err.lineno}, column {err.colno})", at
+        ) from None
     if not isinstance(value, dict):
         raise TargetError(f"{where}Target JSON config must be a dict, got {T.type_name(value)}", loc)
     return value
 
 
-def _raise_first_error(table: T.KindTable, spec: Mapping[str, Any], loc: Location | None,
-                       machine: Machine, where: str) -> None:
+def _raise_first_error(
+    table: T.KindTable, spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str
+) -> None:
     """Report the error TVM reports first: host, then options in declaration order, then unknowns."""
     host = spec.get("host")
     if host is not None:
@@ -339,16 +346,21 @@ def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: st
         hint = f"it was removed after TVM {last}"
         if legacy.lifts_to:
             hint += f"; it is now {legacy.lifts_to}"
-    return TargetError(f"{where}Unknown config option '{opt}'. Known options: {known}", loc,
-                       suggestions=[renamed] if renamed else did_you_mean(opt, table.order), hint=hint)
+    return TargetError(
+        f"{where}Unknown config option '{opt}'. Known options: {known}",
+        loc,
+        suggestions=[renamed] if renamed else did_you_mean(opt, table.order),
+        hint=hint,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # Public API
 
 
-def canonicalize(spec: Spec | str, *, source: str | Location | None = None,
-                 fill_from_machine: bool = False) -> dict[str, Any]:
+def canonicalize(
+    spec: Spec | str, *, source: str | Location | None = None, fill_from_machine: bool = False
+) -> dict[str, Any]:
     """The canonical form of a target: TVM 0.27's `Target(spec).export()` as plain JSON.
 
     `spec` is a dict (`{"kind": ...}` or `{"tag": ..., <overrides>}`), a tag name, JSON object

@@ -16,8 +16,9 @@ from tvmc.targets.machine import APROFILE_FEATURES, Machine
 from tvmc.values import INT64_MAX, INT64_MIN
 
 # (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
-Hook = Callable[[str, dict[str, Any], list[str] | None, dict[str, Any], Machine, Location | None, str],
-                list[str] | None]
+Hook = Callable[
+    [str, dict[str, Any], list[str] | None, dict[str, Any], Machine, Location | None, str], list[str] | None
+]
 
 _MPROFILE_BASE = ("cortex-m0", "cortex-m3")
 _MPROFILE_DSP = ("cortex-m55", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m85")
@@ -62,8 +63,15 @@ def cpu_profile(kind: str, mtriple: str | None, mcpu: str | None) -> Literal["M"
     return None
 
 
-def llvm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-         machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def llvm(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     """llvm::Canonicalize (kinds llvm and c; legacy cmsis-nn had the same CPU parser)."""
     mtriple = attrs.get("mtriple")
     mcpu = attrs.get("mcpu")
@@ -99,8 +107,11 @@ def _check_llvm_options(attrs: dict[str, Any], loc: Location | None, where: str)
     bad = [(opt, why) for opt in attrs.get("cl-opt", ()) if (why := cl_opt_problem(opt)) is not None]
     if bad:
         detail = "; ".join(f"while parsing option {opt!r}: {why}" for opt, why in bad)
-        raise TargetError(f"{where}there were errors parsing command-line options ({detail})", loc,
-                          hint="each cl-opt entry is -name[:bool|int|uint|string][=value]")
+        raise TargetError(
+            f"{where}there were errors parsing command-line options ({detail})",
+            loc,
+            hint="each cl-opt entry is -name[:bool|int|uint|string][=value]",
+        )
     abi = attrs.get("mfloat-abi")
     if abi is not None and abi not in ("hard", "soft"):
         raise TargetError(f"{where}invalid -mfloat-abi option {abi}", loc, hint="use 'hard' or 'soft'")
@@ -187,8 +198,11 @@ def cl_opt_problem(text: str) -> str | None:
 
 def _sm_check(what: str, opt: str, value: str, loc: Location | None, where: str) -> None:
     if not value.startswith("sm_"):
-        raise TargetError(f"{where}{what} target gets an invalid CUDA arch: -{opt}={value}", loc,
-                          hint=f"'{opt}' must start with 'sm_', e.g. 'sm_80'")
+        raise TargetError(
+            f"{where}{what} target gets an invalid CUDA arch: -{opt}={value}",
+            loc,
+            hint=f"'{opt}' must start with 'sm_', e.g. 'sm_80'",
+        )
 
 
 def _force(kind: str, attrs: dict[str, Any], opt: str, value: str, loc: Location | None, where: str) -> None:
@@ -196,12 +210,22 @@ def _force(kind: str, attrs: dict[str, Any], opt: str, value: str, loc: Location
     if given is None:
         attrs[opt] = value
     elif given != value:
-        raise TargetError(f'{where}Expects "{opt}" to be "{value}", but gets: "{given}"', loc,
-                          hint=f"{kind} always uses {opt} {value!r}; leave it out")
+        raise TargetError(
+            f'{where}Expects "{opt}" to be "{value}", but gets: "{given}"',
+            loc,
+            hint=f"{kind} always uses {opt} {value!r}; leave it out",
+        )
 
 
-def cuda(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-         machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def cuda(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     arch = attrs.get("arch")
     if arch is not None:
         _sm_check("CUDA", "arch", arch, loc, where)
@@ -212,8 +236,15 @@ def cuda(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[s
     return keys
 
 
-def nvptx(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-          machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def nvptx(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     _force(kind, attrs, "mtriple", "nvptx64-nvidia-cuda", loc, where)
     mcpu = attrs.get("mcpu")
     if mcpu is not None:
@@ -225,15 +256,25 @@ def nvptx(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[
     return keys
 
 
-def rocm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-         machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def rocm(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     _force(kind, attrs, "mtriple", "amdgcn-amd-amdhsa-hcc", loc, where)
     mcpu = attrs.get("mcpu")
     if mcpu is not None:
         # ExtractStringWithPrefix: "gfx" followed by at least one ASCII letter or digit.
         if not (mcpu.startswith("gfx") and len(mcpu) > 3 and mcpu[3].isascii() and mcpu[3].isalnum()):
-            raise TargetError(f"{where}ROCm target gets an invalid GFX version: -mcpu={mcpu}", loc,
-                              hint="'mcpu' must look like 'gfx908' or 'gfx90a'")
+            raise TargetError(
+                f"{where}ROCm target gets an invalid GFX version: -mcpu={mcpu}",
+                loc,
+                hint="'mcpu' must look like 'gfx908' or 'gfx90a'",
+            )
     else:
         detected = machine.rocm_mcpu()
         if detected is not None:
@@ -244,20 +285,33 @@ def rocm(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[s
     return keys
 
 
-def webgpu(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-           machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def webgpu(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     subgroups = bool(attrs.get("supports_subgroups", False))
     warp = attrs.get("thread_warp_size")
     if warp is not None and not subgroups and warp > 1:
-        raise TargetError(
-            f"{where}WebGPU target with thread_warp_size={warp} requires supports_subgroups=true", loc)
+        raise TargetError(f"{where}WebGPU target with thread_warp_size={warp} requires supports_subgroups=true", loc)
     if subgroups:
         attrs["thread_warp_size"] = 32
     return keys
 
 
-def test(kind: str, attrs: dict[str, Any], keys: list[str] | None, feats: dict[str, Any],
-         machine: Machine, loc: Location | None, where: str) -> list[str] | None:
+def test(
+    kind: str,
+    attrs: dict[str, Any],
+    keys: list[str] | None,
+    feats: dict[str, Any],
+    machine: Machine,
+    loc: Location | None,
+    where: str,
+) -> list[str] | None:
     feats["feature.is_test"] = True
     return keys
 

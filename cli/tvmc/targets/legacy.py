@@ -54,8 +54,11 @@ def split_string(text: str, sep: str, loc: Location | None = None, base: int = 0
         cur.append(c)
         i += 1
     if quoted:
-        raise TargetError("Mismatched quotes '' in string", at(loc, quote_at),
-                          hint="quote with single quotes and escape a literal quote as \\'")
+        raise TargetError(
+            "Mismatched quotes '' in string",
+            at(loc, quote_at),
+            hint="quote with single quotes and escape a literal quote as \\'",
+        )
     if cur:
         words.append(("".join(cur), start))
     return words
@@ -140,16 +143,17 @@ class ValueContext(Record):
         self.notes = notes
 
 
-def parse_text_value(text: str, code: int, typ: str, key: str, ctx: ValueContext,
-                     loc: Location | None) -> Any:
+def parse_text_value(text: str, code: int, typ: str, key: str, ctx: ValueContext, loc: Location | None) -> Any:
     """ParseType(string, type) for one option value (after the `-key=` part)."""
     interp = interpret(text)
     if code in (T.INT, T.BOOL, T.FROM_DEVICE):
         parsed = parse_int(interp)
         if parsed is None:
-            raise TargetError(f"Option '{key}': cannot parse {'a bool' if code == T.BOOL else 'an integer'} "
-                              f"from string: {interp!r}", loc,
-                              hint="use a decimal number" + (" or true/false" if code == T.BOOL else ""))
+            raise TargetError(
+                f"Option '{key}': cannot parse {'a bool' if code == T.BOOL else 'an integer'} from string: {interp!r}",
+                loc,
+                hint="use a decimal number" + (" or true/false" if code == T.BOOL else ""),
+            )
         value, whole = parsed
         if not whole:
             ctx.notes.append(f"-{key}={interp} read as {value} (legacy TVM ignores text after the number)")
@@ -163,8 +167,9 @@ def parse_text_value(text: str, code: int, typ: str, key: str, ctx: ValueContext
             try:
                 out.append(parse_text_value(word, elem_code, typ, key, ctx, loc))
             except TargetError as err:
-                raise TargetError(f"[{i}] {err.message}", err.location, suggestions=err.suggestions,
-                                  hint=err.hint) from None
+                raise TargetError(
+                    f"[{i}] {err.message}", err.location, suggestions=err.suggestions, hint=err.hint
+                ) from None
         return out
     if code in (T.TARGET, T.HOST):
         return ctx.parse_target(interp, loc)
@@ -174,8 +179,9 @@ def parse_text_value(text: str, code: int, typ: str, key: str, ctx: ValueContext
 TypeOf = Callable[[str, Location | None], tuple[int, str]]
 
 
-def parse_pairs(text: str, loc: Location | None, begin: Callable[[str, Location | None], TypeOf],
-                ctx: ValueContext) -> tuple[str, list[tuple[str, Any]]]:
+def parse_pairs(
+    text: str, loc: Location | None, begin: Callable[[str, Location | None], TypeOf], ctx: ValueContext
+) -> tuple[str, list[tuple[str, Any]]]:
     """FromRawString: the kind token and the typed `(key, value)` pairs, in order.
 
     `begin(kind_token, loc)` checks the kind and returns the option type lookup for it.
@@ -192,15 +198,21 @@ def parse_pairs(text: str, loc: Location | None, begin: Callable[[str, Location 
         tok, off = tokens[i]
         key_text = tok.lstrip("-")
         if key_text == tok:
-            raise TargetError(f"Attribute keys should start with '-', not an attribute key: {T.shown(tok)}",
-                              at(loc, off), hint=_hint_for_stray(tok))
+            raise TargetError(
+                f"Attribute keys should start with '-', not an attribute key: {T.shown(tok)}",
+                at(loc, off),
+                hint=_hint_for_stray(tok),
+            )
         if not key_text:
             raise TargetError(f"Not an attribute key: {T.shown(tok)}", at(loc, off))
         if "=" in key_text:
             key, value = key_text.split("=", 1)
             if not key or not value:
-                raise TargetError(f'Empty attribute key or value in "{T.shown(tok)}"', at(loc, off),
-                                  hint="write '' for an empty value, e.g. -keys=''")
+                raise TargetError(
+                    f'Empty attribute key or value in "{T.shown(tok)}"',
+                    at(loc, off),
+                    hint="write '' for an empty value, e.g. -keys=''",
+                )
             i += 1
         elif i + 1 < len(tokens) and not tokens[i + 1][0].startswith("-"):
             key, value = key_text, tokens[i + 1][0]
@@ -209,8 +221,11 @@ def parse_pairs(text: str, loc: Location | None, begin: Callable[[str, Location 
             key, value = key_text, "1"
             i += 1
         if key in seen:
-            raise TargetError(f'The key "{T.shown(key)}" appears more than once', at(loc, off),
-                              hint="arrays are written once, comma-separated: -mattr=+a,+b")
+            raise TargetError(
+                f'The key "{T.shown(key)}" appears more than once',
+                at(loc, off),
+                hint="arrays are written once, comma-separated: -mattr=+a,+b",
+            )
         seen.add(key)
         code, typ = type_of(key, at(loc, off))
         pairs.append((key, parse_text_value(value, code, typ, key, ctx, at(loc, off))))

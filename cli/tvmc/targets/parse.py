@@ -52,8 +52,9 @@ class _Ctx:
     def lift(self, section: str, key: str, value: Any, loc: Location | None) -> None:
         entries = self.lifted.setdefault(section, {})
         if key in entries and entries[key] != value:
-            raise TargetError(f"conflicting legacy settings: {section}.{key} is both {entries[key]!r} and "
-                              f"{value!r}", loc)
+            raise TargetError(
+                f"conflicting legacy settings: {section}.{key} is both {entries[key]!r} and {value!r}", loc
+            )
         entries[key] = value
 
 
@@ -92,12 +93,14 @@ def parse_legacy_strict(text: str, loc: Location | None, where: str = "") -> Spe
     try:
         spec = _parse_top_str(text, loc, ctx)
     except TargetError as err:
-        raise TargetError(where + err.message, err.location, suggestions=err.suggestions,
-                          hint=err.hint) from None
+        raise TargetError(where + err.message, err.location, suggestions=err.suggestions, hint=err.hint) from None
     if ctx.lifted:
         moved = ", ".join(f"{s}.{k}" for s, entries in ctx.lifted.items() for k in entries)
-        raise TargetError(f"{where}{text!r} sets {moved}, which TVM no longer keeps in a target", loc,
-                          hint="parse_target() (and `tvmc target canonicalize`) move them to the config")
+        raise TargetError(
+            f"{where}{text!r} sets {moved}, which TVM no longer keeps in a target",
+            loc,
+            hint="parse_target() (and `tvmc target canonicalize`) move them to the config",
+        )
     return spec
 
 
@@ -111,8 +114,11 @@ def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     if text.startswith("{"):
         return _convert_dict(load_json_object(text, loc), loc, ctx, legacy_text=False)
     if not text.strip(" "):
-        raise TargetError('Target kind "" is not defined: the target string is empty', loc,
-                          hint="give a kind, a tag, or JSON, e.g. llvm")
+        raise TargetError(
+            'Target kind "" is not defined: the target string is empty',
+            loc,
+            hint="give a kind, a tag, or JSON, e.g. llvm",
+        )
     return _parse_legacy(text, loc, ctx)
 
 
@@ -151,8 +157,10 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
                 raise T.unknown_kind(first, first_loc)
             table = tables[config["kind"]]
             spec["tag"] = tag
-            ctx.notes.append(f"{first!r} with options read as {{'tag': {tag!r}, ...}} (a tvmc extension; "
-                             "legacy TVM accepted a tag only on its own)")
+            ctx.notes.append(
+                f"{first!r} with options read as {{'tag': {tag!r}, ...}} (a tvmc extension; "
+                "legacy TVM accepted a tag only on its own)"
+            )
 
         def type_of(key: str, key_loc: Location | None) -> tuple[int, str]:
             if key in table.codes:
@@ -216,8 +224,11 @@ def _convert_dict(value: Mapping[str, Any], loc: Location | None, ctx: _Ctx, *, 
     devices = spec.get("devices")
     if kind == "composite" and isinstance(devices, list):
         spec["devices"] = [
-            _parse_nested(d, loc, ctx) if isinstance(d, str)
-            else _convert_dict(d, loc, ctx, legacy_text=legacy_text) if isinstance(d, Mapping) else d
+            _parse_nested(d, loc, ctx)
+            if isinstance(d, str)
+            else _convert_dict(d, loc, ctx, legacy_text=legacy_text)
+            if isinstance(d, Mapping)
+            else d
             for d in devices
         ]
     return spec
@@ -237,8 +248,9 @@ def _lift_legacy_options(kind: str, spec: Spec, loc: Location | None, ctx: _Ctx)
             continue
         option = legacy[key]
         if option.lifts_to is None:
-            raise TargetError(f"option {key!r} of {kind!r} was removed after TVM {option.versions[-1]} "
-                              "and has no equivalent", loc)
+            raise TargetError(
+                f"option {key!r} of {kind!r} was removed after TVM {option.versions[-1]} and has no equivalent", loc
+            )
         section, setting = option.lifts_to.split(".", 1)
         if setting == "kind":
             name = _component_name(section, value, loc)
@@ -253,8 +265,7 @@ def _component_name(section: str, value: Any, loc: Location | None) -> str:
     name = _RUNTIME_NAMES.get(value, value) if section == "runtime" else value
     known = registry.runtimes() if section == "runtime" else registry.executors()
     if not isinstance(name, str) or name not in known:
-        raise TargetError(f"unknown {section} {value!r}", loc,
-                          suggestions=did_you_mean(str(value), list(known)))
+        raise TargetError(f"unknown {section} {value!r}", loc, suggestions=did_you_mean(str(value), list(known)))
     return name
 
 

@@ -54,11 +54,14 @@ def _scalar(key: str, value: Any, where: str) -> str:
         return str(value)
     if isinstance(value, str):
         if value != value.strip(" "):
-            raise TargetError(f"{where}cannot write '{key}' in the legacy string form: the value "
-                              f"{value!r} has leading or trailing spaces, which the legacy parser strips")
+            raise TargetError(
+                f"{where}cannot write '{key}' in the legacy string form: the value "
+                f"{value!r} has leading or trailing spaces, which the legacy parser strips"
+            )
         return value
-    raise TargetError(f"{where}cannot write '{key}' in the legacy string form: unsupported value "
-                      f"of type {T.type_name(value)}")
+    raise TargetError(
+        f"{where}cannot write '{key}' in the legacy string form: unsupported value of type {T.type_name(value)}"
+    )
 
 
 def _array(key: str, values: list[Any], where: str) -> str:
@@ -98,12 +101,16 @@ def to_legacy(canonical: Mapping[str, Any], *, where: str = "") -> str:
         if key.startswith("feature."):
             if _recomputed(canonical, key):
                 continue
-            raise TargetError(f"{where}cannot write {key!r} in the legacy string form: TVM does not "
-                              "recompute it from the other options")
+            raise TargetError(
+                f"{where}cannot write {key!r} in the legacy string form: TVM does not "
+                "recompute it from the other options"
+            )
         if table is not None and key not in table.codes and key != "compiler" and not isinstance(value, str):
             # An option a kind with open options does not declare reads back as text (spec §2.5).
-            raise TargetError(f"{where}cannot write '{key}' in the legacy string form: {kind!r} does not "
-                              f"declare the option, so the string would give back text, not {T.type_name(value)}")
+            raise TargetError(
+                f"{where}cannot write '{key}' in the legacy string form: {kind!r} does not "
+                f"declare the option, so the string would give back text, not {T.type_name(value)}"
+            )
         if isinstance(value, Mapping):
             attrs.append(f"-{key}={_value_text(to_legacy(value, where=f'{where}{key}: '))}")
         elif isinstance(value, (list, tuple)):

@@ -38,8 +38,9 @@ def kind_of(spec: Spec | str) -> str:
     return table.name
 
 
-def _walk(canonical: Mapping[str, Any], path: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...],
-                                                                                       Mapping[str, Any]]]:
+def _walk(
+    canonical: Mapping[str, Any], path: tuple[str | int, ...] = ()
+) -> list[tuple[tuple[str | int, ...], Mapping[str, Any]]]:
     nodes = [(path, canonical)]
     host = canonical.get("host")
     if isinstance(host, Mapping):
@@ -72,13 +73,16 @@ def check_modern(canonical: Mapping[str, Any], *, source: str | Location | None 
         hint = None
         comp = registry.compilers().get(kind)
         if comp is not None:
-            hosts = sorted(n for n, t in T.tables().items()
-                           if not t.legacy and t.device_type in comp.device_types
-                           and n not in ("composite", "test", "cuda_host"))
+            hosts = sorted(
+                n
+                for n, t in T.tables().items()
+                if not t.legacy and t.device_type in comp.device_types and n not in ("composite", "test", "cuda_host")
+            )
             if hosts:
                 hint = f"write it as a specialisation: {{'kind': {hosts[0]!r}, 'compiler': {kind!r}}}"
-        raise TargetError(f"{where}kind {kind!r} was removed after TVM {table.last_version}",
-                          as_location(source), hint=hint)
+        raise TargetError(
+            f"{where}kind {kind!r} was removed after TVM {table.last_version}", as_location(source), hint=hint
+        )
 
 
 def env_dependent_keys(canonical_or_spec: Spec | str) -> tuple[tuple[str | int, ...], ...]:

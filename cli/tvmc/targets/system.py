@@ -45,8 +45,9 @@ def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in target.items() if k not in ("host", "compiler")}
 
 
-def resolve_system(targets: Sequence[Spec | str], host: Spec | str | None, *,
-                   source_of: Callable[[int], Location | None] | None = None) -> TargetSystem:
+def resolve_system(
+    targets: Sequence[Spec | str], host: Spec | str | None, *, source_of: Callable[[int], Location | None] | None = None
+) -> TargetSystem:
     """Canonicalize the targets and settle the host.
 
     * A config-level `host` applies to every target without one; a target whose own host
@@ -57,6 +58,7 @@ def resolve_system(targets: Sequence[Spec | str], host: Spec | str | None, *,
     * At most one plain target per device type; `compiler` targets refine it.
     * Composite targets are containers: they take the host but no device-type slot.
     """
+
     def loc(i: int) -> Location | None:
         return source_of(i) if source_of is not None else None
 
@@ -71,26 +73,33 @@ def resolve_system(targets: Sequence[Spec | str], host: Spec | str | None, *,
             if own is None:
                 target["host"] = T.copy_json(effective)
             elif own != effective:
-                raise TargetError(f"target {i + 1} ({_label(target)}) has its own host {own['kind']!r} "
-                                  f"that differs from the config's host {effective['kind']!r}", loc(i),
-                                  hint="remove one of them, or make them equal")
+                raise TargetError(
+                    f"target {i + 1} ({_label(target)}) has its own host {own['kind']!r} "
+                    f"that differs from the config's host {effective['kind']!r}",
+                    loc(i),
+                    hint="remove one of them, or make them equal",
+                )
     else:
         effective = _default_host(canon, notes, loc)
     _check_device_types(canon, loc)
     return TargetSystem(tuple(canon), effective, tuple(notes))
 
 
-def _default_host(canon: list[dict[str, Any]], notes: list[str],
-                  loc: Callable[[int], Location | None]) -> dict[str, Any]:
+def _default_host(
+    canon: list[dict[str, Any]], notes: list[str], loc: Callable[[int], Location | None]
+) -> dict[str, Any]:
     hosted = [(i, t) for i, t in enumerate(canon) if "host" in t]
     if hosted:
         first_i, first = hosted[0]
         for i, t in hosted[1:]:
             if t["host"] != first["host"]:
-                raise TargetError(f"targets {first_i + 1} and {i + 1} have different hosts "
-                                  f"({first['host']['kind']!r} and {t['host']['kind']!r}); "
-                                  "one build has one host",
-                                  loc(i), hint="set the host once, at the config level")
+                raise TargetError(
+                    f"targets {first_i + 1} and {i + 1} have different hosts "
+                    f"({first['host']['kind']!r} and {t['host']['kind']!r}); "
+                    "one build has one host",
+                    loc(i),
+                    hint="set the host once, at the config level",
+                )
         notes.append(f"host: the own host of target {first_i + 1} ({_label(first)})")
         return T.copy_json(first["host"])
     for i, t in enumerate(canon):
@@ -111,15 +120,18 @@ def _check_device_types(canon: list[dict[str, Any]], loc: Callable[[int], Locati
         if is_specialisation(t):
             name = str(t.get("compiler") or t["kind"])
             if (dev, name) in compilers:
-                raise TargetError(f"compiler {name!r} is given twice (targets {compilers[dev, name] + 1} and "
-                                  f"{i + 1})", loc(i))
+                raise TargetError(
+                    f"compiler {name!r} is given twice (targets {compilers[dev, name] + 1} and {i + 1})", loc(i)
+                )
             compilers[dev, name] = i
         elif dev in plain:
             j = plain[dev]
             raise TargetError(
                 f"targets {j + 1} ({_label(canon[j])}) and {i + 1} ({_label(t)}) are both plain targets for "
-                f"device type {registry.DEVICE_NAMES.get(dev, dev)}", loc(i),
-                hint="keep one; to offload to a BYOC library add {'compiler': ...} to the second")
+                f"device type {registry.DEVICE_NAMES.get(dev, dev)}",
+                loc(i),
+                hint="keep one; to offload to a BYOC library add {'compiler': ...} to the second",
+            )
         else:
             plain[dev] = i
 
@@ -140,7 +152,10 @@ def least_specialised(system: TargetSystem, device: int | str) -> dict[str, Any]
             return t
     if matching:
         return matching[0]
-    available = ", ".join(f"{registry.DEVICE_NAMES.get(device_type(t), device_type(t))}: {_label(t)}"
-                          for t in system.targets)
-    raise TargetError(f"No target is specified for device type {registry.DEVICE_NAMES.get(dev, dev)}. "
-                      f"The available device types and targets are: {available}")
+    available = ", ".join(
+        f"{registry.DEVICE_NAMES.get(device_type(t), device_type(t))}: {_label(t)}" for t in system.targets
+    )
+    raise TargetError(
+        f"No target is specified for device type {registry.DEVICE_NAMES.get(dev, dev)}. "
+        f"The available device types and targets are: {available}"
+    )

@@ -38,8 +38,20 @@ _ROLE_CODES = {"kind": KIND, "keys": KEYS, "tag": TAG, "host": HOST, "from_devic
 class KindTable(FrozenRecord):
     """What canonicalization needs to know about one kind, precomputed."""
 
-    __match_args__ = ("name", "codes", "types", "order", "defaults", "default_keys", "device_type", "legacy", "byoc",
-                      "open_options", "last_version", "renamed_to")
+    __match_args__ = (
+        "name",
+        "codes",
+        "types",
+        "order",
+        "defaults",
+        "default_keys",
+        "device_type",
+        "legacy",
+        "byoc",
+        "open_options",
+        "last_version",
+        "renamed_to",
+    )
     __slots__ = __match_args__
     name: Final[str]
     codes: Final[dict[str, int]]  # option → type/role code
@@ -54,9 +66,21 @@ class KindTable(FrozenRecord):
     last_version: Final[str | None]
     renamed_to: Final[str | None]
 
-    def __init__(self, name: str, codes: dict[str, int], types: dict[str, str], order: tuple[str, ...],
-                 defaults: tuple[tuple[str, Any], ...], default_keys: tuple[str, ...], device_type: int, legacy: bool,
-                 byoc: bool, open_options: bool, last_version: str | None, renamed_to: str | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        codes: dict[str, int],
+        types: dict[str, str],
+        order: tuple[str, ...],
+        defaults: tuple[tuple[str, Any], ...],
+        default_keys: tuple[str, ...],
+        device_type: int,
+        legacy: bool,
+        byoc: bool,
+        open_options: bool,
+        last_version: str | None,
+        renamed_to: str | None,
+    ) -> None:
         self.name = name
         self.codes = codes
         self.types = types

@@ -32,8 +32,9 @@ class ParsedTargets(FrozenRecord):
     lifted: Final[dict[str, Any]]
     notes: Final[tuple[str, ...]]
 
-    def __init__(self, targets: tuple[Spec, ...], host: Spec | None, lifted: dict[str, Any],
-                 notes: tuple[str, ...]) -> None:
+    def __init__(
+        self, targets: tuple[Spec, ...], host: Spec | None, lifted: dict[str, Any], notes: tuple[str, ...]
+    ) -> None:
         self.targets = targets
         self.host = host
         self.lifted = lifted
@@ -83,8 +84,14 @@ def split_list(text: str) -> list[tuple[str, int]]:
             words += 1
             word_start = i
             if words == 1:
-                tag = next((t for t in _comma_tags() if text.startswith(t, i)
-                            and (i + len(t) == n or text[i + len(t)] in " \t,")), None)
+                tag = next(
+                    (
+                        t
+                        for t in _comma_tags()
+                        if text.startswith(t, i) and (i + len(t) == n or text[i + len(t)] in " \t,")
+                    ),
+                    None,
+                )
                 if tag is not None:
                     i += len(tag)
                     continue
@@ -97,8 +104,11 @@ def split_list(text: str) -> list[tuple[str, int]]:
             continue
         if c == ",":
             word = text[word_start:i]
-            in_value = words > 1 and word != "" and (
-                (word.startswith("-") and "=" in word) or (not word.startswith("-") and prev_bare_key))
+            in_value = (
+                words > 1
+                and word != ""
+                and ((word.startswith("-") and "=" in word) or (not word.startswith("-") and prev_bare_key))
+            )
             if not in_value or i + 1 >= n or text[i + 1] in " \t":
                 entries.append((text[start:i], start))
                 start = i + 1
@@ -108,8 +118,9 @@ def split_list(text: str) -> list[tuple[str, int]]:
     return entries
 
 
-def parse_targets(value: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]], *,
-                  source: str | Location | None = None) -> ParsedTargets:
+def parse_targets(
+    value: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]], *, source: str | Location | None = None
+) -> ParsedTargets:
     """Parse a `--target` value: one target, a tvmc comma list, or a sequence of either.
 
     In a comma list, BYOC codegen names (legacy kinds such as `cmsis-nn`, `ethos-u`) become
@@ -142,8 +153,9 @@ def _merge_lifted(into: dict[str, Any], new: Mapping[str, Any], loc: Location | 
         dest = into.setdefault(section, {})
         for key, val in entries.items():
             if key in dest and dest[key] != val:
-                raise TargetError(f"conflicting legacy settings: {section}.{key} is both "
-                                  f"{dest[key]!r} and {val!r}", loc)
+                raise TargetError(
+                    f"conflicting legacy settings: {section}.{key} is both {dest[key]!r} and {val!r}", loc
+                )
             dest[key] = val
 
 
@@ -170,9 +182,12 @@ def _parse_one(value: str | Mapping[str, Any], loc: Location | None) -> ParsedTa
             parsed = parse_target(stripped, source=entry_loc)
         except TargetError as err:
             if stripped.startswith("+") and err.hint is None:
-                raise TargetError(err.message, err.location, suggestions=err.suggestions,
-                                  hint="a space after a comma ends the value: write -mattr=+a,+b "
-                                       "or quote it: -mattr='+a, +b'") from None
+                raise TargetError(
+                    err.message,
+                    err.location,
+                    suggestions=err.suggestions,
+                    hint="a space after a comma ends the value: write -mattr=+a,+b or quote it: -mattr='+a, +b'",
+                ) from None
             raise
         _merge_lifted(lifted, parsed.lifted, entry_loc)
         notes += parsed.notes
@@ -188,11 +203,13 @@ def _parse_one(value: str | Mapping[str, Any], loc: Location | None) -> ParsedTa
             targets.append(main)
         elif host is None:
             if "host" in main:
-                raise TargetError(f"{stripped!r} would be the host, but the target already sets -host",
-                                  entry_loc)
+                raise TargetError(f"{stripped!r} would be the host, but the target already sets -host", entry_loc)
             host = parsed.spec
             notes.append(f"{stripped!r} is the host of the target (the second TVM kind in a tvmc list)")
         else:
-            raise TargetError(f"too many TVM targets in the list: {stripped!r} would be the third",
-                              entry_loc, hint="a tvmc list holds BYOC codegens, one target and one host")
+            raise TargetError(
+                f"too many TVM targets in the list: {stripped!r} would be the third",
+                entry_loc,
+                hint="a tvmc list holds BYOC codegens, one target and one host",
+            )
     return ParsedTargets(tuple(targets), host, lifted, tuple(notes))

@@ -25,8 +25,14 @@ class Target(Record):
     compiler: str | None
     lifted: dict[str, Any]
 
-    def __init__(self, pointer: str, raw: Any, canonical: dict[str, Any], compiler: str | None,
-                 lifted: dict[str, Any] | None = None) -> None:  # None: a new dict
+    def __init__(
+        self,
+        pointer: str,
+        raw: Any,
+        canonical: dict[str, Any],
+        compiler: str | None,
+        lifted: dict[str, Any] | None = None,
+    ) -> None:  # None: a new dict
         self.pointer = pointer
         self.raw = raw
         self.canonical = canonical

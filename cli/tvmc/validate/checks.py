@@ -168,9 +168,7 @@ class Checker:
             )
             return
         if len(value) > model.MAX_EXTENDS:
-            self.add(
-                "invalid-value", pointer, f"{len(value)} entries; at most {model.MAX_EXTENDS} are allowed"
-            )
+            self.add("invalid-value", pointer, f"{len(value)} entries; at most {model.MAX_EXTENDS} are allowed")
         for index, item in enumerate(value):
             if type(item) is not str:
                 self.add("wrong-type", join(pointer, index), _expected("str", item))

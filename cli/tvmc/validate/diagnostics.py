@@ -66,8 +66,15 @@ class Finding(FrozenRecord):
     severity: Final[Severity]
     location: Final[Location | None]  # set only when finer than the pointer's (inside a target string)
 
-    def __init__(self, rule: str, pointer: str, message: str, suggestion: str | None = None,
-                 severity: Severity = "error", location: Location | None = None) -> None:
+    def __init__(
+        self,
+        rule: str,
+        pointer: str,
+        message: str,
+        suggestion: str | None = None,
+        severity: Severity = "error",
+        location: Location | None = None,
+    ) -> None:
         self.rule = rule
         self.pointer = pointer
         self.message = message
@@ -90,8 +97,17 @@ class Diagnostic(FrozenRecord):
     col: Final[int | None]
     suggestion: Final[str | None]
 
-    def __init__(self, rule: str, severity: Severity, pointer: str, message: str, source: str | None,
-                 line: int | None = None, col: int | None = None, suggestion: str | None = None) -> None:
+    def __init__(
+        self,
+        rule: str,
+        severity: Severity,
+        pointer: str,
+        message: str,
+        source: str | None,
+        line: int | None = None,
+        col: int | None = None,
+        suggestion: str | None = None,
+    ) -> None:
         self.rule = rule
         self.severity = severity
         self.pointer = pointer

@@ -73,11 +73,7 @@ def _unexpected(err: ValidationError, pointer: str) -> list[Finding]:
         here = join(pointer, key)
         if not tokens or tokens == ["build"]:
             out.append(Finding("unknown-key", here, "unknown key", suggest(key, props)))
-        elif (
-            tokens[0] in ("executor", "runtime")
-            and len(tokens) == 1
-            and key in model.component_union(tokens[0])
-        ):
+        elif tokens[0] in ("executor", "runtime") and len(tokens) == 1 and key in model.component_union(tokens[0]):
             out.append(Finding("wrong-kind-option", here, f"not an option of this {tokens[0]} kind"))
         else:
             out.append(Finding("unknown-option", here, "not an option here", suggest(key, props)))
@@ -110,11 +106,7 @@ def findings_of(err: ValidationError) -> list[Finding]:
         if head.validator == "additionalProperties" and isinstance(head.instance, dict):
             out += _unexpected(head, pointer)
         else:
-            out.append(
-                Finding(
-                    _rule(str(head.validator), pointer), pointer, _message(head) + note, _suggestion(head)
-                )
-            )
+            out.append(Finding(_rule(str(head.validator), pointer), pointer, _message(head) + note, _suggestion(head)))
     return out
 
 

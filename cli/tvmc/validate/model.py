@@ -46,8 +46,18 @@ _CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})
 class KindModel(FrozenRecord):
     """A target kind as a config may write it: every accepted key and its TVM type."""
 
-    __match_args__ = ("name", "options", "defaults", "device_type", "legacy", "byoc", "open_options",
-                      "legacy_options", "last_version", "renamed_to")
+    __match_args__ = (
+        "name",
+        "options",
+        "defaults",
+        "device_type",
+        "legacy",
+        "byoc",
+        "open_options",
+        "legacy_options",
+        "last_version",
+        "renamed_to",
+    )
     __slots__ = __match_args__
     name: Final[str]
     options: Final[dict[str, str]]  # declared options, then `compiler`, then legacy-only options
@@ -60,9 +70,19 @@ class KindModel(FrozenRecord):
     last_version: Final[str | None]
     renamed_to: Final[str | None]
 
-    def __init__(self, name: str, options: dict[str, str], defaults: dict[str, Any], device_type: int, legacy: bool,
-                 byoc: bool, open_options: bool, legacy_options: dict[str, registry.LegacyOption],
-                 last_version: str | None, renamed_to: str | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        options: dict[str, str],
+        defaults: dict[str, Any],
+        device_type: int,
+        legacy: bool,
+        byoc: bool,
+        open_options: bool,
+        legacy_options: dict[str, registry.LegacyOption],
+        last_version: str | None,
+        renamed_to: str | None,
+    ) -> None:
         self.name = name
         self.options = options
         self.defaults = defaults
@@ -143,8 +163,9 @@ class ComponentOption(FrozenRecord):
     enum: Final[tuple[str, ...]]
     owners: Final[tuple[str, ...]]  # the executor/runtime kinds that have it
 
-    def __init__(self, name: str, type: str, description: str, default: Any, enum: tuple[str, ...],
-                 owners: tuple[str, ...]) -> None:
+    def __init__(
+        self, name: str, type: str, description: str, default: Any, enum: tuple[str, ...], owners: tuple[str, ...]
+    ) -> None:
         self.name = name
         self.type = type
         self.description = description

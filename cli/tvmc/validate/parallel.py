@@ -40,9 +40,7 @@ _FIELDS = Diagnostic.__slots__  # plain str/int/None values: marshal carries the
 
 
 def _encode(results: list[FileResult]) -> bytes:
-    return marshal.dumps(
-        [(r.name, [tuple(getattr(d, f) for f in _FIELDS) for d in r.diagnostics]) for r in results]
-    )
+    return marshal.dumps([(r.name, [tuple(getattr(d, f) for f in _FIELDS) for d in r.diagnostics]) for r in results])
 
 
 def _decode(payload: bytes) -> list[FileResult]:

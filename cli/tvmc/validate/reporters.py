@@ -100,9 +100,7 @@ class JsonReporter:
         from tvmc import __version__
 
         self.out.write(
-            '{\n  "version": 1,\n  "tool": '
-            + json.dumps({"name": "tvmc", "version": __version__})
-            + ',\n  "files": ['
+            '{\n  "version": 1,\n  "tool": ' + json.dumps({"name": "tvmc", "version": __version__}) + ',\n  "files": ['
         )
 
     def file(self, result: FileResult) -> None:

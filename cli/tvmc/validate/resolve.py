@@ -28,8 +28,11 @@ class Chain(Record):
     layers: list[tuple[sources.Layer, tuple[str, ...]]]
     diagnostics: list[Diagnostic]
 
-    def __init__(self, layers: list[tuple[sources.Layer, tuple[str, ...]]] | None = None,
-                 diagnostics: list[Diagnostic] | None = None) -> None:  # None: a new list
+    def __init__(
+        self,
+        layers: list[tuple[sources.Layer, tuple[str, ...]]] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:  # None: a new list
         self.layers = [] if layers is None else layers
         self.diagnostics = [] if diagnostics is None else diagnostics
 
@@ -105,18 +108,12 @@ class Resolver:
         if extends is None:
             # The file's own structural check reports the type; a parent's is reported here.
             if len(stack) > 1:
-                self._problem(
-                    out, "extends-unresolved", layer, None, "extends: expected a name or path, or a list"
-                )
+                self._problem(out, "extends-unresolved", layer, None, "extends: expected a name or path, or a list")
             extends = []
         if len(extends) > layering.MAX_EXTENDS_FANOUT and len(stack) > 1:  # a file's own: the checks say so
-            self._problem(
-                out, "limit", layer, None, f"extends lists more than {layering.MAX_EXTENDS_FANOUT} configs"
-            )
+            self._problem(out, "limit", layer, None, f"extends lists more than {layering.MAX_EXTENDS_FANOUT} configs")
         if len(stack) > layering.MAX_EXTENDS_DEPTH:
-            self._problem(
-                out, "limit", layer, None, f"extends chain deeper than {layering.MAX_EXTENDS_DEPTH}"
-            )
+            self._problem(out, "limit", layer, None, f"extends chain deeper than {layering.MAX_EXTENDS_DEPTH}")
             return
         for index, ref in enumerate(extends[: layering.MAX_EXTENDS_FANOUT]):
             if not isinstance(ref, str):
@@ -147,9 +144,7 @@ class Resolver:
             if key in stack:
                 names = [*stack, key]
                 cycle = " → ".join(Path(n).name for n in names[names.index(key) :])
-                self._problem(
-                    out, "extends-cycle", layer, None if single else index, f"extends cycle: {cycle}"
-                )
+                self._problem(out, "extends-cycle", layer, None if single else index, f"extends cycle: {cycle}")
                 continue
             loaded[0] += 1  # counts repeats too: diamonds can multiply the layers of a resolution
             if loaded[0] > layering.MAX_LAYERS:

@@ -22,9 +22,7 @@ from tvmc.validate.checks import first
 from tvmc.validate.diagnostics import Finding, Severity
 
 CPU_SIDE = (registry.CPU_DEVICE, 16)  # hexagon's scalar cores run host code
-_OPTION_IN_MESSAGE = re.compile(
-    r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)="""
-)
+_OPTION_IN_MESSAGE = re.compile(r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)=""")
 
 StringStart = Callable[[str], Location | None]
 
@@ -109,9 +107,7 @@ class _Rules:
         host = canonical.get("host")
         if isinstance(host, Mapping):
             inside = nested and "host" in raw
-            yield from self.nodes(
-                raw["host"] if inside else None, host, join(pointer, "host") if inside else pointer
-            )
+            yield from self.nodes(raw["host"] if inside else None, host, join(pointer, "host") if inside else pointer)
         devices = canonical.get("devices")
         if canonical.get("kind") == "composite" and isinstance(devices, list):
             raw_devices = raw.get("devices") if nested else None
@@ -170,11 +166,7 @@ class _Rules:
                     severity=self.legacy_severity,
                 )
             tag = (
-                raw
-                if isinstance(raw, str)
-                else raw.get("tag")
-                if isinstance(raw, dict) and "kind" not in raw
-                else None
+                raw if isinstance(raw, str) else raw.get("tag") if isinstance(raw, dict) and "kind" not in raw else None
             )
             renamed = registry.renamed_tags().get(tag) if isinstance(tag, str) else None
             if renamed is not None:
@@ -234,9 +226,7 @@ class _Rules:
             hosted = [t for t in targets if isinstance(t.canonical.get("host"), dict)]
             for t in hosted[1:]:
                 if t.canonical["host"] != hosted[0].canonical["host"]:
-                    where = (
-                        join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
-                    )
+                    where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
                     self.add(
                         "host-conflict",
                         where,

@@ -242,9 +242,7 @@ class Validator:
     def file(self, path: str) -> FileResult:
         # A relative path is shown as given (normalised), an absolute one relative to the cwd.
         name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(path)
-        return self._guarded(
-            name, lambda: self._load_and_check(name, lambda: sources.load_file(path, display=name))
-        )
+        return self._guarded(name, lambda: self._load_and_check(name, lambda: sources.load_file(path, display=name)))
 
     def stdin(self, stream: BinaryIO | None, name: str | None) -> FileResult:
         shown = name or "<stdin>"
@@ -266,9 +264,7 @@ class Validator:
 
     # ---- the work --------------------------------------------------------------------------------
 
-    def _guarded(
-        self, name: str, work: Callable[[], list[Diagnostic]], *, flags_decide: bool = False
-    ) -> FileResult:
+    def _guarded(self, name: str, work: Callable[[], list[Diagnostic]], *, flags_decide: bool = False) -> FileResult:
         try:
             diagnostics = work()
         except UsageError as err:
@@ -278,13 +274,9 @@ class Validator:
         except TvmcError as err:
             diagnostics = [error_diagnostic(err, rule_for(err), name)]
         except (RecursionError, MemoryError) as err:
-            diagnostics = [
-                Diagnostic("limit", "error", "", f"input too complex ({type(err).__name__})", name)
-            ]
+            diagnostics = [Diagnostic("limit", "error", "", f"input too complex ({type(err).__name__})", name)]
         except Exception as err:  # a bug in a check must not hide the other files, nor print a traceback
-            diagnostics = [
-                Diagnostic("internal", "error", "", f"tvmc failed: {type(err).__name__}: {err}", name)
-            ]
+            diagnostics = [Diagnostic("internal", "error", "", f"tvmc failed: {type(err).__name__}: {err}", name)]
         return FileResult(name, diagnostics)
 
     def _load_and_check(self, name: str, load: Callable[[], sources.Layer]) -> list[Diagnostic]:
@@ -342,9 +334,7 @@ class Validator:
         semantic = semantic_findings(tree.data, merged, strict=strict, string_start=start)
         # The merged tree holds the file's own values too: same place and rule → one diagnostic
         # (the merged one, which knows the kind chosen by a parent).
-        found.update(
-            {_dedupe_key(d): d for d in (located(f, locate(f.pointer)) for f in [*merged, *semantic])}
-        )
+        found.update({_dedupe_key(d): d for d in (located(f, locate(f.pointer)) for f in [*merged, *semantic])})
         return _ordered(layer.source, list(found.values()))
 
     def _resolved(
@@ -374,9 +364,5 @@ def _ordered(name: str, diagnostics: list[Diagnostic], *, parent_warnings: bool 
     For a file, warnings located in another file (a parent) are left to that file's own validation:
     a base extended by twenty configs would otherwise repeat them twenty times. Its errors stay, as
     they make this file invalid; so do warnings located at flags (no line)."""
-    kept = [
-        d
-        for d in diagnostics
-        if parent_warnings or d.severity == "error" or d.source == name or d.line is None
-    ]
+    kept = [d for d in diagnostics if parent_warnings or d.severity == "error" or d.source == name or d.line is None]
     return sorted(kept, key=lambda d: (d.source != name, *d.sort_key()))
