@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate tvmc's target registry from an installed apache-tvm plus the legacy facts.
 
-    python scripts/sync_registry.py [--legacy-data ../shared/data] [--check]
+    python scripts/sync_registry.py [--legacy-data scripts/registry_sources] [--check]
 
 Writes `cli/tvmc/registry/data/kinds.json` and `tags.json`. These files are the single source
 for flags, schema, validation and canonicalization; they are checked in so that tvmc runs without
@@ -10,7 +10,8 @@ TVM. `--check` exits 1 when regenerating would change them (tests/registry uses 
 Modern facts (kinds, options, defaults, keys, device types, 287 tags, pass configs) come from
 the installed TVM. Legacy facts (kinds and options TVM dropped, renamed tags/options, Relay
 executors and runtimes, tvmc's BYOC codegens) come from the research data in
-`shared/data/tvm_kinds_legacy.json` and the tables below, each citing the spec section.
+`scripts/registry_sources/tvm_kinds_legacy.json` (see the README there for its provenance) and
+the tables below, each citing the TVM sources it comes from.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "cli" / "tvmc" / "registry" / "data"
-DEFAULT_LEGACY_DATA = ROOT.parent / "shared" / "data"
+DEFAULT_LEGACY_DATA = ROOT / "scripts" / "registry_sources"
 
 # Keys that a kind's canonicalizer fills in (deterministically or from the machine); they are
 # not declared defaults even though a bare `Target({"kind": k}).export()` shows them.
