@@ -14,6 +14,7 @@ Exit status: 0 nothing found, 1 something broke, 2 usage error.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
@@ -35,7 +36,9 @@ def _isolate_environment(case_seconds: float) -> None:
     """What tests/conftest.py does for the tests: no user configs, no TVMC_* from the shell."""
     for var in [v for v in os.environ if v.startswith("TVMC_")]:
         del os.environ[var]
-    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="tvmc-fuzz-xdg-")
+    xdg = tempfile.mkdtemp(prefix="tvmc-fuzz-xdg-")
+    atexit.register(shutil.rmtree, xdg, True)  # runs also when the run ends with SystemExit
+    os.environ["XDG_CONFIG_HOME"] = xdg
     os.environ.update(TYPER_USE_RICH="0", NO_COLOR="1", COLUMNS="120", HARDENING_CASE_SECONDS=str(case_seconds))
 
 

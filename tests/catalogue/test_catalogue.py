@@ -16,6 +16,7 @@ import pytest
 import typer
 from testkit import load_script
 from tvmc import api, registry, sources
+from tvmc.validate import runner as validate_runner
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,8 +103,7 @@ def test_resolves_and_pins_the_cpu_triple(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_validates_strictly(name: str) -> None:
-    validate = pytest.importorskip("tvmc.validate.runner", reason="tvmc.validate is not there yet")
-    result = validate.Validator(validate.Settings(strict=True)).file(str(CONFIGS / f"{name}.toml"))
+    result = validate_runner.Validator(validate_runner.Settings(strict=True)).file(str(CONFIGS / f"{name}.toml"))
     assert [(d.rule, d.full_message) for d in result.diagnostics] == []
 
 

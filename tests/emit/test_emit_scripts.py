@@ -153,6 +153,7 @@ def test_plan_document() -> None:
     assert doc["steps"][3]["args"] == {"file_name": "mlp.so"}
 
 
+@pytest.mark.tvm
 def test_plan_target_is_accepted_by_tvm() -> None:
     tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
     for configs in (["aws/c5"], ["nvidia/nvidia-a100"], ["raspberry-pi/4b-aarch64"], ["apple/m1-gpu"]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,16 +17,20 @@ from . import properties
 from .harness import ROOT
 
 
-def test_a_short_run_finds_nothing() -> None:
+def test_a_short_run_finds_nothing_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "fuzz.py"), "--cases", "40", "--seed", "1", "--surface", "targets"],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "seed 1: nothing found" in proc.stdout and "target-cli:" in proc.stdout
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_worker_collects_each_distinct_failure_with_its_smallest_input(

@@ -10,6 +10,7 @@ import pytest
 from tvmc import api
 from tvmc.errors import ConfigNotFoundError, TvmcError
 from tvmc.migrate import MigrationResult, migrate
+from tvmc.validate import runner
 
 OLD = Path(__file__).resolve().parent / "old_tvmc"
 
@@ -91,9 +92,8 @@ def test_every_output_is_documented_toml_listing_what_was_dropped() -> None:
 
 @pytest.mark.parametrize("name", ["compile_config_test.json", "micro_tvmc.sh", "run_demo.sh"])
 def test_outputs_validate_strictly(tmp_path: Path, name: str) -> None:
-    validate = pytest.importorskip("tvmc.validate.runner", reason="tvmc.validate is not there yet")
     path = _write(tmp_path, migrate(OLD / name))
-    result = validate.Validator(validate.Settings(strict=True)).file(str(path))
+    result = runner.Validator(runner.Settings(strict=True)).file(str(path))
     assert [(d.rule, d.full_message) for d in result.diagnostics] == []
 
 

@@ -66,6 +66,7 @@ def test_canonicalize_usage_errors(runner: CliRunner) -> None:
     assert runner.invoke(app, ["target", "canonicalize", "--format", "xml", "llvm"]).exit_code == 2
 
 
+@pytest.mark.tvm
 def test_fill_from_machine_uses_tvm(runner: CliRunner) -> None:
     pytest.importorskip("tvm", reason="apache-tvm not installed")
     result = runner.invoke(app, ["target", "canonicalize", "--fill-from-machine", "cuda"])
