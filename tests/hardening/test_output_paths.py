@@ -1,0 +1,139 @@
+"""`-o PATH` (issue 14): a regular file or a new path is replaced atomically; a device, a FIFO or the
+standard streams are written in place and never renamed over; anything else is refused; a killed
+run's temporary is recognised and removed by the next write."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from testkit import cli_env
+from tvmc.errors import TvmcError, UsageError
+from tvmc.fileio import write_atomic
+
+from .harness import run_cli
+
+root_only = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod needs root")
+
+
+@root_only
+def test_a_character_device_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # the same device as /dev/null
+    result = run_cli(["config", "show", "--config", "aws/c5", "-o", str(null)])
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.stat(null).st_mode) and os.stat(null).st_rdev == os.makedev(1, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]  # no temporary left either
+
+
+def test_a_fifo_with_a_reader_receives_the_output_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "out"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as handle:
+            received.append(handle.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.05)  # let the reader open its end (the writer fails fast without one)
+    for _ in range(100):
+        result = run_cli(["config", "show", "--config", "aws/c5", "-o", str(fifo)])
+        if result.exit_code == 0:
+            break
+        time.sleep(0.05)
+    reader.join(10)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert b'kind = "llvm"' in received[0]
+
+
+def test_a_fifo_nobody_reads_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "out"
+    os.mkfifo(fifo)
+    with pytest.raises(TvmcError, match="a FIFO that no process reads"):
+        write_atomic(fifo, "x")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_socket_or_a_directory_is_refused(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "s"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(UsageError, match="is not a regular file"):
+            write_atomic(path, "x")
+        assert stat.S_ISSOCK(os.stat(path).st_mode)
+    with pytest.raises(UsageError, match="is a directory"):
+        write_atomic(tmp_path, "x")
+
+
+@pytest.mark.parametrize(("name", "fd"), [("/dev/stdout", 1), ("/dev/stderr", 2)])
+def test_the_standard_streams_by_name(name: str, fd: int) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvmc", "config", "show", "--config", "aws/c5", "-o", name],
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b'kind = "llvm"' in (proc.stdout if fd == 1 else proc.stderr)
+
+
+def test_a_name_as_long_as_the_file_system_allows_is_written(tmp_path: Path) -> None:
+    out = tmp_path / ("n" * 250 + ".toml")
+    result = run_cli(["config", "show", "--config", "aws/c5", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("#") or "targets" in out.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+def test_a_symlink_loop_is_named_as_such(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(TvmcError, match="symbolic link loop"):
+        write_atomic(loop / "x.toml", "x")
+
+
+def test_a_missing_directory_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(TvmcError, match="does not exist"):
+        write_atomic(tmp_path / "no" / "x.toml", "x")
+
+
+def test_a_killed_runs_temporary_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)
+    stale = tmp_path / f".a.toml.tvmc-{dead_pid}-0badcafe.tmp"
+    stale.write_text("half")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    live = tmp_path / f".a.toml.tvmc-{os.getppid()}-0badcafe.tmp"  # a running process's: kept
+    live.write_text("busy")
+    os.utime(live, (time.time() - 3600, time.time() - 3600))
+    foreign = tmp_path / ".a.toml.tmp"  # not ours: kept
+    foreign.write_text("other")
+    write_atomic(tmp_path / "a.toml", "x = 1\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.toml", live.name, foreign.name])
+
+
+def test_an_interrupt_while_writing_leaves_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_fsync = os.fsync
+
+    def interrupted(fd: int) -> None:
+        real_fsync(fd)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    (tmp_path / "a.toml").write_text("old\n")
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "a.toml", "new\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["a.toml"]
+    assert (tmp_path / "a.toml").read_text() == "old\n"
