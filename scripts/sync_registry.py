@@ -288,7 +288,7 @@ def modern_tags() -> dict[str, Any]:
     return dict(sorted(recorded.items()))
 
 
-def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, Any]:
+def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any], codegens: dict[str, dict[str, str]]) -> dict[str, Any]:
     data = json.loads((legacy_dir / "tvm_kinds_legacy.json").read_text(encoding="utf-8"))
     common = data["_meta"]["common_attrs_every_kind"]
     kinds: dict[str, Any] = {}
@@ -314,7 +314,8 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, An
             slot = kinds.setdefault(name, {"versions": [], "byoc": False})
             slot["versions"].append(short)
             slot.update(
-                options={**options, **EXTRA_LEGACY_OPTIONS.get(name, {})},
+                options={**options, **EXTRA_LEGACY_OPTIONS.get(name, {})}
+                | {k: t for k, t in codegens.get(name, {}).items() if k not in options},
                 defaults=defaults,
                 default_keys=entry.get("default_keys") or [],
                 device_type=int(entry["device_type"]),
@@ -327,7 +328,11 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, An
             {
                 "versions": [],
                 "byoc": True,
-                "options": {**{a: _LEGACY_TYPES[t] for a, t in common.items()}, **codegen["options"]},
+                "options": {
+                    **{a: _LEGACY_TYPES[t] for a, t in common.items()},
+                    **codegen["options"],
+                    **codegens.get(name, {}),
+                },
                 "defaults": {},
                 "default_keys": [],
                 "device_type": codegen["device_type"],
@@ -344,21 +349,62 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any]) -> dict[str, An
     }
 
 
+GENERATIONS = ("v0.18.0", "v0.19.0")  # the old TVM releases --emit tvmc/relay write for
+
+
+def generation_facts(legacy_dir: Path) -> dict[str, Any]:
+    """Per old release, what its old tvmc and Relay accepted (see registry_sources/README.md)."""
+    out: dict[str, Any] = {}
+    for tag in GENERATIONS:
+        data = json.loads((legacy_dir / f"tvm_{tag}.json").read_text(encoding="utf-8"))
+        out[tag.lstrip("v").rsplit(".", 1)[0]] = {
+            "tag": tag,
+            "commit": data["_meta"]["commit"],
+            "kinds": {
+                name: {k: entry[k] for k in ("options", "defaults", "default_keys", "device_type")}
+                for name, entry in data["kinds"].items()
+            },
+            "codegens": {
+                name: {k: entry[k] for k in ("config_key", "pass_default", "default_target", "options")}
+                for name, entry in data["codegens"].items()
+            },
+            "pass_configs": data["pass_configs"],
+            "relay_passes": data["relay_passes"],
+            "executors": {n: {k: e[k] for k in ("options", "defaults")} for n, e in data["executors"].items()},
+            "runtimes": {n: {k: e[k] for k in ("options", "defaults")} for n, e in data["runtimes"].items()},
+            "output_formats": data["tvmc"]["output_formats"],
+            "frontends": data["tvmc"]["frontends"],
+            "mixed_precision_types": data["tvmc"]["mixed_precision_types"],
+        }
+    return out
+
+
+def codegen_options(generations: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Every option any generation's old tvmc took for each of its codegens (union, in order)."""
+    out: dict[str, dict[str, str]] = {}
+    for facts in generations.values():
+        for name, codegen in facts["codegens"].items():
+            out.setdefault(name, {}).update(codegen["options"])
+    return out
+
+
 def build(legacy_dir: Path) -> dict[str, str]:
     modern = modern_facts()
+    generations = generation_facts(legacy_dir)
     registry = {
         "generated_by": "scripts/sync_registry.py",
         "tvm_version": modern["tvm_version"],
         "kinds": modern["kinds"],
         "pass_configs": modern["pass_configs"],
-        "legacy": legacy_facts(legacy_dir, modern["kinds"]),
+        "legacy": legacy_facts(legacy_dir, modern["kinds"], codegen_options(generations)),
         "executors": EXECUTORS,
         "runtimes": RUNTIMES,
         "compilers": COMPILERS,
     }
     tags = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"], "tags": modern_tags()}
     dump = lambda obj: json.dumps(obj, indent=1, sort_keys=False, ensure_ascii=False) + "\n"  # noqa: E731
-    return {"kinds.json": dump(registry), "tags.json": dump(tags)}
+    gens = {"generated_by": "scripts/sync_registry.py", "generations": generations}
+    return {"kinds.json": dump(registry), "tags.json": dump(tags), "generations.json": dump(gens)}
 
 
 def main(argv: list[str] | None = None) -> int:

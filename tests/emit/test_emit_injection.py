@@ -112,7 +112,8 @@ def legacy_plan(v: dict[str, str]) -> LegacyPlan:
     cfg = CompilationConfig(
         targets=(ethos, llvm),
         host=llvm,
-        pass_config={"relay.x": v["pass"]},
+        pass_config={"relay.backend.tir_converter": v["pass"]},
+        tvm_version="<=0.18",  # ethos-u: the tvmc of TVM 0.19 has no such codegen
         build={
             "module-name": v["module"],
             "cross-compiler": v["cc"],
@@ -129,7 +130,10 @@ def test_relay_script(values: dict[str, str]) -> None:
     text = relay.render(legacy_plan(values))[0]
     got = constants(text)
     assert got["MODULE_NAME"] == values["module"] and got["MODEL"] == values["path"]
-    assert got["PASS_CONFIG"] == {"relay.x": values["pass"]} and got["TUNING_RECORDS"] == values["mcpu"]
+    assert (
+        got["PASS_CONFIG"] == {"relay.backend.tir_converter": values["pass"]}
+        and got["TUNING_RECORDS"] == values["mcpu"]
+    )
     assert got["SHAPES"] == {values["input"]: [1, None]} and got["CROSS_COMPILER"] == values["cc"]
     assert skeleton(text) == skeleton(relay.render(legacy_plan(harmless()))[0])
     options = [
@@ -156,7 +160,7 @@ def test_shell_line(module: str, value: str, option: str, cc: str, records: str)
     assert line.endswith("\n") and shlex.split(line) == argv
     for expected in (
         f"--module-name={module}",
-        f"--pass-config=relay.x={value}",
+        f"--pass-config=relay.backend.tir_converter={value}",
         f"--cross-compiler={cc}",
         f"--cross-compiler-options={option}",
         f"--tuning-records={records}",

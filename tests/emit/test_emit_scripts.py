@@ -101,7 +101,7 @@ def test_python_script_dumps() -> None:
 def test_relay_script_holds_the_legacy_plan() -> None:
     text, _ = legacy(configs=("boards/corstone-300",), model=model_spec("m.tflite", None, {"in:0": (1, 3)}))
     values = constants(text)
-    assert values["TARGET"] == "c -keys=arm_cpu,cpu -mcpu=cortex-m55" and values["HOST"] is None
+    assert values["TARGET"] == "c -mcpu=cortex-m55" and values["HOST"] is None
     assert values["EXECUTOR"] == "aot" and values["EXECUTOR_OPTIONS"]["interface-api"] == "c"
     assert values["RUNTIME"] == "crt" and values["OUTPUT_FORMAT"] == "mlf" and values["OUTPUT"] == "m.tar"
     assert values["MODEL_FORMAT"] == "tflite" and values["SHAPES"] == {"in:0": [1, 3]}
@@ -121,8 +121,8 @@ def test_relay_script_holds_the_legacy_plan() -> None:
 def test_relay_script_host_and_tuning() -> None:
     text, _ = legacy(("--set", 'build.tuning-records="logs.json"'), configs=("nvidia/jetson-nano",))
     values = constants(text)
-    assert values["TARGET"].startswith("cuda -keys=cuda,gpu -arch=sm_53")
-    assert values["HOST"].startswith("llvm -keys=arm_cpu,cpu -mattr=+neon -mcpu=cortex-a57")
+    assert values["TARGET"].startswith("cuda -arch=sm_53")
+    assert values["HOST"].startswith("llvm -mattr=+neon -mcpu=cortex-a57")
     assert values["TUNING_RECORDS"] == "logs.json" and values["CROSS_COMPILER"] == "aarch64-linux-gnu-gcc"
     assert 'config["relay.backend.use_auto_scheduler"] = True' in text
 

@@ -103,7 +103,7 @@ def model_spec(path: str, model_format: str | None, shapes: Shapes | None) -> Mo
     return ModelSpec(path, fmt, shapes)
 
 
-LEGACY_HINT = "use --emit tvmc or --emit relay for TVM <= 0.19"
+LEGACY_HINT = "use --emit tvmc or --emit relay for TVM 0.18 or 0.19"
 MODERN_HINT = "use --emit python, or tvmc compile, for TVM >= 0.25"
 
 
@@ -130,7 +130,7 @@ def check_legacy(model: ModelSpec) -> None:
     """Raise when old tvmc / Relay (TVM <= 0.19) cannot import this model."""
     if model.is_exported_program:
         raise BuildError(
-            "TVM <= 0.19 cannot read torch.export programs (.pt2); it reads TorchScript (.pth/.zip)",
+            "TVM 0.18/0.19 cannot read torch.export programs (.pt2); it reads TorchScript (.pth/.zip)",
             "MODEL",
             hint=MODERN_HINT,
         )

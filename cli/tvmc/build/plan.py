@@ -142,6 +142,8 @@ class Planner:
         self, pointer: str, message: str, *, hint: str | None = LEGACY_HINT, suggestions: list[str] | None = None
     ) -> BuildError:
         origin = origin_of(self.origins, pointer)
+        if hint == LEGACY_HINT:
+            hint = legacy_hint(self.config.tvm_version)
         return BuildError(
             f"{display_path(pointer)}: {message}",
             origin.location() if origin else None,
@@ -278,7 +280,7 @@ class Planner:
             raise self.refuse(
                 f"/{section}/kind",
                 f"{section} {component.name!r} has no TVM >= 0.25 equivalent (it is a Relay {section}, TVM <= 0.19)",
-                hint=f"{LEGACY_HINT}, or use --{section} {instead}",
+                hint=f"{legacy_hint(self.config.tvm_version)}, or use --{section} {instead}",
             )
         self.no_other_options(f"/{section}", table, mapped)
         return table
@@ -395,6 +397,17 @@ def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _CLAUSE = re.compile(r"\s*(==|>=|<=|!=|~=|>|<)?\s*v?(\d+(?:\.\d+)*)\S*\s*")
+
+
+def legacy_hint(spec: str | None) -> str:
+    """Where a config goes that TVM >= 0.25 cannot build: the old releases `--emit tvmc`/`relay`
+    write for that its `tvm-version` admits (`<=0.18`: TVM 0.18 only)."""
+    versions = [v for v in registry.generation_versions() if not spec or version_allows(spec, (_version(v),))]
+    return f"use --emit tvmc or --emit relay for TVM {' or '.join(versions)}" if versions else LEGACY_HINT
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return (*(int(part) for part in text.split(".")), 0)
 
 
 def version_allows(spec: str, candidates: tuple[tuple[int, ...], ...]) -> bool:

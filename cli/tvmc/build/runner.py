@@ -44,7 +44,7 @@ def require_tvm() -> Any:
         raise BuildError(
             f"TVM {version} is installed; tvmc compile needs TVM >= 0.25",
             None,
-            hint="use --emit tvmc or --emit relay for TVM <= 0.19",
+            hint="use --emit tvmc or --emit relay for TVM 0.18 or 0.19",
         )
     return tvm
 

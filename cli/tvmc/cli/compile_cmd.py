@@ -34,7 +34,11 @@ OUTPUT_HELP = (
 )
 EMIT_HELP = (
     "Print the build instead of running it (no TVM needed): python (a script for TVM >= 0.25), "
-    "tvmc (old tvmc's command line, TVM <= 0.19), relay (a Relay script, TVM <= 0.19), plan (JSON)."
+    "tvmc (old tvmc's command line, TVM 0.18/0.19), relay (a Relay script, TVM 0.18/0.19), plan (JSON)."
+)
+TVM_VERSION_HELP = (
+    "With --emit tvmc/relay: the old TVM release to write for, 0.18 or 0.19 (default: the newest one "
+    "the config's tvm-version admits)."
 )
 
 
@@ -91,7 +95,7 @@ def _inputs(resolved: Resolved, model: str) -> set[Path]:
     return {*resolved.tree.inputs, Path(model)}
 
 
-def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec) -> str:
+def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec, tvm_version: str | None = None) -> str:
     if fmt in (EmitFormat.python, EmitFormat.plan):
         from tvmc.build.plan import plan_build
 
@@ -107,7 +111,7 @@ def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec) -> str:
     else:
         from tvmc.emit.legacy import plan_legacy
 
-        legacy = plan_legacy(resolved.config, resolved.origins, spec)
+        legacy = plan_legacy(resolved.config, resolved.origins, spec, tvm_version)
         if fmt is EmitFormat.tvmc:
             from tvmc.emit import tvmc_argv
 
@@ -180,6 +184,7 @@ def compile_command(
     ] = None,
     input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
+    tvm_version: Annotated[str | None, typer.Option("--tvm-version", metavar="X.Y", help=TVM_VERSION_HELP)] = None,
 ) -> None:
     """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
     from tvmc import api
@@ -191,10 +196,14 @@ def compile_command(
     resolved = api.resolve(config or [], ordered_rewrite_flags(ctx))
     for note in resolved.notes:
         warn(note)
+    if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):
+        from tvmc.errors import UsageError
+
+        raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
     if emit is None:
         _build(resolved, spec, output)
         return
-    text = _emit(emit, resolved, spec)
+    text = _emit(emit, resolved, spec, tvm_version)
     if output is None:
         write_stdout(text)
         return

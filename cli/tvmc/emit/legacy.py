@@ -1,9 +1,11 @@
-"""The legacy build plan: a config as old tvmc / Relay (TVM <= 0.19) would build it. No TVM here.
+"""The legacy build plan: a config as old tvmc / Relay (TVM 0.18 or 0.19) would build it. No TVM here.
 
-Shared by `--emit tvmc` and `--emit relay`. Targets become legacy strings (`targets.to_legacy`);
-BYOC entries — legacy kinds such as `ethos-u`, or a `compiler` key — become old tvmc's codegens,
-applied in target order; the host becomes the second TVM target, as old tvmc read it.
-What legacy TVM cannot do is refused, naming the key and where it was set.
+Shared by `--emit tvmc` and `--emit relay`, for one release (`emit.generation.choose`: the
+config's `tvm-version` or `--tvm-version`). Targets become legacy strings holding only what that
+release has (`emit.generation.narrow`); BYOC entries — legacy kinds such as `ethos-u`, or a
+`compiler` key — become that release's old tvmc codegens, applied in target order; the host
+becomes the second TVM target, as old tvmc read it. What the release cannot do is refused,
+naming the key, where it was set, and the release.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.build.model import MODERN_HINT, ModelSpec, check_legacy
-from tvmc.build.plan import LEGACY_VERSIONS, strip_tvmc_keys, version_allows
+from tvmc.build.plan import strip_tvmc_keys
 from tvmc.config import CompilationConfig
+from tvmc.emit import generation as gens
 from tvmc.errors import BuildError, TvmcError
 from tvmc.provenance import Origin, display_path, join, origin_of
 
@@ -40,7 +43,6 @@ CODEGENS = {
     "clml": Codegen("tvm.relay.op.contrib.clml.partition_for_clml", None),
     "mrvl": Codegen("tvm.relay.op.contrib.mrvl.partition_for_mrvl", "relay.ext.mrvl.options"),
 }
-MODERN_ONLY_PASS_CONFIG = ("relax.", "s_tir.")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Byoc:
 
 @dataclass(frozen=True)
 class LegacyPlan:
+    version: str  # the old TVM release written for ("0.18", "0.19")
     model: ModelSpec
     byoc: tuple[Byoc, ...]
     target: str  # legacy string of the TVM target (without host)
@@ -75,10 +78,12 @@ class LegacyPlan:
 
 
 class LegacyPlanner:
-    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin]):
+    def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin], version: str | None = None):
         self.config = config
         self.origins = origins
         self.notes: list[str] = []
+        self.requested = version
+        self.gen = registry.generation(gens.LAST_TVMC)
 
     def refuse(self, pointer: str, message: str, hint: str | None = MODERN_HINT) -> BuildError:
         origin = origin_of(self.origins, pointer)
@@ -86,11 +91,13 @@ class LegacyPlanner:
 
     def plan(self, model: ModelSpec) -> LegacyPlan:
         check_legacy(model)
-        spec = self.config.tvm_version
-        if spec and not version_allows(spec, LEGACY_VERSIONS):
-            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM <= 0.19")
+        try:
+            self.gen = gens.choose(self.config.tvm_version, self.requested)
+        except TvmcError as err:
+            raise self.refuse("/tvm-version", err.message, hint=None if self.requested else MODERN_HINT) from None
         byoc, target, host = self.targets()
         return LegacyPlan(
+            version=self.gen.version,
             model=model,
             byoc=byoc,
             target=target,
@@ -108,9 +115,9 @@ class LegacyPlanner:
         from tvmc import targets as tg
 
         try:
-            return tg.to_legacy(dict(target))
+            return tg.to_legacy(gens.narrow(target, self.gen), implied_keys=True)
         except TvmcError as err:
-            raise self.refuse(pointer, f"legacy TVM cannot express this target: {err.message}") from None
+            raise self.refuse(pointer, f"legacy TVM cannot express this target: {err.message}", hint=err.hint) from None
 
     def targets(self) -> tuple[tuple[Byoc, ...], str, str | None]:
         byoc: list[Byoc] = []
@@ -147,18 +154,27 @@ class LegacyPlanner:
         return tuple(byoc), self.legacy_string(main, main_pointer), host_text
 
     def codegen(self, name: str, entry: Mapping[str, Any], pointer: str) -> Byoc:
-        if name not in CODEGENS:
-            raise self.refuse(pointer, f"old tvmc has no {name!r} codegen (it had {', '.join(CODEGENS)})")
-        kind = registry.kind(name)
+        codegens = self.gen.codegens
+        if name not in CODEGENS or name not in codegens:
+            last = gens.last_with(lambda g: name in g.codegens)
+            why = f"; it was last in TVM {last}" if last else ""
+            raise self.refuse(
+                pointer,
+                f"the tvmc of TVM {self.gen.version} has no {name!r} codegen (it had {', '.join(codegens)}){why}",
+                hint=f"set tvm-version = '<={last}' or use --tvm-version {last}" if last else MODERN_HINT,
+            )
         common = set(registry.COMMON_OPTIONS)
         options = {
-            k: v
-            for k, v in entry.items()
-            if k not in common
-            and k != "compiler"
-            and not k.startswith("feature.")
-            and (kind is None or k in kind.options or kind.open_options)
+            k: v for k, v in entry.items() if k not in common and k != "compiler" and not k.startswith("feature.")
         }
+        for option in options:
+            if option not in codegens[name]:
+                raise self.refuse(
+                    join(pointer, option),
+                    f"the {name!r} codegen of TVM {self.gen.version} has no option {option!r}"
+                    f" (it has {', '.join(codegens[name]) or 'none'})",
+                    hint=None,
+                )
         legacy = " ".join([name, *(f"-{k}={_legacy_value(v)}" for k, v in options.items())])
         return Byoc(name, options, legacy, pointer)
 
@@ -169,21 +185,46 @@ class LegacyPlanner:
         known = registry.components(section)[table["kind"]]
         if "legacy" not in known.generations:
             raise self.refuse(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")
+        options = (self.gen.executors if section == "executor" else self.gen.runtimes).get(table["kind"])
+        if options is None:
+            raise self.refuse(f"/{section}/kind", f"TVM {self.gen.version} has no {section} {table['kind']!r}")
+        for option in table:
+            if option != "kind" and option not in options:
+                raise self.refuse(
+                    f"/{section}/{option}",
+                    f"the {section} {table['kind']!r} of TVM {self.gen.version} has no {option!r}",
+                )
         return dict(table)
 
     def pass_config(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, value in self.config.pass_config.items():
-            if name.startswith(MODERN_ONLY_PASS_CONFIG):
-                raise self.refuse(join("/pass-config", name), "exists only in TVM >= 0.25")
-            legacy = f"tir.{name[5:]}" if name.startswith("tirx.") else name
+            legacy = name
+            for prefix in ("tirx.", "s_tir."):  # TVM 0.24 split `tir.*` into `tirx.*` and `s_tir.*`
+                if name.startswith(prefix):
+                    legacy = f"tir.{name[len(prefix) :]}"
+            if legacy not in self.gen.pass_configs:
+                raise self.refuse(
+                    join("/pass-config", name),
+                    f"TVM {self.gen.version} has no PassContext config {legacy!r}",
+                    hint=MODERN_HINT if name != legacy or name.startswith("relax.") else None,
+                )
             if legacy != name:
-                self.notes.append(f"pass-config {name!r} is {legacy!r} in TVM <= 0.19")
+                self.notes.append(f"pass-config {name!r} is {legacy!r} in TVM {self.gen.version}")
             out[legacy] = value
         return out
 
     def build(self) -> dict[str, Any]:
         build = dict(self.config.build)
+        fmt = build.get("output-format", "so")
+        if fmt != "tar" and fmt not in self.gen.output_formats:
+            last = gens.last_with(lambda g: fmt in g.output_formats)
+            raise self.refuse(
+                "/build/output-format",
+                f"the tvmc of TVM {self.gen.version} has no output format {fmt!r}"
+                + (f" (Model Library Format was last in TVM {last})" if fmt == "mlf" and last else ""),
+                hint=f"set tvm-version = '<={last}' or use --tvm-version {last}" if last else None,
+            )
         if "relax" in build.get("dump-code", ()):
             raise self.refuse("/build/dump-code", "'relax' code exists only in TVM >= 0.25")
         for key in ("desired-layout-ops", "mixed-precision-ops"):
@@ -200,5 +241,8 @@ def _legacy_value(value: Any) -> str:
     return str(value)
 
 
-def plan_legacy(config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec) -> LegacyPlan:
-    return LegacyPlanner(config, origins).plan(model)
+def plan_legacy(
+    config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec, version: str | None = None
+) -> LegacyPlan:
+    """The plan for one old release: `version` (`--tvm-version`), else the config's `tvm-version`."""
+    return LegacyPlanner(config, origins, version).plan(model)

@@ -1,4 +1,4 @@
-"""`--emit tvmc`: the equivalent old `tvmc compile` command line (TVM <= 0.19), shell-quoted.
+"""`--emit tvmc`: the equivalent old `tvmc compile` command line (TVM 0.18 or 0.19), shell-quoted.
 
 Old tvmc put everything in `--target`: BYOC codegens first (in partitioning order), then the
 TVM target, then the host as a second TVM target (`compile` has no `--target-host`). Its
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tvmc import registry
 from tvmc.build.model import ModelSpec
 from tvmc.emit.legacy import RELAY_HINT, LegacyPlan
 from tvmc.emit.quoting import sh
@@ -74,9 +75,15 @@ def component_flags(plan: LegacyPlan, section: str, notes: list[str]) -> list[st
         return []
     flags = [f"--{section}={table['kind']}"]
     for option, value in plan.non_default_options(section).items():
-        flags.append(f"--{section}-{table['kind']}-{option}={_scalar(value)}")
+        flag = f"--{section}-{table['kind']}-{option}"
         if value is False:
-            notes.append(f"TVM 0.18-0.19 read --{section}-{table['kind']}-{option}=0 as true (boxed bools)")
+            # python/tvm/driver/tvmc/registry.py (v0.18/v0.19) types runtime.BoxBool options as
+            # argparse `type=bool`, and bool("0") is True: no command line can say false.
+            raise refuse(
+                f"{section}.{option} = false",
+                f"the tvmc of TVM {plan.version} reads {flag}=0 (or =false) as true",
+            )
+        flags.append(f"{flag}={_scalar(value)}")
     return flags
 
 
@@ -103,7 +110,8 @@ def build_flags(plan: LegacyPlan) -> list[str]:
     flags: list[str] = []
     fmt = build.get("output-format", "so")
     if fmt == "tar":
-        raise refuse("build.output-format = 'tar'", "its --output-format is so or mlf")
+        choices = " or ".join(registry.generation(plan.version).output_formats)
+        raise refuse("build.output-format = 'tar'", f"its --output-format is {choices}")
     if "output-format" in build:
         flags.append(f"--output-format={fmt}")
     for key in VALUE_OPTIONS:
@@ -150,6 +158,13 @@ def tvmc_argv(plan: LegacyPlan, output: str | None = None) -> tuple[list[str], l
     if plan.disabled_pass:
         if any("," in p or not p.strip() for p in plan.disabled_pass):
             raise refuse("disabled-pass", "it splits the list on commas")
+        known = registry.generation(plan.version).relay_passes
+        unknown = [p for p in plan.disabled_pass if p not in known]
+        if unknown:  # python/tvm/driver/tvmc/pass_list.py refuses names Relay does not register
+            raise refuse(
+                f"disabled-pass {', '.join(map(repr, unknown))}",
+                f"TVM {plan.version} registers no such Relay pass (relay._transform.*)",
+            )
         argv.append(f"--disabled-pass={','.join(plan.disabled_pass)}")
     argv.append(f"--opt-level={plan.opt_level}")
     argv += build_flags(plan) + model_flags(plan.model)

@@ -30,7 +30,7 @@ from tvmc.values import ValueTypeError, check_value
 
 __all__ = ["Dropped", "MigrationResult", "migrate"]
 
-LAST_RELAY_TVM = "0.19"  # the last release with tvmc, Relay, its executors/runtimes and MLF
+LAST_RELAY_TVM = "0.19"  # the last release with tvmc, Relay and its executors/runtimes (MLF: 0.18)
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,9 @@ def legacy_features(config: CompilationConfig) -> list[tuple[str, str]]:
     for section, table in (("executor", config.executor), ("runtime", config.runtime)):
         if table is not None and "modern" not in registry.components(section)[table["kind"]].generations:
             out.append((f"{section} {table['kind']!r}", LAST_RELAY_TVM))
-    if config.build.get("output-format") == "mlf":
-        out.append(("output-format 'mlf'", LAST_RELAY_TVM))
+    if config.build.get("output-format") == "mlf":  # python/tvm/driver/tvmc/compiler.py: "so" only in v0.19.0
+        last = [v for v in registry.generation_versions() if "mlf" in registry.generation(v).output_formats]
+        out.append(("output-format 'mlf'", max(last, key=_version_key)))
     return out
 
 

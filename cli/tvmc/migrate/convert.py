@@ -124,9 +124,28 @@ def _apply(out: Converted, setting: Setting) -> None:
                 )
             )
             return
+        if spec.type == "bool" and not setting.from_file and isinstance(setting.value, str):
+            text = _boxed_bool(out, setting)
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
     else:
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
+
+
+def _boxed_bool(out: Converted, setting: Setting) -> str:
+    """What old tvmc made of a bool executor/runtime flag: python/tvm/driver/tvmc/registry.py
+    (v0.18.0, v0.19.0) types runtime.BoxBool options as argparse `type=bool`, so any non-empty
+    text — `0` and `false` included — was true."""
+    value = bool(setting.value)
+    try:
+        meant = coerce_text(setting.value, "bool")
+    except ValueTypeError:
+        meant = value
+    if value and meant is False:
+        out.notes.append(
+            f"{setting.shown}: the tvmc of TVM 0.18/0.19 read this as true (argparse type=bool) and built "
+            "with true; written as true"
+        )
+    return "true" if value else "false"
 
 
 def _target_rewrites(out: Converted, setting: Setting, text: str) -> list[Rewrite]:

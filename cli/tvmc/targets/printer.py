@@ -74,11 +74,12 @@ def _array(key: str, values: list[Any], where: str) -> str:
     return _value_text(",".join(elems))
 
 
-def to_legacy(canonical: Mapping[str, Any], *, where: str = "") -> str:
+def to_legacy(canonical: Mapping[str, Any], *, where: str = "", implied_keys: bool = False) -> str:
     """The legacy string of a canonical target: kind, `-keys=` first, then the attrs sorted.
 
     Values are quoted per the v0.10 rules (enclosing `'…'`, `\\` escapes) wherever needed;
     bools print as 1/0 like TVM's `str()`; `feature.*` entries TVM recomputes are dropped.
+    With `implied_keys`, a target without `keys` leaves them to the parser (the kind's defaults).
     Raises TargetError for what the string form cannot hold (user `feature.*` entries,
     strings with leading/trailing spaces).
     """
@@ -86,7 +87,10 @@ def to_legacy(canonical: Mapping[str, Any], *, where: str = "") -> str:
     parts = [kind]
     table = T.tables().get(kind)
     keys = canonical.get("keys", [])
-    if keys or (table is not None and table.default_keys):
+    if keys or ("keys" not in canonical and implied_keys):
+        if keys:
+            parts.append("-keys=" + _array("keys", list(keys), where))
+    elif table is not None and table.default_keys:
         # An empty list is written as '' so that the kind's default keys do not come back.
         parts.append("-keys=" + _array("keys", list(keys), where))
     attrs = []

@@ -1,0 +1,236 @@
+"""`--emit tvmc` per old release: what it writes is accepted by that release's old tvmc (its argument
+rules and target string parser, restated in old_tvmc_rules from the registry's facts of the release)
+and means the same config (`config migrate` of the line resolves to the same fingerprint)."""
+
+from __future__ import annotations
+
+import glob
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tvmc import api, registry
+from tvmc.build.model import model_spec
+from tvmc.config import CompilationConfig, canonicalize_config
+from tvmc.emit import tvmc_argv
+from tvmc.emit.legacy import plan_legacy
+from tvmc.errors import BuildError, TvmcError
+from tvmc.migrate import migrate
+
+from . import old_tvmc_rules as old
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = model_spec("models/mlp.onnx", None, {"x": (1, 8)})
+VERSIONS = registry.generation_versions()
+SHIPPED = [
+    Path(p).relative_to(ROOT / "configs").with_suffix("").as_posix()
+    for p in sorted(glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True))
+]
+
+
+def emit(config: CompilationConfig, version: str) -> tuple[str, list[str]]:
+    return tvmc_argv.render(plan_legacy(config, {}, MODEL, version))
+
+
+def meaning(config: CompilationConfig, tag_labels: bool = True) -> str:
+    """The fingerprint without `tvm-version` (migrate sets it only for legacy-only features), and
+    without tag labels when old tvmc's --target could not pass them (they change nothing built)."""
+    plain = {k: v for k, v in config.to_dict().items() if k not in ("tvm-version", "description")}
+    if "pass-config" in plain:  # `config migrate` writes TVM >= 0.25's names for a modern config
+        plain["pass-config"] = {registry.modern_pass_config(k): v for k, v in plain["pass-config"].items()}
+    if not tag_labels:
+        plain["targets"] = [{**t, "tag": ""} for t in plain["targets"]]
+        plain["host"] = {**plain["host"], "tag": ""}
+    return canonicalize_config(plain, {})[0].fingerprint()
+
+
+def accepted_and_same(config: CompilationConfig, version: str) -> old.Compiled:
+    text, notes = emit(config, version)
+    argv = shlex.split(text)
+    assert argv[:2] == ["tvmc", "compile"]
+    compiled = old.compile_command(argv[2:], version)
+    back = canonicalize_config(migrate(text).config, {})[0]
+    labels = not any("the tag label" in note for note in notes)
+    assert meaning(back, labels) == meaning(config, labels), text
+    return compiled
+
+
+def _allows(config: CompilationConfig, version: str) -> bool:
+    from tvmc.build.plan import version_allows
+
+    spec = config.tvm_version
+    return not spec or version_allows(spec, ((*map(int, version.split(".")), 0),))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_configs(name: str, version: str) -> None:
+    config = api.resolve([name], []).config
+    if not _allows(config, version):
+        with pytest.raises(BuildError, match=f"excludes TVM {version}"):
+            emit(config, version)
+        return
+    if name == "qcom/hexagon-v68":  # the hexagon target is its own host: two hexagon targets for old tvmc
+        with pytest.raises(BuildError, match="refused as duplicates"):
+            emit(config, version)
+        return
+    if config.tvm_version and config.tvm_version.startswith(">="):
+        return
+    try:
+        accepted_and_same(config, version)
+    except BuildError as err:  # only refusals that name the release (a feature it lacks)
+        assert f"TVM {version}" in str(err), err
+
+
+# ---- a generated corpus: every kind and option of each release ------------------------------------
+
+SAMPLES: dict[str, list[Any]] = {
+    "str": ["x1"],
+    "int": [7],
+    "bool": [True],
+    "Array<str>": [["a1", "b2"]],
+    "Array<int>": [[2, 3]],
+}
+SKIP_OPTIONS = {"kind", "tag", "host", "from_device", "target_device_type", "keys"}
+
+
+def corpus(version: str) -> list[tuple[str, str, Any]]:
+    gen = registry.generation(version)
+    cases = []
+    for kind_name in gen.tvm_kinds():
+        kind = registry.kind(kind_name)
+        if kind is None or kind.byoc or kind_name in ("composite", "test"):  # BYOC kinds: not old tvmc codegens
+            continue
+        for option, typ in gen.kinds[kind_name].options.items():
+            if option in SKIP_OPTIONS:
+                continue
+            cases += [(kind_name, option, value) for value in SAMPLES.get(typ, [])]
+        cases.append((kind_name, "", None))
+    return cases
+
+
+def config_with(kind: str, option: str, value: Any) -> CompilationConfig | None:
+    target: dict[str, Any] = {"kind": kind}
+    if option:
+        target[option] = value
+    try:
+        return canonicalize_config({"targets": [target]}, {})[0]
+    except TvmcError:  # TVM 0.27 has no such option: a config cannot hold it
+        return None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_kind_and_option_of_the_release(version: str) -> None:
+    checked = refused = 0
+    for kind, option, value in corpus(version):
+        config = config_with(kind, option, value)
+        if config is None:
+            continue
+        try:
+            compiled = accepted_and_same(config, version)
+        except BuildError as err:
+            assert f"TVM {version}" in str(err), (kind, option, err)
+            refused += 1
+            continue
+        checked += 1
+        assert compiled.target[0] == kind
+        if option:  # written, or left to a default of the release that is the same value
+            got = compiled.target[1].get(option, registry.generation(version).kinds[kind].defaults.get(option))
+            assert got == value, (kind, option, compiled.target)
+    assert checked > 100 and refused < checked / 10, (checked, refused)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_modern_only_attributes_are_refused_naming_the_release(version: str) -> None:
+    gen = registry.generation(version)
+    refused = 0
+    for name, kind in registry.kinds().items():
+        if name not in gen.tvm_kinds() or name in ("composite", "test"):
+            continue
+        for option, typ in kind.options.items():
+            if option in gen.kinds[name].options or option in SKIP_OPTIONS or typ not in SAMPLES:
+                continue
+            config = config_with(name, option, SAMPLES[typ][0])
+            if config is None:
+                continue
+            with pytest.raises(BuildError, match=f"TVM {version} has no attribute '{option}' of target kind"):
+                emit(config, version)
+            refused += 1
+    assert refused >= 5
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_codegens_and_their_options(version: str) -> None:
+    gen = registry.generation(version)
+    for codegen, options in gen.codegens.items():
+        for option, typ in [("", ""), *options.items()]:
+            entry: dict[str, Any] = {"kind": codegen}
+            kind = registry.kind(codegen)
+            typ = kind.options.get(option, typ) if kind is not None else typ
+            if option:
+                entry[option] = {"str": "x1", "int": 2, "bool": True, "Array<str>": ["x1"]}[typ]
+            config = canonicalize_config({"targets": [entry, "llvm"]}, {})[0]
+            compiled = accepted_and_same(config, version)
+            assert [c[0] for c in compiled.codegens] == [codegen]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_executors_runtimes_pass_configs(version: str) -> None:
+    gen = registry.generation(version)
+    for section, table in (("executor", gen.executors), ("runtime", gen.runtimes)):
+        for name, options in table.items():
+            for option, typ in options.items():
+                component = registry.components(section)[name]
+                default = component.options[option].default
+                value = {"bool": not default, "int": 32, "str": "c"}[typ]
+                if option == "interface-api":
+                    value = "c"
+                data = {"targets": ["c"], section: {"kind": name, option: value}}
+                if value is False:
+                    with pytest.raises(BuildError, match="as true"):
+                        emit(canonicalize_config(data, {})[0], version)
+                    continue
+                compiled = accepted_and_same(canonicalize_config(data, {})[0], version)
+                assert getattr(compiled, section) == (name, {option: value})
+    for name, typ in gen.pass_configs.items():
+        if typ not in ("bool", "int", "str") or registry.modern_pass_config(name) not in registry.pass_configs():
+            continue
+        value = {"bool": True, "int": 3, "str": "x"}[typ]
+        config = canonicalize_config({"targets": ["llvm"], "pass-config": {name: value}}, {})[0]
+        compiled = accepted_and_same(config, version)
+        assert name in compiled.pass_config
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("opencl", ["opencl", "llvm"]),  # no -texture_depth_limit / -image_base_address_alignment
+        (
+            "opencl -device=mali, llvm -mtriple=aarch64-linux-gnu",
+            ["opencl -device=mali", "llvm -mtriple=aarch64-linux-gnu"],
+        ),
+        ("qcom/adreno-opencl", ["opencl -device=adreno", "llvm"]),
+        ("webgpu", ["webgpu", "llvm"]),  # no -supports_subgroups, -max_shared_memory_per_block, -thread_warp_size
+    ],
+)
+def test_issue_examples_write_only_what_the_release_has(target: str, expected: list[str]) -> None:
+    for version in VERSIONS:
+        config = api.resolve([], [("--target", target)]).config
+        text, _ = emit(config, version)
+        argv = shlex.split(text)
+        assert argv[2] == f"--target={', '.join(expected)}"
+        old.compile_command(argv[2:], version)
+
+
+def test_tvm_version_selects_the_release() -> None:
+    aot = api.resolve(["boards/nucleo-l4r5zi"], []).config  # tvm-version <=0.18: MLF
+    text, _ = emit(aot, "0.18")
+    assert "--output-format=mlf" in shlex.split(text)
+    with pytest.raises(BuildError, match=r"excludes TVM 0.19 \(--tvm-version\)"):
+        emit(aot, "0.19")
+    plain = api.resolve([], [("--set", 'build.output-format="mlf"')]).config
+    with pytest.raises(BuildError, match=r"the tvmc of TVM 0.19 has no output format 'mlf'.*last in TVM 0.18"):
+        emit(plain, "0.19")
+    with pytest.raises(old.Refused, match="invalid choice: 'mlf'"):
+        old.compile_command(["--target=c", "--output-format=mlf", "m.onnx"], "0.19")
