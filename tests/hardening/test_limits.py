@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from tvmc import api, layering, rewrites, sources
-from tvmc.errors import ConfigLayerError, LimitError, TvmcError, UsageError
+from tvmc.errors import ConfigLayerError, ConfigNotFoundError, LimitError, TvmcError, UsageError
 from tvmc.sources import limits
 
 from .harness import run_cli
@@ -73,12 +73,12 @@ class Endless(io.RawIOBase):
         return len(view)
 
 
-def test_an_endless_stream_or_device_is_refused_after_the_limit() -> None:
+def test_an_endless_stream_is_refused_after_the_limit_and_a_device_unread() -> None:
     with bounded(seconds=2, megabytes=8):
         refused(lambda: sources.load_stdin(io.BufferedReader(Endless())), LimitError, "larger than 1000000")
-    if Path("/dev/zero").exists():
+    if Path("/dev/zero").exists():  # only regular files are configs: a device is not read at all
         with bounded(seconds=2, megabytes=8):
-            refused(lambda: sources.load_file("/dev/zero"), LimitError, "larger than 1000000")
+            refused(lambda: sources.load_file("/dev/zero"), ConfigNotFoundError, "is a device, not a config file")
 
 
 @pytest.mark.parametrize(

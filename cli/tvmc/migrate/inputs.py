@@ -57,18 +57,14 @@ def _names_file(text: str) -> bool:
     if registry.is_tag(text) or registry.kind(text) is not None:
         return False
     try:
-        return Path(text).expanduser().is_file()
+        path = Path(text).expanduser()
+        return path.exists() and not path.is_dir()  # a FIFO or a device too: refused when read
     except OSError:
         return False
 
 
 def _read_file(path: Path) -> str:
-    try:
-        with path.expanduser().open("rb") as handle:
-            data = sources.read_limited(handle)
-    except OSError as err:
-        raise ConfigNotFoundError(f"cannot read {path}: {err.strerror or err}", Location(str(path))) from None
-    return _decode(data, Location(str(path)))
+    return _decode(sources.read_regular_file(path, str(path)), Location(str(path)))
 
 
 def _decode(data: bytes, where: Location) -> str:

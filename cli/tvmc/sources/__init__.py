@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tvmc.sources.layer import Layer, make_pointer, split_pointer
     from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
-    from tvmc.sources.loader import load_bytes, load_file, load_stdin, read_limited, sniff_format
+    from tvmc.sources.loader import (
+        load_bytes,
+        load_file,
+        load_stdin,
+        read_limited,
+        read_regular_file,
+        sniff_format,
+    )
     from tvmc.sources.search import (
         ENV_VAR,
         ConfigEntry,
@@ -48,6 +55,7 @@ __all__ = [
     "make_pointer",
     "name_problem",
     "read_limited",
+    "read_regular_file",
     "search_path",
     "shipped_config_dir",
     "sniff_format",
@@ -72,6 +80,7 @@ _SUBMODULE = {
     "load_file": "loader",
     "load_stdin": "loader",
     "read_limited": "loader",
+    "read_regular_file": "loader",
     "sniff_format": "loader",
     "ENV_VAR": "search",
     "ConfigEntry": "search",

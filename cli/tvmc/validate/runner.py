@@ -63,13 +63,33 @@ def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iter
     for given in paths:
         is_dir = (given in dirs) if dirs is not None else (given != "-" and os.path.isdir(given))
         if is_dir:
-            for top, subdirs, files in os.walk(given):  # not `dirs`: that is the parameter, used again
-                subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.lower().endswith(SUFFIXES) and not name.startswith("."):
-                        yield os.path.join(top, name)
+            yield from _walk(given)
         else:
             yield given
+
+
+def _walk(top: str) -> Iterator[str]:
+    """The *.toml/*.json regular files below `top`, sorted, hidden names skipped. A FIFO or a device
+    with a config's name is passed over (reading it could hang); scandir's entry types tell them
+    apart without a stat per file."""
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                subdirs.append(entry.path)
+            elif entry.name.lower().endswith(SUFFIXES) and entry.is_file():
+                yield entry.path
+        except OSError:
+            continue
+    for subdir in subdirs:
+        yield from _walk(subdir)
 
 
 def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
