@@ -15,7 +15,7 @@ from typing import Any
 from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
-from tvmc.provenance import display_path, is_within, join
+from tvmc.provenance import display_path, join
 from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
 from tvmc.validate.checks import first
@@ -38,7 +38,11 @@ class _Rules:
     ) -> None:
         self.data = data
         self.partial = partial  # only this file's document: values a parent would add are unknown
-        self.broken = [f.pointer for f in structural if f.severity == "error"]
+        broken = {f.pointer for f in structural if f.severity == "error"}
+        self.broken = broken
+        # Every pointer at or above a broken one: `clean` is then a few set look-ups, not a scan of
+        # every finding per target (which made validation quadratic in the number of targets).
+        self.above_broken = {p[:i] for p in broken for i, c in enumerate(p + "/") if c == "/" and i}
         self.string_start = string_start
         self.findings: list[Finding] = []
         version = data.get("tvm-version")
@@ -67,7 +71,9 @@ class _Rules:
 
     def clean(self, pointer: str) -> bool:
         """No structural error at or below `pointer` (nor at an ancestor: a wrong-typed container)."""
-        return not any(is_within(b, pointer) or is_within(pointer, b) for b in self.broken)
+        if pointer in self.above_broken:
+            return False
+        return not any(c == "/" and pointer[:i] in self.broken for i, c in enumerate(pointer + "/") if i)
 
     # ---- targets -------------------------------------------------------------------------------
 
