@@ -108,7 +108,8 @@ def check_output(code: int, stdout: str, stderr: str, args: Sequence[str], *, re
         return
     assert all(line.startswith("tvmc: ") for line in lines), f"{where}; stray stderr line: {stderr!r}"
     if code == 1 and report:
-        assert ": error: " in stdout, f"{where} without reporting an error: {stdout[-500:]!r}"
+        reported = ": error: " in stdout or "\n::error " in "\n" + stdout  # text or github format
+        assert reported, f"{where} without reporting an error: {stdout[-500:]!r}"
     elif code != 0:
         assert any(line.startswith("tvmc: error: ") for line in lines), f"{where} without an error: {stderr!r}"
 

@@ -13,19 +13,12 @@ import typer
 from typer.core import TyperGroup
 
 from tvmc.errors import TvmcError
+from tvmc.text import one_line
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 EXIT_INVALID = 1
-
-
-def one_line(text: str) -> str:
-    """`text` on one printable line: line breaks and other control characters (which user input
-    can carry into a message) are shown escaped, as in a Python string literal."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def fail(err: TvmcError) -> NoReturn:

@@ -10,8 +10,9 @@ from typing import Any
 import typer
 
 from tvmc import registry
-from tvmc.cli.common import LazyCommandsGroup, one_line, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
 from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
+from tvmc.text import one_line
 
 app = typer.Typer(
     cls=LazyCommandsGroup,

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from tvmc.cli.common import one_line, reports_errors, warn, write_stdout
+from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.text import one_line
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
 

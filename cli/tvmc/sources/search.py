@@ -19,6 +19,7 @@ from tvmc.errors import ConfigNotFoundError, FrozenRecord, LimitError, Location,
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
 from tvmc.sources.loader import load_file
+from tvmc.text import one_line
 
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, a .toml file wins over a .json of the same name
@@ -275,7 +276,7 @@ def _not_found(
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
     suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
     searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
-    shown = name if name.isprintable() else repr(name)[1:-1]  # the message stays one line
+    shown = one_line(name)  # the message stays one line
     what = f"{shown}.toml or {shown}.json on the search path" + (" and no TVM target tag" if tags else "")
     return ConfigNotFoundError(
         f"config {name!r} not found: no {what}", origin, suggestions=suggestions, hint=f"searched {searched}"

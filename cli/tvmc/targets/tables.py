@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError, did_you_mean
+from tvmc.text import one_line
 
 # Re-exported: targets modules use T.INT64_MIN, T.INT64_MAX and T.type_name.
 from tvmc.values import INT64_MAX as INT64_MAX
@@ -133,7 +134,7 @@ def shown(text: str) -> str:
     unprintable characters, so that the message stays one line, and cut short when long."""
     if len(text) > 80:
         text = f"{text[:40]}…{text[-20:]} ({len(text)} characters)"
-    return text if text.isprintable() else repr(text)[1:-1]
+    return one_line(text)
 
 
 def unknown_kind(name: str, loc: Location | None) -> TargetError:

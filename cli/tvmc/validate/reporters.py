@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol, TextIO
 
+from tvmc.text import one_line
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Summary
 
 ANNOTATIONS_PER_FILE = 10  # GitHub shows at most 10 annotations of a type per step; the summary has all
@@ -49,13 +50,14 @@ def use_colour(stream: TextIO, env: Mapping[str, str]) -> bool:
 
 
 def text_line(d: Diagnostic, colour: bool = False) -> str:
-    where, severity, rule = d.where(), str(d.severity), f"[{d.rule}]"
+    # Everything but the severity and rule id comes from the config (file names, keys, values).
+    where, severity, rule = one_line(d.where()), str(d.severity), f"[{d.rule}]"
     if colour:
         where = f"\x1b[1m{where}\x1b[0m"
         severity = f"\x1b[1;{31 if d.severity == 'error' else 33}m{severity}\x1b[0m"
         rule = f"\x1b[2m{rule}\x1b[0m"
-    path = f"{d.path}: " if d.path else ""
-    return f"{where}: {severity}: {path}{d.full_message} {rule}"
+    path = f"{one_line(d.path)}: " if d.path else ""
+    return f"{where}: {severity}: {path}{one_line(d.full_message)} {rule}"
 
 
 class TextReporter:
@@ -154,7 +156,7 @@ def annotation(d: Diagnostic, file_name: str) -> str:
     props.append(f"title={escape_property(f'tvmc {d.rule}')}")
     where = "" if d.line is not None or d.source == file_name else f"{d.where()}: "
     path = f"{d.path}: " if d.path else ""
-    return f"::{d.severity} {','.join(props)}::{escape_data(where + path + d.full_message)}"
+    return f"::{d.severity} {','.join(props)}::{escape_data(one_line(where + path + d.full_message))}"
 
 
 def markdown(text: str) -> str:
