@@ -156,7 +156,10 @@ def annotation(d: Diagnostic, file_name: str) -> str:
     props.append(f"title={escape_property(f'tvmc {d.rule}')}")
     where = "" if d.line is not None or d.source == file_name else f"{d.where()}: "
     path = f"{d.path}: " if d.path else ""
-    return f"::{d.severity} {','.join(props)}::{escape_data(one_line(where + path + d.full_message))}"
+    message = where + path + d.full_message
+    if not message.isprintable():  # line breaks become %0A (GitHub shows them); the rest escaped
+        message = "".join(c if c in "\r\n" else one_line(c) for c in message)
+    return f"::{d.severity} {','.join(props)}::{escape_data(message)}"
 
 
 def markdown(text: str) -> str:
