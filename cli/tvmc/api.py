@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, canonicalize_config
-from tvmc.errors import FrozenRecord, Location
+from tvmc.errors import FrozenRecord, Location, TvmcError
 from tvmc.layering import Tree
 from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
 
@@ -91,9 +91,33 @@ def resolve(
 ) -> Resolved:
     """The whole pipeline: configs (names or paths) and rewrites → a canonical CompilationConfig."""
     tree = resolve_tree(configs, rewrite_list, env=env, search=search)
-    config, notes = canonicalize_config(tree.data, tree.origins)
+    try:
+        config, notes = canonicalize_config(tree.data, tree.origins)
+    except TvmcError as err:
+        _hint_old_json(err, tree)
+        raise
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
     return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree)
+
+
+def _hint_old_json(err: TvmcError, tree: Tree) -> None:
+    """An old tvmc JSON config given to --config fails on its old spellings: say how to convert it."""
+    import json
+
+    from tvmc.migrate.inputs import old_config_signs
+
+    for path in tree.inputs:
+        if path.suffix != ".json" or err.hint:
+            continue
+        try:
+            signs = old_config_signs(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+        if signs:
+            why = ", ".join(signs[:3])
+            err.hint = f"{path} looks like an old tvmc JSON config ({why}): convert it: tvmc config migrate {path}"
+            err.args = (err.one_line(),)
+            return
 
 
 def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str | None:

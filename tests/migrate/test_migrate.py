@@ -138,6 +138,7 @@ def test_quirks_of_old_json_configs(tmp_path: Path) -> None:
 
 def test_a_command_line_overrides_its_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TVM_CONFIGS_JSON_DIR", raising=False)
     (tmp_path / "board.json").write_text((OLD / "compile_config_test.json").read_text(), encoding="utf-8")
     result = migrate(
         "tvmc --config board compile --target-c-mcpu=cortex-m7 --pass-config tir.disable_vectorize=0 m.tflite"
@@ -153,8 +154,21 @@ def test_a_command_line_overrides_its_config_file(tmp_path: Path, monkeypatch: p
     twice = migrate("tvmc --config other --config board compile m.tflite")  # argparse kept the last one
     assert "a later --config replaces it" in dropped(twice)["--config other"]
     assert twice.config["executor"] == {"kind": "aot"}
-    missing = migrate("tvmc compile --config corstone-300 m.tflite")
-    assert "configs/ directory" in dropped(missing)["--config corstone-300"]
+    with pytest.raises(TvmcError, match=r"File corstone-300.json does not exist .* TVM's configs/ directory"):
+        migrate("tvmc compile --config corstone-300 m.tflite")  # found nowhere: old tvmc stopped
+
+
+def test_config_name_is_searched_in_tvm_configs_json_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # config_options.py (v0.19.0): the working directory first, then $TVM_CONFIGS_JSON_DIR recursively.
+    monkeypatch.chdir(tmp_path)
+    deep = tmp_path / "dir" / "boards" / "m"
+    deep.mkdir(parents=True)
+    (deep / "board.json").write_text((OLD / "compile_config_test.json").read_text(), encoding="utf-8")
+    monkeypatch.setenv("TVM_CONFIGS_JSON_DIR", str(tmp_path / "dir"))
+    found = migrate("tvmc compile --config board m.tflite")
+    assert found.config["targets"][0] == {"kind": "cmsis-nn"} and deep / "board.json" in found.inputs
+    with pytest.raises(TvmcError, match=r"board2.json does not exist .*\$TVM_CONFIGS_JSON_DIR"):
+        migrate("tvmc compile --config board2 m.tflite")
 
 
 # ---- command lines from old tvmc's documentation (spec §3-§4) ------------------------------------

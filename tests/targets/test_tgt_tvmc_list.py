@@ -52,10 +52,11 @@ def test_byoc_targets_keep_their_order_and_the_second_kind_is_the_host() -> None
     assert any("host" in n for n in parsed.notes)
 
 
-def test_same_kind_for_target_and_host_is_allowed() -> None:
-    parsed = parse_targets("llvm -mcpu=cortex-a72, llvm -mcpu=skylake")
-    assert parsed.targets == ({"kind": "llvm", "mcpu": "cortex-a72"},)
-    assert parsed.host == {"kind": "llvm", "mcpu": "skylake"}
+def test_same_kind_twice_is_refused_as_old_tvmc_did() -> None:
+    # old tvmc's test_target_from_cli__error_duplicate (tests/python/driver/tvmc/test_target.py, v0.19.0)
+    for text in ("llvm, llvm", "llvm -mcpu=cortex-a72, llvm -mcpu=skylake"):
+        with pytest.raises(TargetError, match="Duplicate target definitions are not allowed"):
+            parse_targets(text)
 
 
 def test_tags_work_in_lists() -> None:

@@ -96,6 +96,8 @@ def pass_config_flags(plan: LegacyPlan) -> list[str]:
             text = str(value)
         elif isinstance(value, str) and "=" not in value and value == value.strip() and value:
             text = value
+        elif name == "tir.add_lower_pass" and _lower_passes(value):
+            text = ",".join(f"{level},{func}" for level, func in value)  # pass_config.py's pair list
         else:
             raise refuse(
                 f"pass-config.{name} = {value!r}",
@@ -103,6 +105,20 @@ def pass_config_flags(plan: LegacyPlan) -> list[str]:
             )
         flags.append(f"--pass-config={name}={text}")
     return flags
+
+
+def _lower_passes(value: Any) -> bool:
+    """Whether old tvmc's `tir.add_lower_pass=LEVEL,PASS,...` can say this list of (level, pass) pairs."""
+    return isinstance(value, list) and all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], int)
+        and not isinstance(pair[0], bool)
+        and pair[0] >= 0
+        and isinstance(pair[1], str)
+        and re.fullmatch(r"[\w.]+", pair[1]) is not None
+        for pair in value
+    )
 
 
 def build_flags(plan: LegacyPlan) -> list[str]:

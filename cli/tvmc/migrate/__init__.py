@@ -16,12 +16,14 @@ config cannot carry is listed in `dropped` with the reason (and as comments in t
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc import registry, sources
 from tvmc.config import CompilationConfig, canonicalize_config
+from tvmc.errors import TvmcError
 from tvmc.migrate import inputs, writer
 from tvmc.migrate.convert import convert
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
@@ -77,26 +79,32 @@ def migrate(old: str | Path, *, stdin_text: str | None = None) -> MigrationResul
 
 
 def _old_config(ref: Setting, base: Path | None, command: Reading, files: list[Path]) -> Reading | None:
-    """An old `--config NAME`: a JSON file next to the command (or in the working directory)."""
+    """An old `--config NAME`, found the way config_options.py (v0.18/v0.19) found it: NAME (with
+    `.json` appended unless it holds `.json`) as a path from the working directory, else a file of
+    that name anywhere under `$TVM_CONFIGS_JSON_DIR` (TVM's own configs/ when it is unset); here
+    also beside the file the command was read from. Found nowhere, old tvmc stopped."""
     name = str(ref.value)
     if name == "default":
         command.notes.append(f"{ref.shown}: old tvmc's default config (an llvm target) is tvmc's default too")
         return None
-    # Old tvmc appended .json unless the name contained it, and looked in the working directory first.
-    file_name = name if ".json" in name else f"{name}.json"
-    for directory in (Path.cwd(), *([base] if base is not None else [])):
-        path = directory / file_name
+    file_name = name if ".json" in name else f"{name.strip()}.json"
+    candidates = [Path.cwd() / file_name, *([base / file_name] if base is not None else [])]
+    configs_dir = os.environ.get("TVM_CONFIGS_JSON_DIR", "")
+    if configs_dir and os.path.isdir(configs_dir):
+        for root, _dirs, names in sorted(os.walk(configs_dir)):
+            if file_name in names:  # find_json_file: the first directory os.walk visits that has it
+                candidates.append(Path(root) / file_name)
+                break
+    for path in candidates:
         if path.is_file():
             files.append(path)
             return read_config_json(sources.load_file(path))
-    command.dropped.append(
-        Dropped(
-            ref.shown,
-            "old tvmc looked this name up in TVM's configs/ directory, "
-            "which is not here: migrate that JSON file and layer it with --config",
-        )
+    where = f"$TVM_CONFIGS_JSON_DIR ({configs_dir})" if configs_dir else "TVM's configs/ directory"
+    raise TvmcError(
+        f"{ref.shown}: old tvmc stopped here: File {file_name} does not exist in the working directory or {where}",
+        ref.where or None,
+        hint="set TVM_CONFIGS_JSON_DIR to the directory holding it, or give its path",
     )
-    return None
 
 
 def _version_key(version: str) -> tuple[int, ...]:

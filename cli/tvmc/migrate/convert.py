@@ -17,13 +17,14 @@ from typing import Any
 from tvmc import registry, rewrites
 from tvmc import targets as tg
 from tvmc.config import BUILD_OPTIONS
-from tvmc.errors import TvmcError, UsageError
+from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.layering import Tree
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, flag_text, old_flags
 from tvmc.rewrites import Key, Rewrite
 from tvmc.values import ValueTypeError, coerce_text
 
 OLD_DEFAULTS = {"executor": "graph", "runtime": "cpp"}  # old tvmc's argparse defaults
+ADD_LOWER_PASS = "tir.add_lower_pass"
 _PHASES = {"--target": 0, "--target-host": 1, "--executor": 3, "--runtime": 5, "--pass-config": 7, "--opt-level": 8}
 _SECTION_PHASE = {"target": 2, "executor": 4, "runtime": 6}
 
@@ -40,10 +41,12 @@ def effective(readings: Sequence[Reading]) -> tuple[list[Setting], list[str]]:
     `--pass-config` entries accumulate, the last per name winning."""
     chosen: dict[str, Setting] = {}
     notes: list[str] = []
-    for setting in (s for r in readings for s in r.settings):
+    for index, setting in enumerate(s for r in readings for s in r.settings):
         key = setting.flag
         if key == "--pass-config":
-            key += ":" + str(setting.value).partition("=")[0].strip()
+            name = str(setting.value).partition("=")[0].strip()
+            # pass_config.py (v0.18/v0.19): an Array config's values are concatenated, not replaced.
+            key += ":" + name + (f"#{index}" if name == ADD_LOWER_PASS else "")
         earlier = chosen.pop(key, None)
         if earlier is not None and earlier.value != setting.value:
             where = f" ({earlier.where})" if earlier.where else ""
@@ -72,6 +75,9 @@ def convert(readings: Sequence[Reading]) -> Converted:
     except UsageError as err:  # a bad value in the old input is invalid input, not a usage error
         raise TvmcError(err.message, err.location, suggestions=err.suggestions, hint=err.hint) from None
     data = out.tree.data
+    for entry in [*(data.get("targets") or []), data.get("host")]:
+        if isinstance(entry, dict) and "from_device" in entry:  # written inline: -from_device=N
+            out.dropped.append(Dropped(f"{entry.get('kind')} -from_device={entry.pop('from_device')}", FROM_DEVICE))
     if "targets" not in data:
         data["targets"] = ["llvm"]
         out.notes.append("no target given: old tvmc's default config (host/default.json) supplied llvm")
@@ -94,6 +100,7 @@ def _apply(out: Converted, setting: Setting) -> None:
     if flag.action == "disabled-pass":
         value = setting.value
         passes = value if isinstance(value, list) else [p.strip() for p in str(value).split(",") if p.strip()]
+        _check_relay_passes(out, setting, [str(p) for p in passes])
         if passes:
             rewrites.apply(out.tree, Rewrite("set", (Key("disabled-pass"),), setting.origin, value=passes))
         return
@@ -102,6 +109,11 @@ def _apply(out: Converted, setting: Setting) -> None:
         return
     spec = rewrites.generated_flags().get(setting.flag)
     text = flag_text(setting.value)
+    if setting.flag == "--pass-config":
+        _check_pass_config(setting, text)
+    if setting.flag == "--pass-config" and text.partition("=")[0].strip() == ADD_LOWER_PASS:
+        _add_lower_pass(out, setting, text.partition("=")[2])
+        return
     if setting.flag == "--target":
         rewrites.apply_all(out.tree, _target_rewrites(out, setting, text))
     elif spec is not None and spec.section == "target":
@@ -129,6 +141,73 @@ def _apply(out: Converted, setting: Setting) -> None:
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
     else:
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
+
+
+def _check_pass_config(setting: Setting, text: str) -> None:
+    """pass_config.py `parse_configs` (v0.18/v0.19): NAME=VALUE, a config TVM defines, of a type it
+    could set (bool, int, str; of the arrays only tir.add_lower_pass)."""
+    name, eq, _ = text.partition("=")
+    name = name.strip()
+    if not eq or text.count("=") > 1:
+        raise TvmcError(
+            f"old tvmc refused this: Invalid format for configuration '{text}', use <config>=<value>",
+            setting.origin.location(),
+        )
+    versions = registry.generation_versions()
+    types = {registry.generation(v).pass_configs.get(name) for v in versions} - {None}
+    if not types:
+        raise TvmcError(
+            f"old tvmc refused this: Configuration '{name}' is not defined in TVM {' or '.join(versions)}",
+            setting.origin.location(),
+            suggestions=did_you_mean(name, sorted(registry.generation(versions[-1]).pass_configs)),
+        )
+    if name != ADD_LOWER_PASS and not types & {"bool", "int", "str"}:
+        raise TvmcError(
+            f"old tvmc refused this: Configuration '{name}' uses a data type not supported by TVMC",
+            setting.origin.location(),
+        )
+
+
+def _check_relay_passes(out: Converted, setting: Setting, passes: list[str]) -> None:
+    """pass_list.py (v0.18/v0.19) refused a --disabled-pass name Relay did not register."""
+    versions = registry.generation_versions()
+    known = registry.generation(versions[-1]).relay_passes
+    unknown = [p for p in passes if not any(p in registry.generation(v).relay_passes for v in versions)]
+    if not unknown:
+        return
+    names = ", ".join(map(repr, unknown))
+    close = [m for p in unknown for m in did_you_mean(p, sorted(known))]
+    maybe = f"; did you mean {', '.join(close)}?" if close else ""
+    out.notes.append(
+        f"{setting.shown}: {names} {'is' if len(unknown) == 1 else 'are'} not a Relay pass, so old tvmc refused "
+        f"this line (carried as written){maybe}; the Relay passes of TVM {versions[-1]}: {', '.join(sorted(known))}"
+    )
+
+
+def _add_lower_pass(out: Converted, setting: Setting, text: str) -> None:
+    """`tir.add_lower_pass=LEVEL,PASS[,LEVEL,PASS...]` as pass_config.py (v0.18/v0.19) read it: pairs
+    of an integer level and a pass (a global function or a dotted Python path), appended to the
+    pairs of earlier flags."""
+    items = text.split(",")
+    if len(items) % 2:
+        raise TvmcError(
+            "old tvmc refused this: the value must be of the form "
+            f"'{ADD_LOWER_PASS}=opt_level1,pass1,opt_level2,pass2'",
+            setting.origin.location(),
+        )
+    pairs: list[list[Any]] = []
+    for level, name in zip(items[::2], items[1::2], strict=True):
+        try:
+            pairs.append([int(level.strip()), name.strip()])
+        except ValueError:
+            raise TvmcError(
+                f"old tvmc refused this: the level {level.strip()!r} is not an integer",
+                setting.origin.location(),
+            ) from None
+    table = out.tree.data.get("pass-config")
+    earlier = table.get(ADD_LOWER_PASS, []) if isinstance(table, dict) else []
+    where = (Key("pass-config"), Key(ADD_LOWER_PASS))
+    rewrites.apply(out.tree, Rewrite("set", where, setting.origin, value=[*earlier, *pairs]))
 
 
 def _boxed_bool(out: Converted, setting: Setting) -> str:
@@ -162,7 +241,16 @@ def _target_rewrites(out: Converted, setting: Setting, text: str) -> list[Rewrit
     return made
 
 
+FROM_DEVICE = (
+    "from_device asks TVM to query a live device at build time and is never stored in a target, "
+    "so a config cannot carry it"
+)
+
+
 def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSpec, text: str) -> None:
+    if spec.option == "from_device":
+        out.dropped.append(Dropped(setting.shown, FROM_DEVICE, setting.where))
+        return
     data = out.tree.data
     kinds = [tg.kind_of(t) for t in data.get("targets") or []]
     if spec.owner in kinds:
@@ -171,7 +259,7 @@ def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSp
         # Old tvmc applied --target-<kind>-<attr> to the host entry of a target list too.
         rewrites.apply(out.tree, Rewrite("set", (Key("host"), Key(spec.option)), setting.origin, text=text))
     else:
-        refused = f"'Passed {spec.name} but did not specify {spec.owner} target'"
+        refused = f"'Passed --target-{spec.owner}-{spec.option} but did not specify {spec.owner} target'"
         out.dropped.append(
             Dropped(setting.shown, f"there is no {spec.owner} target (old tvmc refused this: {refused})", setting.where)
         )

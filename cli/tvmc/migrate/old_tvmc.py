@@ -315,6 +315,7 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
     command: str | None = None
     positional = 0
     index = 0
+    swallowed: str | None = None  # a nargs='+' flag whose values ran to the end of the line
 
     def origin(text: str) -> Origin:
         return Origin("flag", f"{where}: {text}" if where else text)
@@ -360,6 +361,7 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
                 items.append(tokens[index])
                 index += 1
             value, shown = items, shlex.join([name, *items])
+            swallowed = shown if index == len(tokens) and not eq else None
         elif eq:
             value, shown = inline, shlex.quote(token)
         elif index < len(tokens):
@@ -370,6 +372,14 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
             continue
         setting = Setting(flag.name, value, shown, origin(shown), where=where)
         (out.configs if flag.action == "config" else out.settings).append(setting)
+    if command == "compile" and positional == 0 and swallowed is not None:
+        # argparse gives a nargs='+' option every following word; FILE then has none.
+        raise TvmcError(
+            f"{swallowed}: old tvmc refused this command line (the following arguments are required: FILE): "
+            "the option took the model as one of its values",
+            where or None,
+            hint="put the model before the option, or another option after its values",
+        )
     if command == "tune":
         out.notes.append("a `tvmc tune` command: its target settings are carried, its tuning options are not")
     return out
