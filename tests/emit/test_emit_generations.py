@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
+from typer.testing import CliRunner
 from tvmc import api, registry
 from tvmc.build.model import model_spec
 from tvmc.config import CompilationConfig, canonicalize_config
@@ -234,3 +236,34 @@ def test_tvm_version_selects_the_release() -> None:
         emit(plain, "0.19")
     with pytest.raises(old.Refused, match="invalid choice: 'mlf'"):
         old.compile_command(["--target=c", "--output-format=mlf", "m.onnx"], "0.19")
+
+
+def test_tvm_version_flag(app: typer.Typer) -> None:
+    runner = CliRunner()
+    base = ["compile", "models/mlp.onnx", "--target", "opencl", "--input-shapes", "x:[1,8]"]
+    old18 = runner.invoke(app, [*base, "--emit", "tvmc", "--tvm-version", "0.18"])
+    assert old18.exit_code == 0 and "'--target=opencl, llvm'" in old18.stdout
+    mlf = runner.invoke(app, [*base, "--set", 'build.output-format="mlf"', "--emit", "relay", "--tvm-version", "0.19"])
+    assert mlf.exit_code == 1 and "the tvmc of TVM 0.19 has no output format 'mlf'" in mlf.stderr
+    assert runner.invoke(app, [*base, "--emit", "tvmc", "--tvm-version", "0.17"]).exit_code == 2
+    assert runner.invoke(app, [*base, "--emit", "python", "--tvm-version", "0.18"]).exit_code == 2
+
+
+def test_relay_script_writes_the_same_narrowed_targets() -> None:
+    from tvmc.emit import relay
+
+    config = api.resolve([], [("--target", "qcom/adreno-opencl")]).config
+    for version in VERSIONS:
+        text, _ = relay.render(plan_legacy(config, {}, MODEL, version))
+        assert "TARGET = 'opencl -device=adreno'" in text and "texture_depth_limit" not in text
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_legacy_kinds_last_version_agrees_with_the_releases(version: str) -> None:
+    """`last_version` of a legacy kind (the messages' "last in TVM X") against the extracted releases."""
+    newer = [v for v in VERSIONS if tuple(map(int, v.split("."))) > tuple(map(int, version.split(".")))]
+    for name, kind in registry.legacy_kinds().items():
+        if kind.last_version == version:
+            gen = registry.generation(version)
+            assert name in gen.kinds or name in gen.codegens, name
+            assert not any(name in registry.generation(v).codegens for v in newer), name

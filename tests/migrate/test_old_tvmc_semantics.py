@@ -197,3 +197,41 @@ def test_old_json_config_given_to_config_says_migrate(tmp_path: Path) -> None:
     with pytest.raises(TvmcError) as err:
         api.resolve([str(old)], [])
     assert err.value.hint is not None and f"tvmc config migrate {old}" in err.value.hint
+
+
+def test_json_config_cases_of_old_tvmc(tmp_path: Path) -> None:
+    # old: test_parse_config_file.py test_parse_json_config_file_target_and_executor / _runtime
+    first = tmp_path / "a.json"
+    first.write_text(
+        '{"targets": [{"kind": "ethos-u -accelerator_config=ethos-u55-256"}, {"kind": "c", "mcpu": "cortex-m55"},'
+        ' {"kind": "cmsis-nn"}], "executor": {"kind": "aot", "interface-api": "c", "unpacked-api": "1"},'
+        ' "inputs": "imagenet_cat.npz", "max-local-memory-per-block": "4", "repeat": "100"}',
+        encoding="utf-8",
+    )
+    result = migrate(first)
+    assert result.config["targets"] == [
+        {"kind": "ethos-u", "accelerator_config": "ethos-u55-256"},
+        {"kind": "c", "mcpu": "cortex-m55"},
+        {"kind": "cmsis-nn"},
+    ]
+    assert result.config["executor"] == {"kind": "aot", "interface-api": "c", "unpacked-api": True}
+    assert {d.what.split(" =")[0] for d in result.dropped} == {"inputs", "max-local-memory-per-block", "repeat"}
+    second = tmp_path / "b.json"
+    second.write_text(
+        '{"targets": [{"kind": "cmsis-nn", "from_device": "1"}, {"kind": "c", "mcpu": "cortex-m55"}],'
+        ' "runtime": {"kind": "crt", "system-lib": "0"}, "output": "predictions.npz",'
+        ' "pass-config": {"tir.disable_vectorize": "1", "relay.backend.use_auto_scheduler": "0"}}',
+        encoding="utf-8",
+    )
+    result = migrate(second)
+    assert result.config["targets"] == [{"kind": "cmsis-nn"}, {"kind": "c", "mcpu": "cortex-m55"}]
+    # argparse passes a string default through type=bool as well: "0" was true
+    assert result.config["runtime"] == {"kind": "crt", "system-lib": True}
+    assert result.config["pass-config"] == {"tir.disable_vectorize": True, "relay.backend.use_auto_scheduler": 0}
+
+
+def test_tvm_configs_json_dir_naming_no_directory_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # old: test_tvmc_get_configs_json_dir
+    monkeypatch.setenv("TVM_CONFIGS_JSON_DIR", "not_a_directory")
+    with pytest.raises(TvmcError, match="TVM's configs/ directory"):
+        migrate("tvmc compile --config nowhere m.onnx")

@@ -16,7 +16,7 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.build.plan import version_allows
-from tvmc.errors import TvmcError
+from tvmc.errors import TvmcError, UsageError
 
 LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtimes
 
@@ -45,7 +45,7 @@ def choose(spec: str | None, requested: str | None) -> registry.Generation:
         wanted = requested.strip().lstrip("v")
         wanted = ".".join(wanted.split(".")[:2])
         if wanted not in versions:
-            raise TvmcError(f"--tvm-version {requested}: tvmc writes old tvmc/Relay output for TVM {shown} only")
+            raise UsageError(f"tvmc writes old tvmc/Relay output for TVM {shown} only", f"--tvm-version {requested}")
         if spec and not version_allows(spec, ((*_key(wanted), 0),)):
             raise TvmcError(f"the config is written for TVM {spec}, which excludes TVM {wanted} (--tvm-version)")
         return registry.generation(wanted)

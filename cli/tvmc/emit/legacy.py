@@ -19,7 +19,7 @@ from tvmc.build.model import MODERN_HINT, ModelSpec, check_legacy
 from tvmc.build.plan import strip_tvmc_keys
 from tvmc.config import CompilationConfig
 from tvmc.emit import generation as gens
-from tvmc.errors import BuildError, TvmcError
+from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.provenance import Origin, display_path, join, origin_of
 
 RELAY_HINT = "use --emit relay, which can express it"
@@ -93,6 +93,8 @@ class LegacyPlanner:
         check_legacy(model)
         try:
             self.gen = gens.choose(self.config.tvm_version, self.requested)
+        except UsageError:
+            raise
         except TvmcError as err:
             raise self.refuse("/tvm-version", err.message, hint=None if self.requested else MODERN_HINT) from None
         byoc, target, host = self.targets()

@@ -99,7 +99,8 @@ def _old_config(ref: Setting, base: Path | None, command: Reading, files: list[P
         if path.is_file():
             files.append(path)
             return read_config_json(sources.load_file(path))
-    where = f"$TVM_CONFIGS_JSON_DIR ({configs_dir})" if configs_dir else "TVM's configs/ directory"
+    usable = configs_dir and os.path.isdir(configs_dir)  # old tvmc ignored a variable naming no directory
+    where = f"$TVM_CONFIGS_JSON_DIR ({configs_dir})" if usable else "TVM's configs/ directory"
     raise TvmcError(
         f"{ref.shown}: old tvmc stopped here: File {file_name} does not exist in the working directory or {where}",
         ref.where or None,

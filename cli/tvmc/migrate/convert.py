@@ -136,7 +136,7 @@ def _apply(out: Converted, setting: Setting) -> None:
                 )
             )
             return
-        if spec.type == "bool" and not setting.from_file and isinstance(setting.value, str):
+        if spec.type == "bool" and isinstance(setting.value, str):  # argparse converts string defaults too
             text = _boxed_bool(out, setting)
         rewrites.apply_all(out.tree, rewrites.flag_rewrites(setting.flag, text, origin=setting.origin))
     else:
