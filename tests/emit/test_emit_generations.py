@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import typer
-from typer.testing import CliRunner
 from tvmc import api, registry
 from tvmc.build.model import model_spec
 from tvmc.config import CompilationConfig, canonicalize_config
@@ -19,6 +18,7 @@ from tvmc.emit import tvmc_argv
 from tvmc.emit.legacy import plan_legacy
 from tvmc.errors import BuildError, TvmcError
 from tvmc.migrate import migrate
+from typer.testing import CliRunner
 
 from . import old_tvmc_rules as old
 
