@@ -32,7 +32,11 @@ class _Parser(argparse.ArgumentParser):
         raise Refused(message)
 
 
-# target.py: INTERNAL_TO_NATIVE_TYPE (target kind and codegen options); registry.py (executor/runtime).
+# target.py: INTERNAL_TO_NATIVE_TYPE = {"runtime.String", "IntImm", "Array"}. Target kind options of
+# 0.18/0.19 are runtime::Int/runtime::Bool, listed as "runtime.BoxInt"/"runtime.BoxBool" (include/tvm/
+# runtime/container/boxed_primitive.h), so only their String and Array options got flags; a codegen's
+# options node lists IntImm/Bool fields as "IntImm". registry.py (executor/runtime) maps BoxBool to bool.
+_KIND_FLAG_TYPE = {"str": str, "Array<str>": str}
 _TARGET_TYPE = {"str": str, "Array<str>": str, "int": int, "bool": int}
 _REGISTRY_TYPE = {"str": str, "bool": bool, "int": int, "Array<str>": str}
 _POOL_FLAGS = (
@@ -68,8 +72,8 @@ def compile_parser(gen: registry.Generation) -> argparse.ArgumentParser:
     p.add_argument("--target")
     for kind in gen.tvm_kinds():
         for option, typ in gen.kinds[kind].options.items():
-            if typ in _TARGET_TYPE:
-                p.add_argument(f"--target-{kind}-{option}", type=_TARGET_TYPE[typ])
+            if typ in _KIND_FLAG_TYPE:
+                p.add_argument(f"--target-{kind}-{option}", type=_KIND_FLAG_TYPE[typ])
     for codegen, options in gen.codegens.items():
         for option, typ in options.items():
             p.add_argument(f"--target-{codegen}-{option}", type=_TARGET_TYPE.get(typ, str))

@@ -267,3 +267,49 @@ def test_legacy_kinds_last_version_agrees_with_the_releases(version: str) -> Non
             gen = registry.generation(version)
             assert name in gen.kinds or name in gen.codegens, name
             assert not any(name in registry.generation(v).codegens for v in newer), name
+
+
+# ---- the reference model itself, against old tvmc's own tests (test_target.py, test_pass_list.py) ----
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("foo -opt1=value1 --flag, bar -opt2=value2", ["foo", "-opt1=value1", "--flag", ",", "bar", "-opt2=value2"]),
+        (
+            "foo -opt1=+value1 --flag, bar -opt2=test,+v",
+            ["foo", "-opt1=+value1", "--flag", ",", "bar", "-opt2=test,+v"],
+        ),
+        ("foo -opt1=v,a,l,u,e,1 --flag", ["foo", "-opt1=v,a,l,u,e,1", "--flag"]),
+        ("foo -opt1='v, a, l, u, e', bar", ["foo", "-opt1='v, a, l, u, e'", ",", "bar"]),
+        ('foo -opt1="v, a, l, u, e", bar', ["foo", '-opt1="v, a, l, u, e"', ",", "bar"]),
+        ("foo-bar1 -opt-1=t-e-s-t, baz", ["foo-bar1", "-opt-1=t-e-s-t", ",", "baz"]),
+    ],
+)
+def test_model_tokenizer(text: str, tokens: list[str]) -> None:
+    assert old._TOKEN.findall(text) == tokens
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_model_refuses_what_old_tvmc_refused(version: str) -> None:
+    gen = registry.generation(version)
+    for option in ("'+v1.0x,+value'", '"+v1.0x,+value"'):
+        assert old.parse_target(f"foo -option1={option}", gen)[0]["opts"]["option1"] == "+v1.0x,+value"
+    refused = [
+        ["--target=llvm, llvm", "m"],  # Duplicate target definitions
+        ["--target=cuda, opencl, llvm", "m"],
+        ["--target=invalidtarget", "m"],
+        ["--target=llvm", "--disabled-pass=MyYobaPass,FuseOps", "m"],
+        ["--target=llvm", "--pass-config=tir.LoopPartition=value", "m"],
+        ["--target=llvm", "--pass-config=relay.backend.use_auto_scheduler.missing.value=1234", "m"],
+        ["--target=llvm", "--pass-config=tir.add_lower_pass=1,a,2", "m"],
+        ["--target=llvm", "--target-opencl-device=mali", "m"],  # did not specify opencl target
+        ["--target=opencl", "--target-opencl-max_num_threads=404", "m"],  # an int option: no flag in 0.18/0.19
+        ["--target=llvm -vector-width=256", "m"],  # Cannot recognize
+        ["--target=llvm", "--desired-layout-ops", "nn.conv2d", "m"],  # the model is taken: FILE missing
+    ]
+    for argv in refused:
+        with pytest.raises(old.Refused):
+            old.compile_command(argv, version)
+    fine = old.compile_command(["--target=opencl -device=mali, llvm -mtriple=aarch64-linux-gnu", "m"], version)
+    assert fine.target == ("opencl", {"device": "mali"}) and fine.host == ("llvm", {"mtriple": "aarch64-linux-gnu"})
