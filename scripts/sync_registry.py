@@ -375,6 +375,7 @@ def generation_facts(legacy_dir: Path) -> dict[str, Any]:
             "output_formats": data["tvmc"]["output_formats"],
             "frontends": data["tvmc"]["frontends"],
             "mixed_precision_types": data["tvmc"]["mixed_precision_types"],
+            "tags": data["tags"],
         }
     return out
 

@@ -235,3 +235,25 @@ def test_tvm_configs_json_dir_naming_no_directory_is_ignored(monkeypatch: pytest
     monkeypatch.setenv("TVM_CONFIGS_JSON_DIR", "not_a_directory")
     with pytest.raises(TvmcError, match="TVM's configs/ directory"):
         migrate("tvmc compile --config nowhere m.onnx")
+
+
+def test_tags_of_the_old_releases() -> None:
+    # src/target/tag.cc at v0.19.0: 254 tags, all still registered by TVM 0.27 (some with other values)
+    old = registry.generation("0.19").tags
+    assert len(old) == 254 and set(old) <= set(registry.tag_names())
+    assert old["nvidia/jetson-nano"] == {
+        "kind": "cuda",
+        "keys": ["cuda", "gpu"],
+        "arch": "sm_53",
+        "max_shared_memory_per_block": 49152,
+        "max_threads_per_block": 1024,
+        "thread_warp_size": 32,
+        "registers_per_block": 32768,
+    }
+    changed = migrate("tvmc compile --target nvidia/nvidia-a100 m.onnx")
+    assert changed.config["targets"] == ["nvidia/nvidia-a100"]
+    assert any(
+        "TVM 0.19 registered this tag differently (l2_cache_size_bytes: unset → 41943040)" in n for n in changed.notes
+    )
+    same = migrate("tvmc compile --target nvidia/jetson-nano m.onnx")
+    assert not any("registered this tag differently" in n for n in same.notes)

@@ -230,6 +230,9 @@ def _boxed_bool(out: Converted, setting: Setting) -> str:
 def _target_rewrites(out: Converted, setting: Setting, text: str) -> list[Rewrite]:
     value = text.strip()
     if registry.is_tag(value):  # kept as the tag's name rather than its expansion
+        note = _tag_changed(value)
+        if note:
+            out.notes.append(f"{setting.shown}: {note}")
         return [Rewrite("set", (Key("targets"),), setting.origin, value=[value])]
     if not setting.from_file and registry.kind(value.split(" ")[0]) is None and os.path.isfile(value):
         # Old tvmc read a --target naming a file as a JSON target (a kind name is never a file here).
@@ -245,6 +248,36 @@ FROM_DEVICE = (
     "from_device asks TVM to query a live device at build time and is never stored in a target, "
     "so a config cannot carry it"
 )
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else repr(value)
+
+
+def _tag_changed(name: str) -> str | None:
+    """How TVM changed a tag since the last old release that had it (src/target/tag.cc), if it did."""
+    versions = [v for v in registry.generation_versions() if name in registry.generation(v).tags]
+    if not versions:
+        return None
+    then = tg.canonicalize(dict(registry.generation(versions[-1]).tags[name]))
+    now = tg.canonicalize(name)
+    changed = []
+    for key in sorted(set(then) | set(now)):
+        old, new = then.get(key), now.get(key)
+        if key != "tag" and isinstance(old, dict) and isinstance(new, dict):
+            changed += [
+                f"{key}.{k}: {_shown(old.get(k))} → {_shown(new.get(k))}"
+                for k in sorted(set(old) | set(new))
+                if k != "tag" and old.get(k) != new.get(k)
+            ]
+        elif key != "tag" and old != new:
+            changed.append(f"{key}: {_shown(old)} → {_shown(new)}")
+    if not changed:
+        return None
+    return (
+        f"TVM {versions[-1]} registered this tag differently ({'; '.join(changed)}); the config names the tag, "
+        "so it means TVM >= 0.25's values"
+    )
 
 
 def _apply_target_option(out: Converted, setting: Setting, spec: rewrites.FlagSpec, text: str) -> None:

@@ -349,6 +349,7 @@ class Generation(FrozenRecord):
         "output_formats",
         "frontends",
         "mixed_precision_types",
+        "tags",
     )
     __slots__ = __match_args__
     version: Final[str]
@@ -361,6 +362,7 @@ class Generation(FrozenRecord):
     output_formats: Final[tuple[str, ...]]  # tvmc compile --output-format choices
     frontends: Final[tuple[str, ...]]  # --model-format choices
     mixed_precision_types: Final[tuple[str, ...]]  # --mixed-precision-{calculation,acc}-type choices
+    tags: Final[dict[str, dict[str, Any]]]  # src/target/tag.cc: each tag's registered config
 
     def __init__(
         self,
@@ -374,6 +376,7 @@ class Generation(FrozenRecord):
         output_formats: tuple[str, ...],
         frontends: tuple[str, ...],
         mixed_precision_types: tuple[str, ...],
+        tags: dict[str, dict[str, Any]],
     ) -> None:
         self.version = version
         self.kinds = kinds
@@ -385,6 +388,7 @@ class Generation(FrozenRecord):
         self.output_formats = output_formats
         self.frontends = frontends
         self.mixed_precision_types = mixed_precision_types
+        self.tags = tags
 
     def tvm_kinds(self) -> list[str]:
         """The kinds old tvmc took as TVM targets (its codegens are not, even when registered)."""
@@ -417,4 +421,5 @@ def generation(version: str) -> Generation:
         output_formats=tuple(entry["output_formats"]),
         frontends=tuple(entry["frontends"]),
         mixed_precision_types=tuple(entry["mixed_precision_types"]),
+        tags=entry["tags"],
     )
