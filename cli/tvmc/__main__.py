@@ -1,3 +1,3 @@
-from tvmc.cli.app import main
+from tvmc.cli.entry import main
 
 main()

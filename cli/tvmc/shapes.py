@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from tvmc.errors import UsageError
+from tvmc.values import IntTooLong, parse_int
 
 Shape = tuple[int | None, ...]  # None: a dynamic dimension
 Shapes = dict[str, Shape]
@@ -74,7 +75,10 @@ def _dims(text: str, name: str, flag: str) -> Shape:
         if match["any"] is not None:
             dims.append(None)
             continue
-        value = int(match["num"])
+        try:
+            value = parse_int(match["num"])
+        except IntTooLong as err:
+            raise UsageError(f"input {name!r}: bad dimension ({err})", flag) from None
         if value < -1:
             raise UsageError(f"input {name!r}: bad dimension {value} (use -1 or ? for a dynamic dimension)", flag)
         dims.append(None if value == -1 else value)

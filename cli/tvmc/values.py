@@ -14,6 +14,19 @@ BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 """TVM stores integer attributes as int64; every range check in tvmc uses these two."""
+_INT_TEXT_MAX = 80  # longer than any int64 can be written (64 binary digits, sign, prefix, spaces)
+
+
+class IntTooLong(ValueError):
+    """Digits too many for any int64: refused before converting (Python's int() raises past 4300
+    digits, and its cost grows quadratically long before)."""
+
+
+def parse_int(text: str, base: int = 10) -> int:
+    """`int(text, base)` for user text, with `IntTooLong` for a number no int64 can hold."""
+    if len(text) > _INT_TEXT_MAX and len(text.strip().lstrip("+-").lstrip("0_")) > _INT_TEXT_MAX:
+        raise IntTooLong(f"integer of {len(text)} characters does not fit in 64 bits")
+    return int(text, base)
 
 
 def plain_copy(value: Any) -> Any:
@@ -45,6 +58,8 @@ def parse_literal(text: str) -> Any:
         return text
     except RecursionError:
         raise ValueTypeError("value is nested too deeply") from None
+    except ValueError:  # tomllib lets int()'s 4300-digit limit escape as a plain ValueError
+        raise ValueTypeError("an integer too long to fit in 64 bits") from None
 
 
 def _unquote(text: str) -> str:
@@ -69,7 +84,9 @@ def coerce_text(text: str, type_: str) -> Any:
     if type_ == "int":
         word = _unquote(text).strip()
         try:
-            number = int(word, 0) if word.lower().startswith(("0x", "0o", "0b")) else int(word)
+            number = parse_int(word, 0) if word.lower().startswith(("0x", "0o", "0b")) else parse_int(word)
+        except IntTooLong as err:
+            raise ValueTypeError(str(err)) from None
         except ValueError:
             raise ValueTypeError(f"expected an integer, got {text!r}") from None
         if not INT64_MIN <= number <= INT64_MAX:

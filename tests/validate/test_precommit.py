@@ -30,7 +30,7 @@ def test_hook_fields() -> None:
 def test_entry_is_the_installed_command(tvmc: Invoke) -> None:
     program, *argv = shlex.split(str(_hook()["entry"]))
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts[program] == "tvmc.cli.app:main"
+    assert scripts[program] == "tvmc.cli.entry:main"
     assert argv[0] == "config"
     shipped = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").rglob("*.toml"))[:5]
     result = tvmc(*argv[1:], *[str(ROOT / p) for p in shipped])  # as pre-commit calls it: filenames appended

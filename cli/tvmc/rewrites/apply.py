@@ -156,10 +156,12 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
 
 
 def _no_match(tree: Tree, path: tuple[Segment, ...], segment: Segment) -> str:
-
     if isinstance(segment, Select) and path[0] == Key("targets"):
+        listed = tree.data.get("targets") or []
+        if not isinstance(listed, list):  # `targets = 1` in a file: validation names the file's error
+            return f"no target of {segment.key} {segment.value!r} (targets is not a list)"
         kinds = []
-        for entry in tree.data.get("targets") or []:
+        for entry in listed:
             try:
                 kinds.append(_kind_of(entry))
             except TvmcError:

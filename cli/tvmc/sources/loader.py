@@ -150,7 +150,10 @@ def read_limited(stream: BinaryIO) -> bytes:
     chunks: list[bytes] = []
     remaining = MAX_FILE_BYTES + 1
     while remaining > 0:
-        chunk = stream.read(remaining)
+        try:
+            chunk = stream.read(remaining)
+        except OSError as e:  # `<&-`: a closed standard input
+            raise ConfigNotFoundError(f"cannot read standard input: {e.strerror or e}", Location("<stdin>")) from None
         if not chunk:
             break
         chunks.append(chunk)

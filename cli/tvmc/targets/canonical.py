@@ -304,6 +304,8 @@ def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[s
         raise TargetError(
             f"{where}Failed to parse target JSON config: {err.msg} (line {err.lineno}, column {err.colno})", at
         ) from None
+    except ValueError:  # int()'s 4300-digit limit
+        raise TargetError(f"{where}target JSON has an integer too long to fit in 64 bits", loc) from None
     if not isinstance(value, dict):
         raise TargetError(f"{where}Target JSON config must be a dict, got {T.type_name(value)}", loc)
     return value

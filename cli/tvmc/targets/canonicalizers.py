@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from tvmc.errors import Location, TargetError
 from tvmc.targets.machine import APROFILE_FEATURES, Machine
-from tvmc.values import INT64_MAX, INT64_MIN
+from tvmc.values import INT64_MAX, INT64_MIN, IntTooLong, parse_int
 
 # (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
 Hook = Callable[
@@ -130,7 +130,10 @@ def _stoll(text: str) -> int | None:
     """`std::stoll` that must consume the whole text."""
     if _STOLL.fullmatch(text) is None:
         return None
-    value = int(text)
+    try:
+        value = parse_int(text)
+    except IntTooLong:
+        return None
     return value if INT64_MIN <= value <= INT64_MAX else None
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from tvmc.errors import Location, Record, TargetError
 from tvmc.targets import tables as T
+from tvmc.values import IntTooLong
+from tvmc.values import parse_int as parse_int64
 
 QUOTE = "'"
 ESCAPE = "\\"
@@ -120,7 +122,10 @@ def parse_int(text: str) -> tuple[int, bool] | None:
     while j < len(s) and "0" <= s[j] <= "9":
         j += 1
     if j > i:
-        value = int(s[:j])
+        try:
+            value = parse_int64(s[:j])
+        except IntTooLong:
+            return None
         if T.INT64_MIN <= value <= T.INT64_MAX:
             return value, j == len(s)
         return None
