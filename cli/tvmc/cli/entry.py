@@ -10,11 +10,24 @@
 
 from __future__ import annotations
 
-import errno
-import io
+# The C module: `signal` builds enums at import, slow enough for a Ctrl-C to land in.
+import _signal  # type: ignore[import-not-found,unused-ignore]
 import os
 import sys
-from typing import NoReturn
+
+
+def _interrupted_now(signum: int, frame: object) -> None:
+    # While the modules load, Ctrl-C ends the process at once: a KeyboardInterrupt raised inside the
+    # import machinery can surface as an "Exception ignored" traceback that no `except` catches.
+    # Nothing is written yet, so there is nothing to clean up.
+    _interrupted()
+
+
+_signal.signal(_signal.SIGINT, _interrupted_now)
+
+import errno  # noqa: E402
+import io  # noqa: E402
+from typing import NoReturn  # noqa: E402
 
 
 class _ClosedStream(io.RawIOBase):
@@ -53,10 +66,13 @@ def _interrupted() -> NoReturn:
 
 
 def main() -> NoReturn:
+    _signal.signal(_signal.SIGINT, _interrupted_now)  # again: main() may be called after a reset
     try:
         _standard_streams()
         from tvmc.cli.app import main as run
 
+        # From here on, Ctrl-C unwinds (temporary files are removed on the way) and ends quietly.
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
         run()
     except KeyboardInterrupt:
         _interrupted()
