@@ -1,0 +1,103 @@
+"""The per-release registries of old TVM (`data/generations.json`): what TVM 0.18 and 0.19 and their
+old tvmc accepted, for `--emit tvmc`/`--emit relay` and `config migrate`. Read through
+`tvmc.registry.generation(version)`; loaded on first use only.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Final
+
+from tvmc.errors import FrozenRecord
+from tvmc.registry import Kind
+from tvmc.registry import _kind as make_kind
+from tvmc.registry import _load as load_data
+
+
+class Generation(FrozenRecord):
+    """What one old TVM release (and its old tvmc) accepted: `data/generations.json`, extracted from
+    apache/tvm at that tag by scripts/extract_legacy_tvm.py (provenance in scripts/registry_sources)."""
+
+    __match_args__ = (
+        "version",
+        "kinds",
+        "codegens",
+        "pass_configs",
+        "relay_passes",
+        "executors",
+        "runtimes",
+        "output_formats",
+        "frontends",
+        "mixed_precision_types",
+        "tags",
+    )
+    __slots__ = __match_args__
+    version: Final[str]
+    kinds: Final[dict[str, Kind]]  # every target kind the release registers (contrib ones included)
+    codegens: Final[dict[str, dict[str, str]]]  # old tvmc's REGISTERED_CODEGEN: name → its option flags
+    pass_configs: Final[dict[str, str]]
+    relay_passes: Final[frozenset[str]]  # what --disabled-pass accepted (relay._transform.*)
+    executors: Final[dict[str, dict[str, str]]]  # name → option → type
+    runtimes: Final[dict[str, dict[str, str]]]
+    output_formats: Final[tuple[str, ...]]  # tvmc compile --output-format choices
+    frontends: Final[tuple[str, ...]]  # --model-format choices
+    mixed_precision_types: Final[tuple[str, ...]]  # --mixed-precision-{calculation,acc}-type choices
+    tags: Final[dict[str, dict[str, Any]]]  # src/target/tag.cc: each tag's registered config
+
+    def __init__(
+        self,
+        version: str,
+        kinds: dict[str, Kind],
+        codegens: dict[str, dict[str, str]],
+        pass_configs: dict[str, str],
+        relay_passes: frozenset[str],
+        executors: dict[str, dict[str, str]],
+        runtimes: dict[str, dict[str, str]],
+        output_formats: tuple[str, ...],
+        frontends: tuple[str, ...],
+        mixed_precision_types: tuple[str, ...],
+        tags: dict[str, dict[str, Any]],
+    ) -> None:
+        self.version = version
+        self.kinds = kinds
+        self.codegens = codegens
+        self.pass_configs = pass_configs
+        self.relay_passes = relay_passes
+        self.executors = executors
+        self.runtimes = runtimes
+        self.output_formats = output_formats
+        self.frontends = frontends
+        self.mixed_precision_types = mixed_precision_types
+        self.tags = tags
+
+    def tvm_kinds(self) -> list[str]:
+        """The kinds old tvmc took as TVM targets (its codegens are not, even when registered)."""
+        return [name for name in self.kinds if name not in self.codegens]
+
+
+@cache
+def _generations() -> dict[str, Any]:
+    data: dict[str, Any] = load_data("generations.json")["generations"]
+    return data
+
+
+def versions() -> tuple[str, ...]:
+    return tuple(_generations())
+
+
+@cache
+def load(version: str) -> Generation:
+    entry = _generations()[version]
+    return Generation(
+        version,
+        kinds={name: make_kind(name, e, legacy=True) for name, e in entry["kinds"].items()},
+        codegens={name: dict(e["options"]) for name, e in entry["codegens"].items()},
+        pass_configs=dict(entry["pass_configs"]),
+        relay_passes=frozenset(entry["relay_passes"]),
+        executors={name: dict(e["options"]) for name, e in entry["executors"].items()},
+        runtimes={name: dict(e["options"]) for name, e in entry["runtimes"].items()},
+        output_formats=tuple(entry["output_formats"]),
+        frontends=tuple(entry["frontends"]),
+        mixed_precision_types=tuple(entry["mixed_precision_types"]),
+        tags=entry["tags"],
+    )
