@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmc import api, registry
 from tvmc.build.model import model_spec
 from tvmc.config import CompilationConfig, canonicalize_config
@@ -313,3 +315,52 @@ def test_model_refuses_what_old_tvmc_refused(version: str) -> None:
             old.compile_command(argv, version)
     fine = old.compile_command(["--target=opencl -device=mali, llvm -mtriple=aarch64-linux-gnu", "m"], version)
     assert fine.target == ("opencl", {"device": "mali"}) and fine.host == ("llvm", {"mtriple": "aarch64-linux-gnu"})
+
+
+# ---- the same as a property: random targets of options both TVM 0.27 and the release have ----------
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_.", min_size=1, max_size=8).filter(
+    lambda w: w[0].isalpha()
+)
+_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "str": _WORD,
+    "int": st.integers(min_value=0, max_value=2**31 - 1),
+    "bool": st.booleans(),
+    "Array<str>": st.lists(_WORD, min_size=1, max_size=3),
+}
+
+
+@st.composite
+def _release_targets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    version = draw(st.sampled_from(VERSIONS))
+    gen = registry.generation(version)
+    names = [
+        n
+        for n in gen.tvm_kinds()
+        if n in registry.kinds() and n not in ("composite", "test") and n not in ("llvm", "c")  # cpu: see below
+    ] + ["llvm", "c"]
+    kind = draw(st.sampled_from(names))
+    shared = [
+        o
+        for o, t in gen.kinds[kind].options.items()
+        if o not in SKIP_OPTIONS
+        and o in registry.kinds()[kind].options
+        and t in _VALUES
+        and registry.kinds()[kind].options[o] == t
+        and o not in ("mtriple", "mcpu", "arch", "march", "mfloat-abi", "mabi", "jit", "device", "model")
+    ]
+    chosen = draw(st.lists(st.sampled_from(shared), unique=True, max_size=4)) if shared else []
+    target = {"kind": kind, **{o: draw(_VALUES[gen.kinds[kind].options[o]]) for o in chosen}}
+    return version, target
+
+
+@settings(max_examples=80, deadline=None)
+@given(_release_targets())
+def test_emitted_targets_are_accepted_and_mean_the_same(case: tuple[str, dict[str, Any]]) -> None:
+    version, target = case
+    try:
+        config = canonicalize_config({"targets": [target]}, {})[0]
+    except TvmcError:
+        return  # a value TVM 0.27 itself refuses (e.g. a constraint on the option)
+    compiled = accepted_and_same(config, version)
+    assert compiled.target[0] == target["kind"]
