@@ -364,3 +364,19 @@ def test_emitted_targets_are_accepted_and_mean_the_same(case: tuple[str, dict[st
         return  # a value TVM 0.27 itself refuses (e.g. a constraint on the option)
     compiled = accepted_and_same(config, version)
     assert compiled.target[0] == target["kind"]
+
+
+@pytest.mark.parametrize(
+    ("name", "releases"),
+    [
+        ("boards/corstone-300", "TVM 0.18"),
+        ("boards/nucleo-l4r5zi", "TVM 0.18"),
+        ("base/microcontroller-aot", "TVM 0.18"),
+    ],
+)
+def test_refusal_hints_name_the_releases_the_config_admits(app: typer.Typer, name: str, releases: str) -> None:
+    result = CliRunner().invoke(app, ["compile", "models/mlp.onnx", "--config", name])
+    assert result.exit_code == 1
+    assert f"use --emit tvmc or --emit relay for {releases}" in result.stderr and "0.19" not in result.stderr
+    plain = CliRunner().invoke(app, ["compile", "models/mlp.onnx", "--executor", "aot"])
+    assert "use --emit tvmc or --emit relay for TVM 0.18 or 0.19" in plain.stderr
