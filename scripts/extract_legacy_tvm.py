@@ -187,6 +187,12 @@ def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dic
 def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, str]]) -> dict[str, Any]:
     path = "python/tvm/driver/tvmc/composite_target.py"
     tree = ast.parse(git_show(git_dir, tag, path))
+    imported = {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
     table = next(
         node.value
         for node in tree.body
@@ -202,14 +208,13 @@ def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, str]]) -> dic
             if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
         }
         config_key = entry.get("config_key")
+        pipeline = ast.unparse(value.values[[getattr(k, "value", None) for k in value.keys].index("pass_pipeline")])
         out[key.value] = {
             "source": path,
             "config_key": config_key,
             "pass_default": bool(entry.get("pass_default")),
             "default_target": entry.get("default_target"),
-            "pass_pipeline": ast.unparse(
-                value.values[[getattr(k, "value", None) for k in value.keys].index("pass_pipeline")]
-            ),
+            "pass_pipeline": imported.get(pipeline, pipeline),  # the partition function, dotted
             "options": structs.get(config_key, {}) if config_key else {},
         }
     return out

@@ -365,7 +365,7 @@ def generation_facts(legacy_dir: Path) -> dict[str, Any]:
                 for name, entry in data["kinds"].items()
             },
             "codegens": {
-                name: {k: entry[k] for k in ("config_key", "pass_default", "default_target", "options")}
+                name: {k: entry[k] for k in ("config_key", "pass_default", "default_target", "pass_pipeline", "options")}
                 for name, entry in data["codegens"].items()
             },
             "pass_configs": data["pass_configs"],

@@ -380,3 +380,20 @@ def test_refusal_hints_name_the_releases_the_config_admits(app: typer.Typer, nam
     assert f"use --emit tvmc or --emit relay for {releases}" in result.stderr and "0.19" not in result.stderr
     plain = CliRunner().invoke(app, ["compile", "models/mlp.onnx", "--executor", "aot"])
     assert "use --emit tvmc or --emit relay for TVM 0.18 or 0.19" in plain.stderr
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_codegens_of_the_release(version: str) -> None:
+    # old: test_composite_target.py test_get_codegen_names, test_invalid_codegen,
+    # test_all_codegens_contain_pass_pipeline
+    gen = registry.generation(version)
+    assert {"vitis-ai", "mrvl", "compute-library"} <= set(gen.codegens)
+    assert ("cmsis-nn" in gen.codegens) == (version == "0.18")
+    for name, (partition, config_key) in gen.pipelines.items():
+        assert partition.startswith("tvm.relay.op.contrib.") and partition.rsplit(".", 1)[1].startswith(
+            "partition_for_"
+        )
+        assert config_key is None or config_key in gen.pass_configs, (name, config_key)
+    config = canonicalize_config({"targets": [{"kind": "cuda", "compiler": "cutlass"}]}, {})
+    with pytest.raises(BuildError, match="has no 'cutlass' codegen"):
+        emit(config[0], version)

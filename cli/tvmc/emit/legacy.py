@@ -26,28 +26,12 @@ RELAY_HINT = "use --emit relay, which can express it"
 
 
 @dataclass(frozen=True)
-class Codegen:
-    """One of old tvmc's BYOC codegens (v0.14-v0.19 `REGISTERED_CODEGEN`)."""
+class Byoc:
+    """One of old tvmc's BYOC codegens (composite_target.py `REGISTERED_CODEGEN` of the release)."""
 
+    name: str
     partition: str  # the Relay partition function, called (mod, params, mod_name=..., **options)
     config_key: str | None  # its PassContext options key, which also receives the options
-
-
-CODEGENS = {
-    "compute-library": Codegen("tvm.relay.op.contrib.arm_compute_lib.partition_for_arm_compute_lib", None),
-    "cmsis-nn": Codegen("tvm.relay.op.contrib.cmsisnn.partition_for_cmsisnn", "relay.ext.cmsisnn.options"),
-    "ethos-n": Codegen("tvm.relay.op.contrib.ethosn.partition_for_ethosn", "relay.ext.ethos-n.options"),
-    "ethos-u": Codegen("tvm.relay.op.contrib.ethosu.partition_for_ethosu", "relay.ext.ethos-u.options"),
-    "bnns": Codegen("tvm.relay.op.contrib.bnns.partition_for_bnns", None),
-    "vitis-ai": Codegen("tvm.relay.op.contrib.vitis_ai.partition_for_vitis_ai", "relay.ext.vitis_ai.options"),
-    "clml": Codegen("tvm.relay.op.contrib.clml.partition_for_clml", None),
-    "mrvl": Codegen("tvm.relay.op.contrib.mrvl.partition_for_mrvl", "relay.ext.mrvl.options"),
-}
-
-
-@dataclass(frozen=True)
-class Byoc:
-    name: str
     options: dict[str, Any]  # codegen options (legacy strings' attributes, without common ones)
     legacy: str  # the entry as old tvmc's --target wrote it: "ethos-u -accelerator_config=..."
     pointer: str
@@ -157,7 +141,7 @@ class LegacyPlanner:
 
     def codegen(self, name: str, entry: Mapping[str, Any], pointer: str) -> Byoc:
         codegens = self.gen.codegens
-        if name not in CODEGENS or name not in codegens:
+        if name not in codegens:
             last = gens.last_with(lambda g: name in g.codegens)
             why = f"; it was last in TVM {last}" if last else ""
             raise self.refuse(
@@ -178,7 +162,8 @@ class LegacyPlanner:
                     hint=None,
                 )
         legacy = " ".join([name, *(f"-{k}={_legacy_value(v)}" for k, v in options.items())])
-        return Byoc(name, options, legacy, pointer)
+        partition, config_key = self.gen.pipelines[name]
+        return Byoc(name, partition, config_key, options, legacy, pointer)
 
     def component(self, section: str) -> dict[str, Any] | None:
         table = self.config.executor if section == "executor" else self.config.runtime

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tvmc import __version__
-from tvmc.emit.legacy import CODEGENS, LegacyPlan
+from tvmc.emit.legacy import LegacyPlan
 from tvmc.emit.quoting import identifier_path, py
 from tvmc.errors import BuildError
 
@@ -107,11 +107,10 @@ def _partitions(plan: LegacyPlan) -> tuple[list[str], list[str], list[str]]:
     functions, in target order."""
     imports, configs, calls = [], [], []
     for byoc in plan.byoc:
-        codegen = CODEGENS[byoc.name]
-        module, name = identifier_path(codegen.partition)
+        module, name = identifier_path(byoc.partition)
         imports.append(f"from {module} import {name}")
-        if codegen.config_key:
-            configs.append(f"    config[{py(codegen.config_key)}] = {py(byoc.options, 4)}")
+        if byoc.config_key:
+            configs.append(f"    config[{py(byoc.config_key)}] = {py(byoc.options, 4)}")
         calls.append(f"        mod = {name}(mod, params, mod_name=MODULE_NAME, **{py(byoc.options, 8)})")
     return imports, configs, calls
 

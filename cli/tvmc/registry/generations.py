@@ -22,6 +22,7 @@ class Generation(FrozenRecord):
         "version",
         "kinds",
         "codegens",
+        "pipelines",
         "pass_configs",
         "relay_passes",
         "executors",
@@ -35,6 +36,7 @@ class Generation(FrozenRecord):
     version: Final[str]
     kinds: Final[dict[str, Kind]]  # every target kind the release registers (contrib ones included)
     codegens: Final[dict[str, dict[str, str]]]  # old tvmc's REGISTERED_CODEGEN: name → its option flags
+    pipelines: Final[dict[str, tuple[str, str | None]]]  # codegen → (partition function, options config key)
     pass_configs: Final[dict[str, str]]
     relay_passes: Final[frozenset[str]]  # what --disabled-pass accepted (relay._transform.*)
     executors: Final[dict[str, dict[str, str]]]  # name → option → type
@@ -49,6 +51,7 @@ class Generation(FrozenRecord):
         version: str,
         kinds: dict[str, Kind],
         codegens: dict[str, dict[str, str]],
+        pipelines: dict[str, tuple[str, str | None]],
         pass_configs: dict[str, str],
         relay_passes: frozenset[str],
         executors: dict[str, dict[str, str]],
@@ -61,6 +64,7 @@ class Generation(FrozenRecord):
         self.version = version
         self.kinds = kinds
         self.codegens = codegens
+        self.pipelines = pipelines
         self.pass_configs = pass_configs
         self.relay_passes = relay_passes
         self.executors = executors
@@ -92,6 +96,7 @@ def load(version: str) -> Generation:
         version,
         kinds={name: make_kind(name, e, legacy=True) for name, e in entry["kinds"].items()},
         codegens={name: dict(e["options"]) for name, e in entry["codegens"].items()},
+        pipelines={name: (e["pass_pipeline"], e["config_key"]) for name, e in entry["codegens"].items()},
         pass_configs=dict(entry["pass_configs"]),
         relay_passes=frozenset(entry["relay_passes"]),
         executors={name: dict(e["options"]) for name, e in entry["executors"].items()},
