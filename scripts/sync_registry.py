@@ -349,6 +349,7 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any], codegens: dict[
     }
 
 
+CODEGEN_FACTS = ("config_key", "pass_default", "default_target", "pass_pipeline", "options")
 GENERATIONS = ("v0.18.0", "v0.19.0")  # the old TVM releases --emit tvmc/relay write for
 
 
@@ -364,10 +365,7 @@ def generation_facts(legacy_dir: Path) -> dict[str, Any]:
                 name: {k: entry[k] for k in ("options", "defaults", "default_keys", "device_type")}
                 for name, entry in data["kinds"].items()
             },
-            "codegens": {
-                name: {k: entry[k] for k in ("config_key", "pass_default", "default_target", "pass_pipeline", "options")}
-                for name, entry in data["codegens"].items()
-            },
+            "codegens": {name: {k: entry[k] for k in CODEGEN_FACTS} for name, entry in data["codegens"].items()},
             "pass_configs": data["pass_configs"],
             "relay_passes": data["relay_passes"],
             "executors": {n: {k: e[k] for k in ("options", "defaults")} for n, e in data["executors"].items()},
