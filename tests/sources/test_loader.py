@@ -384,3 +384,17 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def write_file(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt", "expected"),
+    [
+        (b'{"a": "x\\u0000"}', "json", "f:1:2: /a: string with a NUL character"),
+        (b'{"\\u0000": 1}', "json", "f:1:2: key with a NUL character"),
+        (b'a = "x\\u0000"\n', "toml", "f:1:1: /a: string with a NUL character"),
+    ],
+)
+def test_nul_escapes_are_refused_like_nul_bytes(data: bytes, fmt: str, expected: str) -> None:
+    with pytest.raises(ConfigSyntaxError) as err:
+        load_bytes(data, source="f", format=fmt)
+    assert err.value.one_line().startswith(expected)

@@ -21,7 +21,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 # Keys full of characters that matter to a scanner: quotes, dots, brackets, '#', '=', spaces,
 # escapes, non-ASCII; plus plain identifiers, which TOML writes bare.
-tricky_chars = st.characters(codec="utf-8")
+tricky_chars = st.characters(codec="utf-8", exclude_characters="\x00")  # NUL is refused, even escaped
 keys = st.one_of(
     st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True),
     st.text(alphabet=st.sampled_from([*list("ab.#[]{}=\"' \\\t\n,é€"), "\u2028"]), max_size=6),

@@ -14,8 +14,9 @@ _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ML_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # multi-line literals may hold tabs and newlines
 
-# TOML forbids raw DEL in strings and surrogates anywhere; everything else is fair game.
-toml_chars = st.characters(codec="utf-8", exclude_characters="\x7f")
+# TOML forbids raw DEL in strings and surrogates anywhere, and tvmc refuses NUL (even escaped);
+# everything else is fair game.
+toml_chars = st.characters(codec="utf-8", exclude_characters="\x7f\x00")
 
 
 class _Writer:

@@ -44,14 +44,23 @@ def test_invalid_inputs_keep_their_line_and_exit_1(runner: CliRunner) -> None:
     assert "tvmc: error: <arg2>:1:1: Option 'mcpu'" in result.stderr
 
 
-def test_stdin_one_target_per_line_blank_lines_skipped(runner: CliRunner) -> None:
-    stdin = "cuda -arch=sm_80\n\n  \nbogus\nllvm\n"
+def test_stdin_one_output_line_per_input_line(runner: CliRunner) -> None:
+    """Split on "\n" only, blank lines kept (each an error line), so output line N is input line N."""
+    stdin = "cuda -arch=sm_80\n\n  \nbogus\nllvm\x0cx\u2028\nllvm\r\n"
     result = runner.invoke(app, ["target", "canonicalize", "-"], input=stdin)
     assert result.exit_code == 1
-    lines = result.stdout.splitlines()
-    assert len(lines) == 3
-    assert json.loads(lines[1]) == {"error": '<stdin>:4:1: Target kind "bogus" is not defined'}
-    assert json.loads(lines[2]) == canonicalize("llvm")
+    lines = result.stdout.split("\n")
+    assert lines[-1] == "" and len(lines[:-1]) == 6
+    assert json.loads(lines[0]) == canonicalize("cuda -arch=sm_80")
+    assert all("error" in json.loads(line) for line in lines[1:5])
+    assert json.loads(lines[3]) == {"error": '<stdin>:4:1: Target kind "bogus" is not defined'}
+    assert json.loads(lines[5]) == canonicalize("llvm")
+
+
+def test_legacy_output_stays_one_line(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["target", "canonicalize", "--format", "legacy", '{"kind": "llvm", "mcpu": "a\\nb"}'])
+    assert result.exit_code == 1 and len(result.stdout.splitlines()) == 1
+    assert "line break" in json.loads(result.stdout)["error"]
 
 
 def test_lifted_legacy_options_are_warnings(runner: CliRunner) -> None:

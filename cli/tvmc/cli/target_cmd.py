@@ -74,9 +74,13 @@ def _inputs(args: list[str]) -> list[tuple[str, Location]]:
     items: list[tuple[str, Location]] = []
     for i, arg in enumerate(args, 1):
         if arg == "-":
-            for n, line in enumerate(_stdin_text().splitlines(), 1):
-                if line.strip():
-                    items.append((line, Location("<stdin>", n, 1)))
+            # One output line per input line: split on "\n" only (str.splitlines would also split on
+            # \x0c, \x1c, U+2028 ...), blank lines kept (each gets its error line), CRLF accepted.
+            lines = _stdin_text().split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            for n, line in enumerate(lines, 1):
+                items.append((line.removesuffix("\r"), Location("<stdin>", n, 1)))
         else:
             items.append((arg, Location(f"<arg{i}>", 1, 1)))
     return items
@@ -105,6 +109,8 @@ def canonicalize_cmd(
             parsed = parse_target(text, source=loc)
             canonical = canonicalize(parsed.spec, source=loc, fill_from_machine=fill_from_machine)
             line = to_legacy(canonical) if fmt is OutFormat.legacy else _compact(canonical)
+            if not line.isprintable():  # a value with a line break: a legacy string cannot hold it
+                raise TargetError("a value holds a line break or control character, which a legacy string cannot", loc)
         except TvmcError as err:
             failed = True
             write_stdout(json.dumps({"error": err.one_line()}) + "\n")

@@ -14,6 +14,7 @@ from typing import Any
 
 from tvmc.emit.canonical import SCHEMA_REF
 from tvmc.migrate.old_tvmc import Dropped
+from tvmc.text import one_line
 
 ORDER = (
     "description",
@@ -45,6 +46,10 @@ def value(item: Any) -> str:
         return "true" if item else "false"
     if isinstance(item, int):
         return str(item)
+    if isinstance(item, float):  # repr is valid TOML for finite floats ("3.0", "1e-07")
+        if item != item:
+            return "nan"
+        return repr(item) if abs(item) != float("inf") else ("inf" if item > 0 else "-inf")
     if isinstance(item, str):
         return _string(item)
     if isinstance(item, list):
@@ -55,12 +60,13 @@ def value(item: Any) -> str:
 
 
 def _comment_block(title: str, lines: Sequence[str]) -> list[str]:
-    return [f"# {title}", *(f"#   - {line}" for line in lines), "#"] if lines else []
+    # A comment is one line: what the input carried (control characters, line breaks) is escaped.
+    return [f"# {title}", *(f"#   - {one_line(line)}" for line in lines), "#"] if lines else []
 
 
 def render(doc: Mapping[str, Any], *, origin: str, dropped: Sequence[Dropped], notes: Sequence[str]) -> str:
     """The whole file: schema line, provenance, what was not carried, notes, then the config."""
-    head = [f"#:schema {SCHEMA_REF}", f"# Migrated from old tvmc by `tvmc config migrate` ({origin}).", "#"]
+    head = [f"#:schema {SCHEMA_REF}", f"# Migrated from old tvmc by `tvmc config migrate` ({one_line(origin)}).", "#"]
     head += _comment_block("Not carried (no tvmc config equivalent):", [str(d) for d in dropped])
     head += _comment_block("Notes:", list(dict.fromkeys(notes)))
     body: list[str] = []

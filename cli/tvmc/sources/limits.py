@@ -72,6 +72,8 @@ def _short(pointer: str) -> str:
 def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
     if len(text) > MAX_STRING:
         return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
+    if "\x00" in text:  # an escape ("\u0000") can write what a raw NUL byte in the file cannot
+        return ConfigSyntaxError, f"{what} with a NUL character (\\u0000) is not allowed"
     if not text.isascii() and _SURROGATE.search(text):
         # JSON's "\ud800" decodes to a lone surrogate, which no UTF-8 output can hold.
         return ConfigSyntaxError, f"{what} with an unpaired surrogate escape (\\ud800-\\udfff) is not valid Unicode"
@@ -112,11 +114,11 @@ def _plain(value: Any, depth: int) -> bool:
         return False
     items = value.items() if type(value) is dict else enumerate(value)
     for key, child in items:
-        if type(key) is str and (len(key) > MAX_STRING or not key.isascii()):
+        if type(key) is str and (len(key) > MAX_STRING or not key.isascii() or "\x00" in key):
             return False
         kind = type(child)
         if kind is str:
-            if len(child) > MAX_STRING or not child.isascii():
+            if len(child) > MAX_STRING or not child.isascii() or "\x00" in child:
                 return False
         elif kind is bool:
             continue
