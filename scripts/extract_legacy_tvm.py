@@ -94,6 +94,8 @@ def strip_comments(text: str) -> str:
 def default_value(expr: str) -> Any:
     """The C++ default expressions these registries use → JSON values."""
     expr = re.sub(r"\s+", " ", expr.strip())
+    if re.fullmatch(r"-?\d+", expr):
+        return int(expr)
     if m := re.fullmatch(r"(?:runtime::)?(?:Int|Integer|IntImm)\((?:DataType::Int\(\d+\), )?(.*)\)", expr):
         inner = m.group(1).replace(" ", "")
         return 1 << int(inner[3:]) if inner.startswith("1<<") else int(inner)
@@ -154,21 +156,30 @@ def _constants(git_dir: Path, tag: str) -> dict[str, str]:
     return table
 
 
-def attrs_fields(text: str, node: str) -> dict[str, str]:
-    """The declared fields of an AttrsNode struct, in TVM_ATTR_FIELD order, with their types."""
+def attrs_fields(text: str, node: str) -> dict[str, Any]:
+    """The declared fields of an AttrsNode struct, in TVM_ATTR_FIELD order: their types and the
+    defaults of `.set_default(...)`."""
     body = text[text.index(f"struct {node}") :]
     body = body[: body.index("TVM_DECLARE_ATTRS")]
     declared = {m.group(2): m.group(1) for m in re.finditer(r"^\s*([\w:<>]+)\s+(\w+)(?:\s*=[^;]*)?;", body, re.M)}
     block = text[text.index("TVM_DECLARE_ATTRS", text.index(f"struct {node}")) :]
-    names = re.findall(r"TVM_ATTR_FIELD\((\w+)\)", block[: block.index("\n};")])
-    return {name: TYPES.get(declared[name], declared[name]) for name in names}
+    block = block[: block.index("\n};")]
+    names = re.findall(r"TVM_ATTR_FIELD\((\w+)\)", block)
+    defaults = {}
+    for segment in block.split("TVM_ATTR_FIELD(")[1:]:  # descriptions may hold ';' and ')'
+        name, _, rest = segment.partition(")")
+        at = rest.rfind(".set_default(")
+        if at >= 0:
+            expr = rest[at + len(".set_default(") :]
+            defaults[name] = default_value(expr[: expr.index(");")])
+    return {"options": {name: TYPES.get(declared[name], declared[name]) for name in names}, "defaults": defaults}
 
 
-def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """PassContext config names → types; and, per struct-typed config, its fields."""
     constants = _constants(git_dir, tag)
     configs: dict[str, str] = {}
-    structs: dict[str, dict[str, str]] = {}
+    structs: dict[str, dict[str, Any]] = {}
     for path in git_grep(git_dir, tag, "TVM_REGISTER_PASS_CONFIG_OPTION(", "src"):
         text = strip_comments(git_show(git_dir, tag, path))
         for m in re.finditer(r"TVM_REGISTER_PASS_CONFIG_OPTION\(\s*(\"[^\"]+\"|\w+),\s*([\w:<>, ]+?)\);", text):
@@ -184,7 +195,7 @@ def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dic
     return dict(sorted(configs.items())), structs
 
 
-def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, str]]) -> dict[str, Any]:
+def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     path = "python/tvm/driver/tvmc/composite_target.py"
     tree = ast.parse(git_show(git_dir, tag, path))
     imported = {
@@ -215,7 +226,8 @@ def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, str]]) -> dic
             "pass_default": bool(entry.get("pass_default")),
             "default_target": entry.get("default_target"),
             "pass_pipeline": imported.get(pipeline, pipeline),  # the partition function, dotted
-            "options": structs.get(config_key, {}) if config_key else {},
+            "options": structs[config_key]["options"] if config_key in structs else {},
+            "defaults": structs[config_key]["defaults"] if config_key in structs else {},
         }
     return out
 

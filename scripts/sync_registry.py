@@ -349,7 +349,7 @@ def legacy_facts(legacy_dir: Path, modern_kinds: dict[str, Any], codegens: dict[
     }
 
 
-CODEGEN_FACTS = ("config_key", "pass_default", "default_target", "pass_pipeline", "options")
+CODEGEN_FACTS = ("config_key", "pass_default", "default_target", "pass_pipeline", "options", "defaults")
 GENERATIONS = ("v0.18.0", "v0.19.0")  # the old TVM releases --emit tvmc/relay write for
 
 

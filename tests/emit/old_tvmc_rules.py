@@ -52,8 +52,9 @@ _POOL_FLAGS = (
 )
 
 
-def compile_parser(gen: registry.Generation) -> argparse.ArgumentParser:
-    """compiler.py's `add_compile_parser` for this release."""
+def compile_parser(gen: registry.Generation, built: set[str]) -> argparse.ArgumentParser:
+    """compiler.py's `add_compile_parser` for this release, in a TVM built with the codegens `built`
+    (a codegen's flags exist only when its options config is registered, i.e. it was compiled in)."""
     p = _Parser(prog="tvmc compile", add_help=False)
     p.add_argument("--cross-compiler", default="")
     p.add_argument("--cross-compiler-options", default="")
@@ -75,8 +76,9 @@ def compile_parser(gen: registry.Generation) -> argparse.ArgumentParser:
             if typ in _KIND_FLAG_TYPE:
                 p.add_argument(f"--target-{kind}-{option}", type=_KIND_FLAG_TYPE[typ])
     for codegen, options in gen.codegens.items():
-        for option, typ in options.items():
-            p.add_argument(f"--target-{codegen}-{option}", type=_TARGET_TYPE.get(typ, str))
+        for option, typ in options.items() if codegen in built else ():
+            default = gen.flag_defaults[codegen].get(option)
+            p.add_argument(f"--target-{codegen}-{option}", type=_TARGET_TYPE.get(typ, str), default=default)
     p.add_argument("--tuning-records", default="")
     for section, table in (("executor", gen.executors), ("runtime", gen.runtimes)):
         p.add_argument(f"--{section}", default="graph" if section == "executor" else "cpp")
@@ -247,12 +249,16 @@ def _component(args: argparse.Namespace, section: str, table: dict[str, dict[str
 def compile_command(argv: list[str], version: str) -> Compiled:
     """Run old `tvmc compile ARGV` (without `tvmc compile`) up to the build; Refused if it stops."""
     gen = registry.generation(version)
-    args = compile_parser(gen).parse_args(argv)
+    built = set()  # the codegens the line's --target names: a TVM built with those
+    for index, arg in enumerate(argv):
+        text = arg.partition("=")[2] if arg.startswith("--target=") else argv[index + 1] if arg == "--target" else ""
+        built |= {t["name"] for t in parse_target(text, gen) if t["name"] in gen.codegens} if text else set()
+    args = compile_parser(gen, built).parse_args(argv)
     pass_config = _pass_config(args.pass_config, gen)
     if not args.target:
         raise Refused("no --target (old tvmc then used its default config, which tvmc never emits)")
     extra_options: dict[str, dict[str, Any]] = {}
-    for kind in [*gen.tvm_kinds(), *gen.codegens]:
+    for kind in [*gen.tvm_kinds(), *built]:
         options = gen.codegens[kind] if kind in gen.codegens else gen.kinds[kind].options
         for option in options:
             value = getattr(args, f"target_{kind.replace('-', '_')}_{option.replace('-', '_')}", None)

@@ -177,6 +177,14 @@ def test_codegens_and_their_options(version: str) -> None:
             config = canonicalize_config({"targets": [entry, "llvm"]}, {})[0]
             compiled = accepted_and_same(config, version)
             assert [c[0] for c in compiled.codegens] == [codegen]
+            if option:  # it reaches the codegen (a flag's default does not replace it)
+                given = config.targets[0][option]
+                got = compiled.codegens[0][1][option]
+                assert str(got) == (
+                    ",".join(given)
+                    if isinstance(given, list)
+                    else str(int(given) if isinstance(given, bool) else given)
+                )
 
 
 @pytest.mark.parametrize("version", VERSIONS)

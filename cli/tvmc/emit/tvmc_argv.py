@@ -13,7 +13,7 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.build.model import ModelSpec
-from tvmc.emit.legacy import RELAY_HINT, LegacyPlan
+from tvmc.emit.legacy import RELAY_HINT, Byoc, LegacyPlan
 from tvmc.emit.quoting import sh
 from tvmc.errors import BuildError
 from tvmc.shapes import legacy_format
@@ -54,7 +54,8 @@ def target_value(plan: LegacyPlan, notes: list[str]) -> str:
             f"host {plan.host!r}",
             "the host goes in --target as a second TVM target, and two targets of one kind are refused as duplicates",
         )
-    parts = [b.legacy for b in plan.byoc] + [plan.target] + ([plan.host] if plan.host else [])
+    byoc = [b.name if codegen_flags(plan, b) else b.legacy for b in plan.byoc]
+    parts = byoc + [plan.target] + ([plan.host] if plan.host else [])
     out = []
     for part in parts:
         tag = _TAG.search(part)
@@ -67,6 +68,14 @@ def target_value(plan: LegacyPlan, notes: list[str]) -> str:
             raise refuse(f"target {part!r}", problem)
         out.append(part)
     return ", ".join(out)
+
+
+def codegen_flags(plan: LegacyPlan, byoc: Byoc) -> list[str]:
+    """A codegen whose --target-<codegen>-<option> flags have defaults (mrvl): target.py merged the
+    flags over the options written in --target, so its options go in flags, not in --target."""
+    if not registry.generation(plan.version).flag_defaults.get(byoc.name):
+        return []
+    return [f"--target-{byoc.name}-{option}={_scalar(value)}" for option, value in byoc.options.items()]
 
 
 def component_flags(plan: LegacyPlan, section: str, notes: list[str]) -> list[str]:
@@ -169,6 +178,7 @@ def tvmc_argv(plan: LegacyPlan, output: str | None = None) -> tuple[list[str], l
     """The argv of old `tvmc compile` for this plan, and notes about what was adapted."""
     notes = list(plan.notes)
     argv = ["tvmc", "compile", f"--target={target_value(plan, notes)}"]
+    argv += [flag for byoc in plan.byoc for flag in codegen_flags(plan, byoc)]
     argv += component_flags(plan, "executor", notes) + component_flags(plan, "runtime", notes)
     argv += pass_config_flags(plan)
     if plan.disabled_pass:

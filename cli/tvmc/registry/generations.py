@@ -23,6 +23,7 @@ class Generation(FrozenRecord):
         "kinds",
         "codegens",
         "pipelines",
+        "flag_defaults",
         "pass_configs",
         "relay_passes",
         "executors",
@@ -37,6 +38,9 @@ class Generation(FrozenRecord):
     kinds: Final[dict[str, Kind]]  # every target kind the release registers (contrib ones included)
     codegens: Final[dict[str, dict[str, str]]]  # old tvmc's REGISTERED_CODEGEN: name → its option flags
     pipelines: Final[dict[str, tuple[str, str | None]]]  # codegen → (partition function, options config key)
+    # codegen → the defaults old tvmc gave its --target-<codegen>-<option> flags (`pass_default`: mrvl);
+    # target.py merged them over the options written in --target
+    flag_defaults: Final[dict[str, dict[str, Any]]]
     pass_configs: Final[dict[str, str]]
     relay_passes: Final[frozenset[str]]  # what --disabled-pass accepted (relay._transform.*)
     executors: Final[dict[str, dict[str, str]]]  # name → option → type
@@ -52,6 +56,7 @@ class Generation(FrozenRecord):
         kinds: dict[str, Kind],
         codegens: dict[str, dict[str, str]],
         pipelines: dict[str, tuple[str, str | None]],
+        flag_defaults: dict[str, dict[str, Any]],
         pass_configs: dict[str, str],
         relay_passes: frozenset[str],
         executors: dict[str, dict[str, str]],
@@ -65,6 +70,7 @@ class Generation(FrozenRecord):
         self.kinds = kinds
         self.codegens = codegens
         self.pipelines = pipelines
+        self.flag_defaults = flag_defaults
         self.pass_configs = pass_configs
         self.relay_passes = relay_passes
         self.executors = executors
@@ -97,6 +103,11 @@ def load(version: str) -> Generation:
         kinds={name: make_kind(name, e, legacy=True) for name, e in entry["kinds"].items()},
         codegens={name: dict(e["options"]) for name, e in entry["codegens"].items()},
         pipelines={name: (e["pass_pipeline"], e["config_key"]) for name, e in entry["codegens"].items()},
+        flag_defaults={
+            # target.py `_generate_codegen_args`: only non-empty String/IntImm defaults became flag defaults
+            name: {k: v for k, v in e["defaults"].items() if e["pass_default"] and v != "" and not isinstance(v, bool)}
+            for name, e in entry["codegens"].items()
+        },
         pass_configs=dict(entry["pass_configs"]),
         relay_passes=frozenset(entry["relay_passes"]),
         executors={name: dict(e["options"]) for name, e in entry["executors"].items()},
