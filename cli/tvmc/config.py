@@ -174,7 +174,10 @@ class CompilationConfig(FrozenRecord):
         out: dict[str, Any] = {
             "description": self.description,
             "tvm-version": self.tvm_version,
-            "targets": list(self.targets),
+            # A target's host that is the config's host is written once, at the config level: the
+            # form `show` prints then reads back to itself (a host given at the config level is
+            # nested into the targets when read, a derived one is not).
+            "targets": [_without_host(t) if t.get("host") == self.host else t for t in self.targets],
             "host": self.host,
             "executor": self.executor,
             "runtime": self.runtime,
@@ -198,6 +201,10 @@ class CompilationConfig(FrozenRecord):
         import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
 
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _without_host(target: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in target.items() if k != "host"}
 
 
 def sort_keys(value: Any) -> Any:
