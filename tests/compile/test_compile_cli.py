@@ -131,13 +131,13 @@ def test_notes_are_warnings(invoke: Invoke, model: Path) -> None:
 
 
 def test_output_is_checked_before_building(invoke: Invoke, model: Path, tmp_path: Path) -> None:
-    for out, message in (
-        (tmp_path, "is a directory"),
-        (tmp_path / "no" / "x.so", "does not exist"),
-        (model, "refusing to overwrite the input file"),
+    for out, message, code in (
+        (tmp_path, "is a directory", 2),
+        (tmp_path / "no" / "x.so", "does not exist", 1),  # as for every command's -o
+        (model, "refusing to overwrite the input file", 2),
     ):
         result = invoke("compile", str(model), "-o", str(out))
-        assert result.exit_code == 2 and message in result.stderr
+        assert result.exit_code == code and message in result.stderr
 
 
 def test_progress_ticks_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:

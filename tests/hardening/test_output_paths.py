@@ -17,7 +17,7 @@ from testkit import cli_env
 from tvmc.errors import TvmcError, UsageError
 from tvmc.fileio import write_atomic
 
-from .harness import run_cli
+from .harness import MODEL, run_cli
 
 root_only = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod needs root")
 
@@ -137,3 +137,38 @@ def test_an_interrupt_while_writing_leaves_no_temporary(tmp_path: Path, monkeypa
         write_atomic(tmp_path / "a.toml", "new\n")
     assert [p.name for p in tmp_path.iterdir()] == ["a.toml"]
     assert (tmp_path / "a.toml").read_text() == "old\n"
+
+
+def test_low_items_of_the_campaign(tmp_path: Path) -> None:
+    """Issue 14, item 9: each message says what is really wrong, and the same mistake exits alike."""
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    assert "symbolic link loop" in run_cli(["config", "show", "--config", str(loop)]).stderr
+    dangling = tmp_path / "dangling.toml"
+    dangling.symlink_to(tmp_path / "gone.toml")
+    assert "symbolic link to a missing file" in run_cli(["config", "show", "--config", str(dangling)]).stderr
+    zero = run_cli(["compile", "/dev/zero", "--model-format", "onnx", "-o", str(tmp_path / "z.so")])
+    assert zero.exit_code == 1 and "is not a regular file" in zero.stderr
+    # A missing -o directory: exit 1 and the same words for compile as for every other command.
+    for argv in (["compile", str(MODEL)], ["config", "show", "--config", "aws/c5"], ["config", "schema"]):
+        result = run_cli([*argv, "-o", str(tmp_path / "no" / "out")])
+        assert result.exit_code == 1 and "directory" in result.stderr and "does not exist" in result.stderr, argv
+    # The string limit is on the value, not on `PATH=` before it.
+    value = "a" * 65536
+    assert run_cli(["config", "show", "--target", "llvm", "--set", f"description={value}"]).exit_code == 0
+    too_long = run_cli(["config", "show", "--target", "llvm", "--set", f"description={value}a"])
+    assert too_long.exit_code == 2 and "65537 characters" in too_long.stderr
+
+
+def test_both_streams_to_a_full_disk_exit_1(tmp_path: Path) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full (Linux)")
+    for extra in ({}, {"PYTHONUNBUFFERED": "1"}):
+        proc = subprocess.run(
+            f"{sys.executable} -m tvmc config show --config aws/c5 >/dev/full 2>/dev/full",
+            shell=True,
+            env=cli_env(**extra),
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 1, extra

@@ -148,6 +148,11 @@ def guess_format_or_none(path: str) -> str | None:
 def check_exists(model: ModelSpec) -> Path:
     path = Path(model.path)
     if not path.is_file():
-        what = "is a directory" if path.is_dir() else "does not exist"
+        if path.is_dir():
+            what = "is a directory"
+        elif path.exists():  # a device or a FIFO: reading it could be endless or hang
+            what = "is not a regular file"
+        else:
+            what = "does not exist"
         raise BuildError(f"model file {model.path!r} {what}", "MODEL")
     return path

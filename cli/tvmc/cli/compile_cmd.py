@@ -134,7 +134,7 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
     from tvmc.emit.canonical import to_compact_json
-    from tvmc.errors import UsageError
+    from tvmc.errors import TvmcError, UsageError
     from tvmc.fileio import write_atomic
 
     plan = plan_build(resolved.config, resolved.origins, spec)
@@ -143,9 +143,11 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     check_exists(spec)
     path = output or Path(spec.default_output(plan.output_format))
     inputs = _inputs(resolved, spec.path)
-    if path.is_dir() or not path.resolve().parent.is_dir():  # say so before a build, not after it
-        what = "is a directory" if path.is_dir() else "is in a directory that does not exist"
-        raise UsageError(f"{path} {what}", f"-o {path}")
+    # Said before a build, not after it, with the errors (and exit codes) every command's -o gives.
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory", f"-o {path}")
+    if not path.resolve().parent.is_dir():
+        raise TvmcError(f"cannot write {path}: directory {path.resolve().parent} does not exist", f"-o {path}")
     if path.resolve() in {p.resolve() for p in inputs}:
         raise UsageError(f"refusing to overwrite the input file {path}", f"-o {path}")
     started = time.perf_counter()

@@ -124,9 +124,12 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
     if _SURROGATE.search(value):
         # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
         raise UsageError("the value is not valid UTF-8 text", origin.source)
-    if len(value) > MAX_STRING:  # the limit strings in config files have
+    # The limit strings in config files have, on the value: for `--set PATH=VALUE` and
+    # `--pass-config NAME=VALUE` the part after `=` (the path has its own limit).
+    measured = value.split("=", 1)[-1] if flag in ("--set", "--pass-config") else value
+    if len(measured) > MAX_STRING:
         raise UsageError(
-            f"the value of {len(value)} characters is longer than {MAX_STRING}",
+            f"the value of {len(measured)} characters is longer than {MAX_STRING}",
             origin.location() if origin.kind == "env" else flag,
         )  # not the whole value
     if flag == "--target":

@@ -9,6 +9,7 @@ and never allowed to leave that directory.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -185,9 +186,20 @@ def _anchor(ref: str, relative_to: Path | None) -> Path:
 def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> Layer:
     path = _anchor(ref, relative_to)
     if not _exists(path):
+        if os.path.islink(path):  # exists() follows links: a loop or a dangling link
+            try:
+                os.stat(path)
+            except OSError as err:
+                raise ConfigNotFoundError(f"config file {ref!r}: {_link_problem(err)}", origin) from None
         where = "" if str(path) == ref else f" (no such file: {os.path.abspath(path)})"
         raise ConfigNotFoundError(f"config file {ref!r} not found{where}", origin)
     return load_file(path)
+
+
+def _link_problem(err: OSError) -> str:
+    if err.errno == errno.ELOOP:
+        return "symbolic link loop"
+    return f"symbolic link to a missing file ({err.strerror})"
 
 
 def _exists(path: Path) -> bool:
