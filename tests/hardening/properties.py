@@ -136,6 +136,27 @@ def check_target_cli(case: tuple[list[str], bool]) -> None:
         assert lines[-1] == "" and len(lines) - 1 == len(texts), f"{len(texts)} inputs, output {result.stdout!r}"
 
 
+def check_migrate(text: str) -> None:
+    """Any text given to `config migrate`: one error line or a config that reads back (TOML)."""
+    import tomllib
+
+    result = run_cli(["config", "migrate", "--", text])
+    if result.exit_code == 0:
+        tomllib.loads(result.stdout)
+        assert all(line.isprintable() for line in result.stdout.split("\n")), "control characters in the output"
+
+
+_old_inputs = st.one_of(
+    st.tuples(S.target_texts(), st.lists(S.flag_pair(True), max_size=3)).map(
+        lambda c: (
+            "tvmc compile --target " + shlex.quote(c[0]) + " " + shlex.join(x for p in c[1] for x in p) + " m.onnx"
+        )
+    ),
+    S.hostile_text(surrogates=False),
+    st.dictionaries(S.texts(True), S.junk, max_size=3).map(lambda d: __import__("json").dumps(d)),
+)
+
+
 # ---- rewrites -----------------------------------------------------------------------------------
 
 
@@ -239,6 +260,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "target-cli", "targets", st.tuples(st.lists(S.target_texts(), max_size=3), st.booleans()), check_target_cli
     ),
+    Property("migrate", "files", _old_inputs, check_migrate, 2),
     Property("rewrites", "rewrites", S.rewrite_case(), check_rewrites, 4),
     Property("environment", "rewrites", S.environments(), check_environment, 2),
     Property("show-rewrites", "rewrites", st.tuples(S.rewrite_case(), st.booleans()), check_show_rewrites),

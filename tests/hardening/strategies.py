@@ -25,6 +25,11 @@ T = TypeVar("T")
 
 # Characters that matter to some parser on the way (legacy targets, comma lists, paths, TOML, shells).
 NASTY = [
+    "\x1b[31m",  # an ANSI escape: must never reach a terminal raw
+    "\x00",
+    "\x7f",
+    "\u2028",
+    "\n::error file=x.py::forged",  # a forged GitHub workflow command
     "'",
     '"',
     "\\",
@@ -364,6 +369,7 @@ def literal_text(hostile: bool) -> st.SearchStrategy[str]:
         st.integers(1, 3000).map(lambda n: "[" * n),
         st.integers(1, 3000).map(lambda n: "[" * n + "]" * n),
         big_ints.map(str),
+        st.integers(4000, 6000).map(lambda n: "9" * n),  # past int()'s 4300-digit limit
         st.sampled_from(["1e999", "nan", "inf", '"\\ud800"']),
         hostile_text(surrogates=True),
     )
