@@ -22,11 +22,21 @@ from .harness import MODEL, run_cli
 root_only = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod needs root")
 
 
+WRITERS = [
+    ["config", "show", "--config", "aws/c5"],
+    ["config", "schema"],
+    ["config", "migrate", "tvmc compile --target llvm m.onnx"],
+    ["compile", str(MODEL), "--emit", "plan"],
+    ["compile", str(MODEL), "--emit", "python"],
+]
+
+
 @root_only
-def test_a_character_device_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", WRITERS, ids=lambda c: " ".join(c[:2]))
+def test_a_character_device_is_written_in_place_never_replaced(tmp_path: Path, command: list[str]) -> None:
     null = tmp_path / "null"
     os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # the same device as /dev/null
-    result = run_cli(["config", "show", "--config", "aws/c5", "-o", str(null)])
+    result = run_cli([*command, "-o", str(null)])
     assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(os.stat(null).st_mode) and os.stat(null).st_rdev == os.makedev(1, 3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]  # no temporary left either
@@ -55,12 +65,15 @@ def test_a_fifo_with_a_reader_receives_the_output_and_stays_a_fifo(tmp_path: Pat
     assert b'kind = "llvm"' in received[0]
 
 
-def test_a_fifo_nobody_reads_is_an_error_not_a_hang(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", WRITERS, ids=lambda c: " ".join(c[:2]))
+def test_a_fifo_nobody_reads_is_an_error_not_a_hang(tmp_path: Path, command: list[str]) -> None:
     fifo = tmp_path / "out"
     os.mkfifo(fifo)
+    result = run_cli([*command, "-o", str(fifo)])
+    assert result.exit_code == 1 and "a FIFO that no process reads" in result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     with pytest.raises(TvmcError, match="a FIFO that no process reads"):
         write_atomic(fifo, "x")
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_a_socket_or_a_directory_is_refused(tmp_path: Path) -> None:
