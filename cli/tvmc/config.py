@@ -315,7 +315,12 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
                 runtime = merged
     host = data.get("host")
     host_spec = tg.parse_target(host, source=_where(origins, "/host")).spec if host is not None else None
-    system = tg.resolve_system(specs, host_spec, source_of=lambda i: _where(origins, f"/targets/{i}"))
+    system = tg.resolve_system(
+        specs,
+        host_spec,
+        source_of=lambda i: _where(origins, f"/targets/{i}"),
+        host_source=_where(origins, "/host/kind") or _where(origins, "/host"),
+    )
     # system.notes only explain which target became the host; `--origin` shows that already.
     build = data.get("build", {})
     if not isinstance(build, dict):

@@ -31,6 +31,20 @@ class TargetSystem(FrozenRecord):
         self.notes = notes
 
 
+CPU_SIDE: Final = (registry.CPU_DEVICE, 16)  # device types that run host code (hexagon's scalar cores too)
+
+
+def host_problem(host: Mapping[str, Any]) -> str | None:
+    """Why a canonical target cannot be a host (None: it can). One rule for resolution and validation."""
+    device = device_type(host)
+    if device in CPU_SIDE:
+        return None
+    return (
+        f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
+        "a host must run on the CPU (device type cpu, or hexagon)"
+    )
+
+
 def _label(target: Mapping[str, Any]) -> str:
     comp = target.get("compiler")
     return f"{target['kind']} (compiler {comp})" if comp else str(target["kind"])
@@ -46,7 +60,11 @@ def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def resolve_system(
-    targets: Sequence[Spec | str], host: Spec | str | None, *, source_of: Callable[[int], Location | None] | None = None
+    targets: Sequence[Spec | str],
+    host: Spec | str | None,
+    *,
+    source_of: Callable[[int], Location | None] | None = None,
+    host_source: Location | None = None,
 ) -> TargetSystem:
     """Canonicalize the targets and settle the host.
 
@@ -66,8 +84,14 @@ def resolve_system(
         raise TargetError("Require at least one target", loc(0) if source_of else None)
     canon = [canonicalize(t, source=loc(i)) for i, t in enumerate(targets)]
     notes: list[str] = []
+    for i, target in enumerate(canon):
+        own_host = target.get("host")
+        if isinstance(own_host, dict) and (problem := host_problem(own_host)):
+            raise TargetError(f"the host of targets[{i}] {problem}", loc(i))
     if host is not None:
         effective = canonicalize(host)
+        if problem := host_problem(effective):
+            raise TargetError(f"the host {problem}", host_source)
         for i, target in enumerate(canon):
             own = target.get("host")
             if own is None:

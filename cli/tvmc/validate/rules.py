@@ -16,12 +16,12 @@ from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
 from tvmc.provenance import display_path, join
+from tvmc.targets.system import host_problem
 from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
 from tvmc.validate.checks import first
 from tvmc.validate.diagnostics import Finding, Severity
 
-CPU_SIDE = (registry.CPU_DEVICE, 16)  # hexagon's scalar cores run host code
 _OPTION_IN_MESSAGE = re.compile(r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)=""")
 
 StringStart = Callable[[str], Location | None]
@@ -242,15 +242,10 @@ class _Rules:
                     )
 
     def cpu_side(self, canonical: Mapping[str, Any], pointer: str, raw: Any, what: str) -> None:
-        device = tg.device_type(canonical)
-        if device not in CPU_SIDE:
+        problem = host_problem(canonical)
+        if problem is not None:
             where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
-            self.add(
-                "host-not-cpu",
-                where,
-                f"{what} is a {canonical['kind']!r} target (device type "
-                f"{_device(device)}); a host must run on the CPU (device type cpu, or hexagon)",
-            )
+            self.add("host-not-cpu", where, f"{what} {problem}")
 
     def devices(self, targets: list[Target]) -> None:
         plain: dict[int, Target] = {}

@@ -1,0 +1,74 @@
+"""`config validate` reports an error exactly when `config show` (api.resolve) and `compile --emit
+plan` fail (issue 13, invariant 1), over the validation corpus, the shipped catalogue and the
+issue's table rows. Known disagreements are strict xfails: each flips to a failure once fixed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from corpus_expect import CORPUS, corpus_files
+from tvmc import api
+from tvmc.errors import TvmcError
+from tvmc.validate import runner
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "models" / "mlp.onnx"
+
+# A config without targets is a mixin: valid as a layer, but there is nothing to show or build.
+MIXINS = {"ok/mixin.toml"}
+KNOWN = {
+    "semantic/aot-interface-api.toml": "issue 13: the aot interface-api rule exists only in validation",
+    "semantic/legacy-kind-modern.toml": "issue 13: a legacy kind for TVM >= 0.25 is refused only by validation",
+}
+
+
+def _validate_errors(path: Path) -> list[str]:
+    result = runner.Validator(runner.Settings()).file(str(path))
+    return [d.rule for d in result.diagnostics if d.severity == "error"]
+
+
+def _show_fails(path: Path) -> bool:
+    try:
+        api.resolve([str(path)], [], env={})
+    except TvmcError:
+        return True
+    return False
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for rel in corpus_files():
+        if rel in MIXINS:
+            continue
+        marks = [pytest.mark.xfail(reason=KNOWN[rel], strict=True)] if rel in KNOWN else []
+        cases.append(pytest.param(CORPUS / rel, id=rel, marks=marks))
+    for path in sorted((ROOT / "configs").rglob("*.toml")):
+        cases.append(pytest.param(path, id=str(path.relative_to(ROOT))))
+    return cases
+
+
+@pytest.mark.parametrize("path", _cases())
+def test_validate_errors_iff_show_fails(path: Path) -> None:
+    errors = _validate_errors(path)
+    assert bool(errors) == _show_fails(path), errors
+
+
+TABLE = {
+    "system-lib-int": 'targets = ["llvm"]\n[runtime]\nsystem-lib = 1\n',
+    "host-cuda": 'targets = ["llvm"]\nhost = { kind = "cuda" }\n',
+    "own-host-cuda": 'targets = [{ kind = "llvm", host = { kind = "cuda" } }]\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_issue_table_rows_read_the_same_in_every_column(name: str, tmp_path: Path, app: object) -> None:
+    from typer.testing import CliRunner
+
+    path = tmp_path / f"{name}.toml"
+    path.write_text(TABLE[name])
+    cli = CliRunner()
+    validate = cli.invoke(app, ["config", "validate", str(path)])  # type: ignore[arg-type]
+    show = cli.invoke(app, ["config", "show", "--config", str(path)])  # type: ignore[arg-type]
+    plan = cli.invoke(app, ["compile", str(MODEL), "--config", str(path), "--emit", "plan"])  # type: ignore[arg-type]
+    assert (validate.exit_code, show.exit_code, plan.exit_code) == (1, 1, 1), (validate.output, show.output)
