@@ -152,6 +152,10 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
         raise UsageError(f"refusing to overwrite the input file {path}", f"-o {path}")
     started = time.perf_counter()
     runner.require_tvm()
+    from tvmc.build.preflight import will_not_run_here
+
+    for message in will_not_run_here(plan.target):
+        warn(message)
     with Progress(sys.stderr.isatty()) as progress:
         result = runner.run(plan, on_stage=progress.stage)
     write_atomic(path, result.library, inputs=inputs)

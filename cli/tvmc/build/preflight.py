@@ -1,0 +1,75 @@
+"""Checks before a build that need TVM's LLVM (issue 16): will the library run on this machine?
+
+A target whose triple is this machine's architecture and whose `mcpu`/`mattr` need instruction-set
+features this CPU lacks builds fine and then dies with `Illegal instruction` (aws/c5's AVX-512 on an
+AVX2 machine). LLVM knows both feature sets: the target's (`llvm_get_cpu_features` of the target)
+and this machine's (the features of `llvm_get_system_cpu`). Only instruction-set features count;
+LLVM's tuning flags (`fast-*`, `slow-*`, `prefer-*` …) never make code fault.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+# Instruction-set extensions (x86 and AArch64 spellings of LLVM): a missing one faults at run time.
+_ISA = re.compile(
+    r"(avx.*|sse.*|ssse3|fma.*|f16c|bmi2?|aes|sha|sha512|vaes|vpclmulqdq|pclmul|gfni|amx.*|popcnt|lzcnt|"
+    r"movbe|adx|rdrnd|rdseed|xsave.*|clflushopt|clwb|cx16|prfchw|sm3|sm4|"
+    r"neon|sve.*|dotprod|i8mm|bf16|fullfp16|fp16fml|crc|crypto|lse|rcpc|mte|sme.*)"
+)
+
+
+def _llvm_nodes(target: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """The llvm targets of a build: the target, its host, a composite's devices."""
+    for node in (target, target.get("host"), *(target.get("devices") or ())):
+        if isinstance(node, Mapping) and node.get("kind") == "llvm":
+            yield node
+
+
+def missing_isa(
+    target: Mapping[str, Any], *, system_cpu: str | None = None, system_triple: str | None = None
+) -> list[tuple[str, list[str]]]:
+    """(what the code is built for, the ISA features it needs that this machine lacks) for each llvm
+    target built for this machine's architecture. `system_cpu`/`system_triple` stand in for the
+    machine (tests)."""
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
+    triple_here = system_triple or str(codegen.llvm_get_system_triple())
+    cpu_here = system_cpu or str(codegen.llvm_get_system_cpu())
+    arch_here = triple_here.split("-", 1)[0]
+
+    def isa(spec: dict[str, Any]) -> set[str]:
+        return {f for f in codegen.llvm_get_cpu_features(tvm.target.Target(spec)) if _ISA.fullmatch(str(f))}
+
+    found: list[tuple[str, list[str]]] = []
+    for node in _llvm_nodes(target):
+        triple = str(node.get("mtriple") or triple_here)
+        mcpu, mattr = node.get("mcpu"), [str(a) for a in node.get("mattr") or ()]
+        if triple.split("-", 1)[0] != arch_here or not (mcpu or any(a.startswith("+") for a in mattr)):
+            continue  # another machine's code, or generic code that runs on any CPU of the architecture
+        spec: dict[str, Any] = {"kind": "llvm", "mtriple": triple}
+        if mcpu:
+            spec["mcpu"] = mcpu
+        if mattr:
+            spec["mattr"] = mattr
+        lacking = sorted(isa(spec) - isa({"kind": "llvm", "mtriple": triple, "mcpu": cpu_here}))
+        if lacking:
+            what = f"mcpu {mcpu}" if mcpu else f"mattr {','.join(mattr)}"
+            found.append((what, lacking))
+    return found
+
+
+def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
+    """One warning per llvm target whose code would fault on this machine."""
+    cpu_here = str(importlib.import_module("tvm.target.codegen").llvm_get_system_cpu())
+    warnings = []
+    for what, lacking in missing_isa(target):
+        shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
+        warnings.append(
+            f"{what} needs {shown}, which this machine (LLVM: {cpu_here}) lacks: the library will not run "
+            f"here; to run it here, build for this CPU (e.g. --target 'llvm -mcpu={cpu_here}')"
+        )
+    return warnings
