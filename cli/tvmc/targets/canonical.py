@@ -206,6 +206,20 @@ def _dedup(keys: list[str]) -> list[str]:
     return out
 
 
+CPU_SIDE = (registry.CPU_DEVICE, 16)  # device types that run host code (hexagon's scalar cores too)
+
+
+def host_problem(host: Mapping[str, Any]) -> str | None:
+    """Why a canonical target cannot be a host (None: it can). One rule for resolution and validation."""
+    device = device_type(host)
+    if device in CPU_SIDE:
+        return None
+    return (
+        f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
+        "a host must run on the CPU (device type cpu, or hexagon)"
+    )
+
+
 def device_type(canonical: Mapping[str, Any]) -> int:
     """TVM's GetTargetDeviceType: the `target_device_type` attr, else the kind's."""
     explicit = canonical.get("target_device_type")

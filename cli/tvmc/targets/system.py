@@ -13,7 +13,7 @@ from typing import Any, Final
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import Spec, canonicalize, device_type
+from tvmc.targets.canonical import Spec, canonicalize, device_type, host_problem
 
 
 class TargetSystem(FrozenRecord):
@@ -29,20 +29,6 @@ class TargetSystem(FrozenRecord):
         self.targets = targets
         self.host = host
         self.notes = notes
-
-
-CPU_SIDE: Final = (registry.CPU_DEVICE, 16)  # device types that run host code (hexagon's scalar cores too)
-
-
-def host_problem(host: Mapping[str, Any]) -> str | None:
-    """Why a canonical target cannot be a host (None: it can). One rule for resolution and validation."""
-    device = device_type(host)
-    if device in CPU_SIDE:
-        return None
-    return (
-        f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
-        "a host must run on the CPU (device type cpu, or hexagon)"
-    )
 
 
 def _label(target: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
 from tvmc.provenance import display_path, join
-from tvmc.targets.system import host_problem
+from tvmc.targets.canonical import host_problem
 from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
 from tvmc.validate.checks import first
