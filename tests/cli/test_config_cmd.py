@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tvmc.cli.app import app
@@ -178,3 +179,12 @@ def test_config_list_shows_tag_configs_apart_from_files() -> None:
     assert "  nvidia/geforce-rtx-4090" in lines[tags_at:] and all("aws/c5 " not in x for x in lines[tags_at:])
     doc = json.loads(run(["config", "list", "--format", "json"])[1])
     assert len(doc["tags"]) == 287 and "nvidia/nvidia-a100" in doc["tags"]
+
+
+def test_detect_without_tvm_says_what_it_needs(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tvm", None)
+    result = CliRunner().invoke(app, ["config", "detect"])
+    assert result.exit_code == 1
+    assert "needs TVM" in result.stderr and "pip install -e '.[tvm]'" in result.stderr

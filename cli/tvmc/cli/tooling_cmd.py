@@ -37,10 +37,20 @@ class DiffFormat(StrEnum):
     json = "json"
 
 
+DETECT_HELP = """Write the config of the machine tvmc runs on (needs TVM: its LLVM and runtime).
+
+The CPU becomes an llvm target with LLVM's host triple and CPU name and the number of cores; each
+GPU the installed TVM runtime can open (cuda, rocm, vulkan, opencl, metal) becomes a target with
+the CPU as its host. Code built for the result runs here: use it with --config FILE, or save it
+on the search path (for example as host/native.toml in your user config directory).
+"""
+
+
 def register(app: typer.Typer) -> None:
-    """Add `diff` and `migrate` to the `config` command group."""
+    """Add `diff`, `migrate` and `detect` to the `config` command group."""
     app.command("diff", help=DIFF_HELP)(diff_command)
     app.command("migrate", help=MIGRATE_HELP)(migrate_command)
+    app.command("detect", help=DETECT_HELP)(detect_command)
 
 
 _Left = Annotated[str, typer.Argument(metavar="A", help="The left config: name, tag, NAME:PART or path.")]
@@ -110,3 +120,34 @@ def migrate_command(old: _Old, output: _Output = None) -> None:
     from tvmc.fileio import write_atomic
 
     write_atomic(output, result.toml_text, inputs=result.inputs)
+
+
+_DetectOutput = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="FILE", help="Write the config to FILE (atomically), not to stdout."),
+]
+
+
+_DetectFormatOption = Annotated[str, typer.Option("--format", "-f", help="toml or json.")]
+
+
+@reports_errors
+def detect_command(output: _DetectOutput = None, format: _DetectFormatOption = "toml") -> None:
+    from tvmc.emit.canonical import SCHEMA_REF, to_json, to_toml
+    from tvmc.errors import UsageError
+    from tvmc.targets.detect import detect
+
+    if format not in ("toml", "json"):
+        raise UsageError(f"unknown format {format!r} (toml or json)", "--format")
+    detected = detect()
+    if format == "json":
+        text = to_json(detected.config)
+    else:
+        comments = "".join(f"# {one_line(line)}\n" for line in detected.header)
+        text = f"#:schema {SCHEMA_REF}\n{comments}" + to_toml(detected.config)
+    if output is None:
+        write_stdout(text)
+        return
+    from tvmc.fileio import write_atomic
+
+    write_atomic(output, text)
