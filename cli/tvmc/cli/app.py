@@ -53,11 +53,23 @@ def _compile() -> click.Command:
     return command
 
 
+@cache
+def _run() -> click.Command:
+    from tvmc.cli import run_cmd
+
+    holder = typer.Typer(rich_markup_mode=None)
+    run_cmd.register(holder)
+    command = typer.main.get_group(holder).get_command(click.Context(click.Group()), "run")
+    assert command is not None
+    return command
+
+
 # name → (one-line summary shown by `tvmc --help` and completion, loader); in --help order.
 COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "config": ("Resolve, inspect and list compilation configs.", _config),
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
     "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
+    "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
 }
 
 
