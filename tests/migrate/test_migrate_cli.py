@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -50,3 +51,13 @@ def test_migrate_bad_input_is_exit_1(app: typer.Typer) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("tvmc: error: ") and "tvmc run" in result.stderr
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text", ["~nobody-such-user/x.json", "~'0000", "~~$(", "~v8yz*"])
+def test_a_tilde_of_an_unknown_user_is_text_not_a_crash(text: str) -> None:
+    """Found by scripts/fuzz.py: Path.expanduser raised RuntimeError for `~name` of no user."""
+    from tvmc.cli.app import app
+
+    result = CliRunner().invoke(app, ["config", "migrate", "--", text])
+    assert (result.exit_code == 1 and result.exception is None) or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith("tvmc: error: ") and "Traceback" not in result.output

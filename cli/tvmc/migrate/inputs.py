@@ -3,6 +3,7 @@ old tvmc's forms it holds — a JSON config, a JSON target, a command line, or a
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
@@ -57,9 +58,10 @@ def _names_file(text: str) -> bool:
     if registry.is_tag(text) or registry.kind(text) is not None:
         return False
     try:
-        path = Path(text).expanduser()
+        # os.path.expanduser leaves "~nobody" as it is; Path.expanduser raises RuntimeError for it.
+        path = Path(os.path.expanduser(text))
         return path.exists() and not path.is_dir()  # a FIFO or a device too: refused when read
-    except OSError:
+    except (OSError, ValueError):  # a name too long, a NUL byte
         return False
 
 
