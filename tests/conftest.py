@@ -20,6 +20,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
         if var.startswith("TVMC_") and var != "TVMC_UPDATE_GOLDEN":
             monkeypatch.delenv(var)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     monkeypatch.setenv("TYPER_USE_RICH", "0")
     monkeypatch.setenv("NO_COLOR", "1")
     yield

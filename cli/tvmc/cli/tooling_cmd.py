@@ -133,18 +133,14 @@ _DetectFormatOption = Annotated[str, typer.Option("--format", "-f", help="toml o
 
 @reports_errors
 def detect_command(output: _DetectOutput = None, format: _DetectFormatOption = "toml") -> None:
-    from tvmc.emit.canonical import SCHEMA_REF, to_json, to_toml
+    from tvmc.emit.canonical import SCHEMA_REF, to_json
     from tvmc.errors import UsageError
-    from tvmc.targets.detect import detect
+    from tvmc.targets.detect import detect, to_toml
 
     if format not in ("toml", "json"):
         raise UsageError(f"unknown format {format!r} (toml or json)", "--format")
     detected = detect()
-    if format == "json":
-        text = to_json(detected.config)
-    else:
-        comments = "".join(f"# {one_line(line)}\n" for line in detected.header)
-        text = f"#:schema {SCHEMA_REF}\n{comments}" + to_toml(detected.config)
+    text = to_json(detected.config) if format == "json" else to_toml(detected, SCHEMA_REF)
     if output is None:
         write_stdout(text)
         return

@@ -82,3 +82,11 @@ def detect() -> Detected:
         "Code built for it runs on this machine; regenerate it on another machine.",
     )
     return Detected(config, header)
+
+
+def to_toml(detected: Detected, schema_ref: str) -> str:
+    """The detected config as a TOML file, with where and when it was detected as comments."""
+    import tomli_w
+
+    comments = "".join(f"# {line}\n" for line in detected.header)
+    return f"#:schema {schema_ref}\n{comments}" + tomli_w.dumps(detected.config, multiline_strings=False)

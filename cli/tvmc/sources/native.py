@@ -1,0 +1,70 @@
+"""`host/native`: the config of the machine tvmc runs on, detected on demand (`tvmc config detect`)
+and cached per machine, so `--config host/native` builds code that runs here.
+
+A `host/native.toml` on the search path wins (a user can pin one). The cache file is
+`$XDG_CACHE_HOME/tvmc/native-KEY.toml` (default `~/.cache/tvmc`): KEY hashes the host name, the
+architecture, the CPU model and the installed TVM's version, and `--origin` shows the file, so the
+key is visible. Another machine, CPU or TVM gets a new detection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+from collections.abc import Mapping
+from pathlib import Path
+
+from tvmc.sources.layer import Layer
+from tvmc.sources.loader import load_file
+
+NATIVE = "host/native"
+SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    xdg = env.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "tvmc"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".cache" / "tvmc"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.startswith(("model name", "Processor", "CPU part")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _tvm_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("apache-tvm")
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def machine_key() -> str:
+    """What a detection depends on, hashed: cheap to compute, without importing TVM."""
+    facts = "\n".join([platform.node(), platform.machine(), _cpu_model(), _tvm_version()])
+    return hashlib.sha256(facts.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def native_layer() -> Layer:
+    """The detected config of this machine, from the cache or detected now (needs TVM)."""
+    path = cache_dir() / f"native-{machine_key()}.toml"
+    if not path.is_file():
+        from tvmc.fileio import write_atomic
+        from tvmc.targets.detect import detect, to_toml
+
+        text = to_toml(detect(), SCHEMA_REF)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text, flag="host/native cache")
+    return load_file(path).named(NATIVE)
