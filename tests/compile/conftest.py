@@ -18,7 +18,7 @@ from testkit import load_script
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
-TVM_MISSING = "apache-tvm is not installed (pip install 'tvmc[tvm]')"
+TVM_MISSING = "apache-tvm is not installed (pip install -e '.[tvm]')"
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +39,7 @@ def invoke(app: typer.Typer) -> Callable[..., Result]:
 @pytest.fixture(scope="session")
 def mlp_path(tmp_path_factory: pytest.TempPathFactory, make_model: ModuleType) -> Path:
     """The README's model, generated (ONNX: MatMul/Add/Relu with fixed weights, symbolic batch)."""
-    pytest.importorskip("onnx", reason="onnx is not installed (pip install 'tvmc[tvm]')")
+    pytest.importorskip("onnx", reason="onnx is not installed (pip install -e '.[tvm]')")
     path = tmp_path_factory.mktemp("model") / "mlp.onnx"
     path.write_bytes(make_model.make_mlp().SerializeToString())
     return path

@@ -44,7 +44,7 @@ def test_default_output_is_named_after_the_model() -> None:
 
 @pytest.mark.tvm
 def test_shipped_model_is_what_the_script_writes(make_model: ModuleType, tmp_path: Path) -> None:
-    pytest.importorskip("onnx", reason="onnx is not installed (pip install 'tvmc[tvm]')")
+    pytest.importorskip("onnx", reason="onnx is not installed (pip install -e '.[tvm]')")
     out = tmp_path / "mlp.onnx"
     assert make_model.main(["-o", str(out)]) == 0
     assert out.read_bytes() == (ROOT / "models" / "mlp.onnx").read_bytes()

@@ -32,7 +32,7 @@ def test_without_tvm_compile_explains_the_extra(invoke: Invoke, model: Path, no_
     result = invoke("compile", str(model))
     assert result.exit_code == 1
     assert "compiling needs TVM, which is not installed" in result.stderr
-    assert "pip install 'tvmc[tvm]'" in result.stderr and "--emit python" in result.stderr
+    assert "pip install -e '.[tvm]'" in result.stderr and "--emit python" in result.stderr
     assert "Traceback" not in result.output and result.stdout == ""
 
 
@@ -132,7 +132,6 @@ def test_notes_are_warnings(invoke: Invoke, model: Path) -> None:
 
 def test_output_is_checked_before_building(invoke: Invoke, model: Path, tmp_path: Path) -> None:
     for out, message, code in (
-        (tmp_path, "is a directory", 2),
         (tmp_path / "no" / "x.so", "does not exist", 1),  # as for every command's -o
         (model, "refusing to overwrite the input file", 2),
     ):
@@ -159,3 +158,20 @@ def test_help_lists_model_and_rewrite_options(invoke: Invoke) -> None:
     assert result.exit_code == 0
     for text in ("--input-shapes", "--model-format", "--emit", "--target", "--target-llvm-mcpu", "--set"):
         assert text in result.stdout
+
+
+def test_output_into_a_directory(invoke: Invoke, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """-o DIR/ (or an existing directory) receives MODEL.so; a missing DIR/ is an error, never a file
+    named DIR (issue 16)."""
+    from tvmc.build import runner
+
+    monkeypatch.setattr(runner, "require_tvm", lambda: None)
+    monkeypatch.setattr(runner, "run", lambda plan, on_stage: runner.BuildResult(b"\x7fELF"))
+    missing = invoke("compile", str(model), "-o", f"{tmp_path / 'sub'}/")
+    assert missing.exit_code == 1 and "the directory does not exist" in missing.stderr
+    assert not (tmp_path / "sub").exists()
+    (tmp_path / "sub").mkdir()
+    for out in (f"{tmp_path / 'sub'}/", str(tmp_path / "sub")):
+        result = invoke("compile", str(model), "-o", out)
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / "sub" / f"{model.stem}.so").read_bytes() == b"\x7fELF"

@@ -20,7 +20,7 @@ from click.testing import Result
 from tvmc import api
 
 pytestmark = pytest.mark.tvm
-tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 np = pytest.importorskip("numpy")
 
 ROOT = Path(__file__).resolve().parents[2]

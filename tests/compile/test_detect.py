@@ -14,7 +14,7 @@ from tvmc.targets.detect import plain_triple
 from tvmc.validate import runner as validate_runner
 
 pytestmark = pytest.mark.tvm
-tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 np = pytest.importorskip("numpy")
 
 Invoke = Callable[..., Result]

@@ -14,7 +14,7 @@ from tvmc import api
 from tvmc.sources import native
 
 pytestmark = pytest.mark.tvm
-pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 
 Invoke = Callable[..., Result]
 

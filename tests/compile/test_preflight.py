@@ -10,7 +10,7 @@ from click.testing import Result
 
 pytestmark = pytest.mark.tvm
 preflight = pytest.importorskip("tvmc.build.preflight")
-pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 
 C5 = {"kind": "llvm", "mcpu": "skylake-avx512", "mtriple": "x86_64-linux-gnu", "keys": ["x86", "cpu"]}
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import Result
 
 pytestmark = pytest.mark.tvm
-tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 np = pytest.importorskip("numpy")
 onnx = pytest.importorskip("onnx")
 

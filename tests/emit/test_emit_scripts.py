@@ -155,7 +155,7 @@ def test_plan_document() -> None:
 
 @pytest.mark.tvm
 def test_plan_target_is_accepted_by_tvm() -> None:
-    tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install 'tvmc[tvm]')")
+    tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
     for configs in (["aws/c5"], ["nvidia/nvidia-a100"], ["raspberry-pi/4b-aarch64"], ["apple/m1-gpu"]):
         resolved = api.resolve(configs, [])
         target = plan_build(resolved.config, resolved.origins, MODEL).target

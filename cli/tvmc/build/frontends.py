@@ -15,7 +15,7 @@ def require(package: str, why: str) -> Any:
     try:
         return importlib.import_module(package)
     except ImportError:
-        extra = " (or pip install 'tvmc[tvm]')" if package == "onnx" else ""
+        extra = " (or, from a clone of tvmc, pip install -e '.[tvm]')" if package == "onnx" else ""
         raise BuildError(
             f"{why} needs the Python package {package!r}, which is not installed",
             None,

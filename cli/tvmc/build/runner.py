@@ -19,7 +19,7 @@ from tvmc.build.plan import BuildPlan
 from tvmc.errors import BuildError
 
 INSTALL_HINT = (
-    "install it with: pip install 'tvmc[tvm]'  (TVM 0.27 and onnx); or print the build "
+    "install it from a clone of tvmc with: pip install -e '.[tvm]'  (TVM 0.27 and onnx); or print the build "
     "instead with --emit python|tvmc|relay|plan"
 )
 MIN_VERSION = (0, 25)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -129,7 +130,7 @@ def _size(n: int) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB" if n < 1024**2 else f"{n / 1024**2:.1f} MiB"
 
 
-def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
+def _build(resolved: Resolved, spec: ModelSpec, output: str | None) -> None:
     from tvmc.build import runner
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
@@ -141,7 +142,12 @@ def _build(resolved: Resolved, spec: ModelSpec, output: Path | None) -> None:
     for note in plan.notes:
         warn(note)
     check_exists(spec)
-    path = output or Path(spec.default_output(plan.output_format))
+    path = Path(output) if output else Path(spec.default_output(plan.output_format))
+    if output and (output.endswith(("/", os.sep)) or path.is_dir()):
+        # A directory (or a path ending in /) receives MODEL.so, like cp; a missing one is an error.
+        if not path.is_dir():
+            raise TvmcError(f"cannot write into {output}: the directory does not exist", f"-o {output}")
+        path = path / spec.default_output(plan.output_format)
     inputs = _inputs(resolved, spec.path)
     # Said before a build, not after it, with the errors (and exit codes) every command's -o gives.
     if path.is_dir():
@@ -184,7 +190,8 @@ def compile_command(
         list[str] | None,
         typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
     ] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+    # Text, not Path: Path drops the trailing "/" that says "into this directory".
+    output: Annotated[str | None, typer.Option("--output", "-o", metavar="PATH", help=OUTPUT_HELP)] = None,
     model_format: Annotated[
         ModelFormat | None, typer.Option("--model-format", help="The model format (default: guessed from the suffix).")
     ] = None,
@@ -209,13 +216,14 @@ def compile_command(
     if emit is None:
         _build(resolved, spec, output)
         return
+    path = Path(output) if output is not None else None
     text = _emit(emit, resolved, spec, tvm_version)
-    if output is None:
+    if path is None:
         write_stdout(text)
         return
     from tvmc.fileio import write_atomic
 
-    write_atomic(output, text, inputs=_inputs(resolved, spec.path))
+    write_atomic(path, text, inputs=_inputs(resolved, spec.path))
 
 
 def register(app: typer.Typer) -> None:

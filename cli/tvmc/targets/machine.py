@@ -129,5 +129,5 @@ def tvm_machine() -> Machine:
         raise TargetError(
             "fill_from_machine needs apache-tvm: the values it fills (llvm mtriple, cuda arch, "
             "nvptx/rocm mcpu, Arm A-profile features) are detected by TVM on this machine",
-            hint="pip install 'tvmc[tvm]' or leave fill_from_machine off",
+            hint="from a clone of tvmc: pip install -e '.[tvm]'; or leave fill_from_machine off",
         ) from err
