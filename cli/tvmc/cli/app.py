@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -42,26 +43,24 @@ def _target() -> click.Command:
     return lazy_group(target_cmd.app)
 
 
-@cache
-def _compile() -> click.Command:
-    from tvmc.cli import compile_cmd
-
+def _top_level(name: str) -> click.Command:
+    """A top-level command (`compile`, `run`) from the module `tvmc.cli.NAME_cmd`'s `register`."""
+    module = importlib.import_module(f"tvmc.cli.{name}_cmd")
     holder = typer.Typer(rich_markup_mode=None)
-    compile_cmd.register(holder)
-    command = typer.main.get_group(holder).get_command(click.Context(click.Group()), "compile")
+    module.register(holder)
+    command = typer.main.get_group(holder).get_command(click.Context(click.Group()), name)
     assert command is not None
     return command
+
+
+@cache
+def _compile() -> click.Command:
+    return _top_level("compile")
 
 
 @cache
 def _run() -> click.Command:
-    from tvmc.cli import run_cmd
-
-    holder = typer.Typer(rich_markup_mode=None)
-    run_cmd.register(holder)
-    command = typer.main.get_group(holder).get_command(click.Context(click.Group()), "run")
-    assert command is not None
-    return command
+    return _top_level("run")
 
 
 # name → (one-line summary shown by `tvmc --help` and completion, loader); in --help order.
