@@ -9,18 +9,46 @@ from tvmc.build.model import FORMATS, ModelSpec, check_exists
 from tvmc.errors import BuildError, did_you_mean
 from tvmc.shapes import Shapes
 
+WHY = {
+    "onnx": "importing ONNX models",
+    "tflite": "importing TFLite models",
+    "torch": "importing PyTorch exported programs",
+}
 
-def require(package: str, why: str) -> Any:
+
+def _missing(package: str) -> BuildError:
+    extra = " (or, from a clone of tvmc, pip install -e '.[tvm]')" if package == "onnx" else ""
+    why = WHY.get(package, f"this model format ({package})")
+    return BuildError(
+        f"{why} needs the Python package {package!r}, which is not installed",
+        None,
+        hint=f"pip install {package}{extra}",
+    )
+
+
+def require(package: str) -> Any:
     """Import a framework package, or say which one to install."""
     try:
         return importlib.import_module(package)
     except ImportError:
-        extra = " (or, from a clone of tvmc, pip install -e '.[tvm]')" if package == "onnx" else ""
-        raise BuildError(
-            f"{why} needs the Python package {package!r}, which is not installed",
-            None,
-            hint=f"pip install {package}{extra}",
-        ) from None
+        raise _missing(package) from None
+
+
+def check_available(model: ModelSpec) -> None:
+    """Before a build starts (the child process imports the package): is the model's framework
+    package installed? Found without importing it (torch takes seconds)."""
+    import importlib.util
+    import sys
+
+    package = FORMATS[model.format].package
+    if package is None:
+        return
+    if package in sys.modules:
+        if sys.modules[package] is None:  # blocked (tests) or failed before
+            raise _missing(package)
+        return
+    if importlib.util.find_spec(package) is None:
+        raise _missing(package)
 
 
 def shape_dict(shapes: Shapes | None) -> dict[str, list[Any]] | None:
@@ -49,20 +77,20 @@ def import_model(model: ModelSpec) -> Any:
     path = str(check_exists(model))
     fmt = FORMATS[model.format]
     if model.format == "onnx":
-        onnx = require("onnx", "importing ONNX models")
+        onnx = require("onnx")
         proto = onnx.load(path)
         initializers = {t.name for t in proto.graph.initializer}
         check_input_names(model.shapes, [i.name for i in proto.graph.input if i.name not in initializers])
         frontend = importlib.import_module("tvm.relax.frontend.onnx")
         return frontend.from_onnx(proto, shape_dict=shape_dict(model.shapes))
     if model.format == "tflite":
-        tflite = require("tflite", "importing TFLite models")
+        tflite = require("tflite")
         with open(path, "rb") as handle:
             tfl_model = tflite.Model.GetRootAsModel(handle.read(), 0)
         frontend = importlib.import_module("tvm.relax.frontend.tflite")
         return frontend.from_tflite(tfl_model, shape_dict=shape_dict(model.shapes))
     if model.format == "pytorch":
-        torch = require("torch", "importing PyTorch exported programs")
+        torch = require("torch")
         program = torch.export.load(path)
         frontend = importlib.import_module("tvm.relax.frontend.torch")
         return frontend.from_exported_program(program)

@@ -130,7 +130,7 @@ def _size(n: int) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB" if n < 1024**2 else f"{n / 1024**2:.1f} MiB"
 
 
-def _build(resolved: Resolved, spec: ModelSpec, output: str | None) -> None:
+def _build(resolved: Resolved, spec: ModelSpec, output: str | None, verbose: bool) -> None:
     from tvmc.build import runner
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
@@ -162,8 +162,12 @@ def _build(resolved: Resolved, spec: ModelSpec, output: str | None) -> None:
 
     for message in will_not_run_here(plan.target):
         warn(message)
+    from tvmc.build import frontends, isolated
+
+    frontends.check_available(spec)
+
     with Progress(sys.stderr.isatty()) as progress:
-        result = runner.run(plan, on_stage=progress.stage)
+        result = isolated.build(plan, on_stage=progress.stage, verbose=verbose)
     write_atomic(path, result.library, inputs=inputs)
     for fmt, text in result.dumps.items():
         write_atomic(f"{path}.{fmt}", text, inputs=inputs)
@@ -198,6 +202,9 @@ def compile_command(
     input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
     tvm_version: Annotated[str | None, typer.Option("--tvm-version", metavar="X.Y", help=TVM_VERSION_HELP)] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show TVM's own output (log, full errors); also TVMC_VERBOSE=1.")
+    ] = False,
 ) -> None:
     """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
     from tvmc import api
@@ -214,7 +221,7 @@ def compile_command(
 
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
     if emit is None:
-        _build(resolved, spec, output)
+        _build(resolved, spec, output, verbose or os.environ.get("TVMC_VERBOSE", "") not in ("", "0"))
         return
     path = Path(output) if output is not None else None
     text = _emit(emit, resolved, spec, tvm_version)

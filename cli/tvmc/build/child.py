@@ -1,0 +1,32 @@
+"""The child process of `isolated.build`: run one plan, report stages, pickle the outcome."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+
+
+def main(plan_file: str, result_file: str, events_fd: str) -> None:
+    from tvmc.build import runner
+    from tvmc.errors import TvmcError
+
+    events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
+
+    def on_stage(stage: str) -> None:
+        events.write(stage + "\n")
+
+    with open(plan_file, "rb") as source:
+        plan = pickle.load(source)
+    try:
+        outcome: tuple[str, object] = ("ok", runner.run(plan, on_stage=on_stage))
+    except TvmcError as err:
+        outcome = ("error", err.one_line())
+    with open(result_file + ".part", "wb") as sink:
+        pickle.dump(outcome, sink)
+    os.replace(result_file + ".part", result_file)
+    events.close()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

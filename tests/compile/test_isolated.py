@@ -1,0 +1,75 @@
+"""The build runs in a child process (issue 16): a native crash is one line naming the stage and the
+target; an error keeps its one line; --verbose shows what the child printed. No TVM needed: stub
+children stand in for the build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tvmc import api
+from tvmc.build import isolated
+from tvmc.build.model import model_spec
+from tvmc.build.plan import plan_build
+from tvmc.errors import BuildError
+
+CRASH = """
+import os, signal, sys
+events = os.fdopen(int(sys.argv[3]), "w", buffering=1)
+events.write("build\\n")
+print("native noise before the crash", flush=True)
+os.kill(os.getpid(), signal.SIGSEGV)
+"""
+FAIL = """
+import pickle, sys
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(("error", "import failed: ValueError: bad model"), f)
+"""
+EXIT = """
+import sys
+print("a last line about what went wrong")
+sys.exit(3)
+"""
+
+
+@pytest.fixture
+def plan() -> object:
+    resolved = api.resolve(["aws/c5"], [], env={})
+    return plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
+
+
+def stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, code: str) -> str:
+    (tmp_path / f"{name}.py").write_text(code)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    return name
+
+
+def test_a_segfault_is_one_line_naming_the_stage_and_target(
+    plan: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stages: list[str] = []
+    with pytest.raises(BuildError) as err:
+        isolated.build(plan, stages.append, child=stub(tmp_path, monkeypatch, "crashy", CRASH))  # type: ignore[arg-type]
+    assert err.value.one_line().startswith("compile: TVM crashed (SIGSEGV) in the build stage building for 'llvm';")
+    assert stages == ["build"] and "--verbose" in (err.value.hint or "")
+    assert "native noise" not in capsys.readouterr().err  # only with --verbose
+
+
+def test_verbose_shows_the_childs_output(
+    plan: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(BuildError):
+        isolated.build(plan, verbose=True, child=stub(tmp_path, monkeypatch, "crashy2", CRASH))  # type: ignore[arg-type]
+    assert "native noise before the crash" in capsys.readouterr().err
+
+
+def test_an_error_keeps_its_line(plan: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(BuildError, match=r"^import failed: ValueError: bad model; run with --verbose"):
+        isolated.build(plan, child=stub(tmp_path, monkeypatch, "failing", FAIL))  # type: ignore[arg-type]
+
+
+def test_an_exit_without_a_result_names_its_last_line(
+    plan: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(BuildError, match="a last line about what went wrong"):
+        isolated.build(plan, child=stub(tmp_path, monkeypatch, "exiting", EXIT))  # type: ignore[arg-type]
