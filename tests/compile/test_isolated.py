@@ -73,3 +73,16 @@ def test_an_exit_without_a_result_names_its_last_line(
 ) -> None:
     with pytest.raises(BuildError, match="a last line about what went wrong"):
         isolated.build(plan, child=stub(tmp_path, monkeypatch, "exiting", EXIT))  # type: ignore[arg-type]
+
+
+def test_the_line_that_says_what_went_wrong_is_kept() -> None:
+    from tvmc.build.runner import short
+
+    link = RuntimeError(
+        "Compilation error:\n/usr/bin/ld: lib0.o: Relocations in generic ELF (EM: 183)\n"
+        "/usr/bin/ld: lib0.o: error adding symbols: file in wrong format\n"
+        "collect2: error: ld returned 1 exit status\n\nCommand line: /usr/bin/g++ -shared -o lib.so lib0.o"
+    )
+    assert short(link) == "RuntimeError: /usr/bin/ld: lib0.o: error adding symbols: file in wrong format"
+    assert short(ValueError("one line")) == "ValueError: one line"
+    assert short(ValueError("first\nsecond")) == "ValueError: second"

@@ -22,6 +22,8 @@ def main(plan_file: str, result_file: str, events_fd: str) -> None:
         outcome: tuple[str, object] = ("ok", runner.run(plan, on_stage=on_stage))
     except TvmcError as err:
         outcome = ("error", err.one_line())
+        if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose
+            print(f"{type(err.__cause__).__name__}: {err.__cause__}", file=sys.stderr, flush=True)
     with open(result_file + ".part", "wb") as sink:
         pickle.dump(outcome, sink)
     os.replace(result_file + ".part", result_file)

@@ -7,6 +7,7 @@ TVM's own errors (multi-line, with C++ frames) become one-line `BuildError`s nam
 from __future__ import annotations
 
 import importlib
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -49,10 +50,20 @@ def require_tvm() -> Any:
     return tvm
 
 
+_TELLING = re.compile(r"error|wrong format|undefined reference|not found|cannot|no such", re.IGNORECASE)
+
+
 def short(err: BaseException) -> str:
-    """The useful line of a TVM error (the last non-empty one), with its type."""
+    """The useful line of a TVM error, with its type: the last line that says what went wrong (a
+    compiler's "file in wrong format" before TVM's "Command line: ..."), else the last line."""
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    text = lines[-1] if lines else ""
+    telling = [line for line in lines if _TELLING.search(line) and not line.startswith("Command line:")]
+    if len(lines) > 1 and telling:
+        # "collect2: error: ld returned 1 exit status" only says that the line before it failed.
+        causes = [line for line in telling if "returned 1 exit status" not in line]
+        text = (causes or telling)[-1]
+    else:
+        text = lines[-1] if lines else ""
     name = type(err).__name__
     text = text if text.startswith(name) or not text else f"{name}: {text}"
     text = text or name
