@@ -175,3 +175,21 @@ def test_output_into_a_directory(invoke: Invoke, model: Path, tmp_path: Path, mo
         result = invoke("compile", str(model), "-o", out)
         assert result.exit_code == 0, result.output
         assert (tmp_path / "sub" / f"{model.stem}.so").read_bytes() == b"\x7fELF"
+
+
+def test_a_missing_cross_compiler_is_reported_before_the_build(
+    invoke: Invoke, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from tvmc.build import isolated, preflight
+
+    real_which = shutil.which
+    monkeypatch.setattr(preflight.shutil, "which", lambda cmd: None if "linux-gnu" in cmd else real_which(cmd))
+    monkeypatch.setattr(isolated, "build", lambda *a, **k: pytest.fail("built despite the missing compiler"))
+    result = invoke("compile", str(model), "--config", "aws/c6g", "-o", str(tmp_path / "x.so"))
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert "configs/base/aarch64-linux.toml:14" in line and "'aarch64-linux-gnu-gcc' is not on PATH" in line
+    assert "apt-get install gcc-aarch64-linux-gnu" in line and "--unset build.cross-compiler" in line
+    assert len(result.stderr.splitlines()) == 1

@@ -10,9 +10,13 @@ LLVM's tuning flags (`fast-*`, `slow-*`, `prefer-*` …) never make code fault.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import shutil
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+from tvmc.errors import BuildError, Location
 
 # Instruction-set extensions (x86 and AArch64 spellings of LLVM): a missing one faults at run time.
 _ISA = re.compile(
@@ -73,3 +77,22 @@ def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
             f"here; to run it here, build for this CPU (e.g. --target 'llvm -mcpu={cpu_here}')"
         )
     return warnings
+
+
+def cross_compiler_problem(cc: str | None, origin: Location | None) -> BuildError | None:
+    """A configured cross compiler that is not on PATH, said before the build (not after it, as
+    `export failed: FileNotFoundError`), with where it was set, the Debian/Ubuntu package that has
+    it, and the way to build without it."""
+    if cc is None or shutil.which(cc) is not None:
+        return None
+    name = os.path.basename(cc)
+    package = None
+    for tool, prefix in (("-gcc", "gcc-"), ("-g++", "g++-"), ("-cc", "gcc-")):
+        if name.endswith(tool):
+            package = prefix + name[: -len(tool)]
+    install = f"install it (Debian/Ubuntu: apt-get install {package}), or " if package else "install it, or "
+    return BuildError(
+        f"the cross compiler {cc!r} is not on PATH",
+        origin,
+        hint=f"{install}build without it: --unset build.cross-compiler --set build.output-format=tar",
+    )

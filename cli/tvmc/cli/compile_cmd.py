@@ -142,6 +142,12 @@ def _build(resolved: Resolved, spec: ModelSpec, output: str | None, verbose: boo
     for note in plan.notes:
         warn(note)
     check_exists(spec)
+    from tvmc.build.preflight import cross_compiler_problem
+
+    cc_origin = resolved.origin("/build/cross-compiler") if plan.cc else None
+    problem = cross_compiler_problem(plan.cc, cc_origin.location() if cc_origin else None)
+    if problem is not None:
+        raise problem
     path = Path(output) if output else Path(spec.default_output(plan.output_format))
     if output and (output.endswith(("/", os.sep)) or path.is_dir()):
         # A directory (or a path ending in /) receives MODEL.so, like cp; a missing one is an error.
