@@ -80,3 +80,24 @@ def test_what_cannot_run_is_one_line(
     result = invoke(*[str(paths.get(a, a)) for a in args])
     assert result.exit_code == code, result.output
     assert message in result.stderr and "Traceback" not in result.output
+
+
+def test_model_inspect_lists_inputs_and_outputs(invoke: Invoke, mlp_path: Path, tmp_path: Path) -> None:
+    import json
+
+    text = invoke("model", "inspect", str(mlp_path))
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines() == [
+        "inputs:",
+        "  x  float32  [batch, 8]  (dynamic: batch)",
+        "outputs:",
+        "  y  float32  [batch, 4]  (dynamic: batch)",
+    ]
+    doc = json.loads(invoke("model", "inspect", str(mlp_path), "--format", "json").stdout)
+    assert doc == {
+        "inputs": [{"name": "x", "shape": ["batch", 8], "dtype": "float32"}],
+        "outputs": [{"name": "y", "shape": ["batch", 4], "dtype": "float32"}],
+    }
+    (tmp_path / "bad.onnx").write_text("not a model")
+    bad = invoke("model", "inspect", str(tmp_path / "bad.onnx"))
+    assert bad.exit_code == 1 and "cannot read the ONNX model" in bad.stderr

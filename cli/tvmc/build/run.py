@@ -61,26 +61,41 @@ def load_inputs(path: Path) -> dict[str, Any]:
         raise UsageError(f"cannot read inputs from {path}: {err}", "--inputs") from None
 
 
-def model_signature(model: Path) -> list[tuple[str, tuple[int | None, ...], str]]:
-    """(name, shape with None for a dynamic dimension, numpy dtype) of each ONNX graph input."""
+@dataclass
+class Tensor:
+    """A model input or output: dims are ints, or the name of a dynamic dimension ("?" unnamed)."""
+
+    name: str
+    dims: tuple[int | str, ...]
+    dtype: str
+
+
+def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[Tensor]]:
+    """(inputs, outputs) of an ONNX model's graph; weights (initializers) are not inputs."""
     try:
         onnx = importlib.import_module("onnx")
     except ImportError:
-        raise BuildError("--check needs the Python package 'onnx'", "--check", hint="pip install onnx") from None
+        raise BuildError("reading ONNX models needs the Python package 'onnx'", flag, hint="pip install onnx") from None
     try:
         proto = onnx.load(str(model))
     except Exception as err:  # onnx raises many kinds for a bad file
-        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", "--check") from None
+        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", flag) from None
+
+    def tensor(value: Any) -> Tensor:
+        shape = value.type.tensor_type.shape.dim
+        dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in shape)
+        dtype = str(onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type))
+        return Tensor(value.name, dims, dtype)
+
     initializers = {i.name for i in proto.graph.initializer}
-    found = []
-    for value in proto.graph.input:
-        if value.name in initializers:
-            continue
-        tensor = value.type.tensor_type
-        dims = tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
-        dtype = str(onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type))
-        found.append((value.name, dims, dtype))
-    return found
+    inputs = [tensor(v) for v in proto.graph.input if v.name not in initializers]
+    return inputs, [tensor(v) for v in proto.graph.output]
+
+
+def model_signature(model: Path) -> list[tuple[str, tuple[int | None, ...], str]]:
+    """(name, shape with None for a dynamic dimension, numpy dtype) of each ONNX graph input."""
+    inputs, _ = model_tensors(model, "--check")
+    return [(t.name, tuple(d if isinstance(d, int) else None for d in t.dims), t.dtype) for t in inputs]
 
 
 def generate_inputs(

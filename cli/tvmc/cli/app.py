@@ -63,12 +63,20 @@ def _run() -> click.Command:
     return _top_level("run")
 
 
+@cache
+def _model() -> click.Command:
+    from tvmc.cli import model_cmd
+
+    return typer.main.get_group(model_cmd.app)
+
+
 # name → (one-line summary shown by `tvmc --help` and completion, loader); in --help order.
 COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "config": ("Resolve, inspect and list compilation configs.", _config),
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
     "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
+    "model": ("Look inside models.", _model),
 }
 
 

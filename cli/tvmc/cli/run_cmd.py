@@ -79,8 +79,8 @@ def run_command(
     if result.timing:
         t = result.timing
         lines.append(
-            f"time: mean {t.mean_ms:.4f} ms, median {t.median_ms:.4f} ms, std {t.std_ms:.4f} ms, "
-            f"min {t.min_ms:.4f} ms, max {t.max_ms:.4f} ms ({t.repeat} x {t.number} runs)"
+            f"time: mean {t.mean_ms:.6g} ms, median {t.median_ms:.6g} ms, std {t.std_ms:.3g} ms, "
+            f"min {t.min_ms:.6g} ms, max {t.max_ms:.6g} ms ({t.repeat} x {t.number} runs)"
         )
     failed = False
     if check is not None:

@@ -1,0 +1,48 @@
+"""`tvmc model inspect MODEL`: a model's inputs and outputs, what --input-shapes needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tvmc.cli.common import reports_errors, write_stdout
+
+app = typer.Typer(name="model", help="Look inside models.", no_args_is_help=True, rich_markup_mode=None)
+
+
+@app.command("inspect")
+@reports_errors
+def inspect(
+    model: Annotated[Path, typer.Argument(metavar="MODEL", help="An ONNX model.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the model's inputs and outputs: names, shapes (a dynamic dimension by its name, or ?)
+    and dtypes. A dynamic input dimension is what --input-shapes can fix."""
+    from tvmc.build.run import model_tensors
+    from tvmc.errors import UsageError
+    from tvmc.text import one_line
+
+    if format not in ("text", "json"):
+        raise UsageError(f"unknown format {format!r} (text or json)", "--format")
+    if not model.is_file():
+        raise UsageError(f"{model} is not a file", "MODEL")
+    inputs, outputs = model_tensors(model)
+    if format == "json":
+        doc = {
+            side: [{"name": t.name, "shape": list(t.dims), "dtype": t.dtype} for t in tensors]
+            for side, tensors in (("inputs", inputs), ("outputs", outputs))
+        }
+        write_stdout(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = []
+    for side, tensors in (("inputs", inputs), ("outputs", outputs)):
+        lines.append(f"{side}:")
+        for t in tensors:
+            dims = ", ".join(str(d) for d in t.dims)
+            dynamic = [d for d in t.dims if isinstance(d, str)]
+            note = f"  (dynamic: {', '.join(dynamic)})" if dynamic else ""
+            lines.append(f"  {one_line(t.name)}  {t.dtype}  [{one_line(dims)}]{note}")
+    write_stdout("\n".join(lines) + "\n")
