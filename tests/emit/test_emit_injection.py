@@ -9,6 +9,7 @@ harmless strings; the shell line must `shlex.split` back to the same argv.
 from __future__ import annotations
 
 import ast
+import os
 import shlex
 from typing import Any
 
@@ -100,7 +101,7 @@ def test_python_script(values: dict[str, str]) -> None:
     text, plan = render(values)
     got = constants(text)
     assert got["TARGET"] == plan.target and got["TARGET"]["mcpu"] == values["mcpu"]
-    assert got["MODEL"] == values["path"] and got["SHAPES"] == {values["input"]: [1, None]}
+    assert got["MODEL"] == os.path.abspath(values["path"]) and got["SHAPES"] == {values["input"]: [1, None]}
     assert got["PASS_CONFIG"] == {"tirx.UnrollLoop": {"explicit_unroll": values["pass"]}}
     assert got["EXPORT_OPTIONS"] == {"cc": values["cc"], "options": [values["ccopt"], "-O2"]}
     assert skeleton(text) == skeleton(render(harmless())[0])

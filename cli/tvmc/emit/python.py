@@ -7,6 +7,8 @@ literal (`quoting.py`); the script writes the library atomically and prints its 
 
 from __future__ import annotations
 
+import os
+
 from tvmc import __version__
 from tvmc.build.model import FORMATS
 from tvmc.build.plan import BuildPlan
@@ -78,8 +80,7 @@ def main():
     target = tvm.target.Target(TARGET)
     with tvm.transform.PassContext(opt_level=OPT_LEVEL, config=PASS_CONFIG, disabled_pass=DISABLED_PASS,
                                    instruments={instruments}):
-{transforms}
-        executable = relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)
+{transforms}        executable = relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)
     # Export next to OUTPUT, then rename: a failed build never leaves a half-written library.
     directory = os.path.dirname(os.path.abspath(OUTPUT))
     with tempfile.TemporaryDirectory(dir=directory, prefix=".tvmc-") as tmp:
@@ -117,8 +118,9 @@ def _constants(plan: BuildPlan, output: str | None) -> list[str]:
     shapes = None if plan.model.shapes is None else {k: list(v) for k, v in plan.model.shapes.items()}
     default = output or plan.model.default_output(plan.output_format)
     return [
-        f"MODEL = {py(plan.model.path)}",
-        f"SHAPES = {py(shapes, 9)}  # None: a dynamic dimension",
+        # Absolute: the script runs from any directory (the model was named relative to tvmc's).
+        f"MODEL = {py(os.path.abspath(plan.model.path))}",
+        f"SHAPES = {py(shapes, 9)}  # None: the model's own shapes; a None dimension is dynamic",
         f"OUTPUT = sys.argv[1] if len(sys.argv) > 1 else {py(default)}",
         f"OUTPUT_FORMAT = {py(plan.output_format)}",
         f"TARGET = {py(plan.target, 9)}",
@@ -164,7 +166,7 @@ def render(plan: BuildPlan, output: str | None = None) -> tuple[str, list[str]]:
         dumps += DUMPS["source"].format(fmt=name) if name in ("ll", "asm") else DUMPS[name]
     text += MAIN.format(
         instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
-        transforms="\n".join(transforms) or "        pass",
+        transforms="".join(line + "\n" for line in transforms),
         dumps=dumps,
     )
     return text, list(plan.notes)
