@@ -52,9 +52,8 @@ def test_python_script_holds_the_plan() -> None:
     )
     values = constants(text)
     assert values["TARGET"] == plan.target and values["TARGET"]["mcpu"] == "skylake-avx512"
-    assert values["MODEL"] == os.path.abspath(
-        "models/mlp.onnx"
-    )  # runs from any directory and values["SHAPES"] == {"x": [None, 8]}
+    assert values["MODEL"] == os.path.abspath("models/mlp.onnx")  # the script runs from any directory
+    assert values["SHAPES"] == {"x": [None, 8]}
     assert values["OUTPUT"] == "mlp.so" and values["OUTPUT_FORMAT"] == "so"
     assert (values["EXEC_MODE"], values["SYSTEM_LIB"], values["OPT_LEVEL"]) == ("bytecode", True, 3)
     assert values["PASS_CONFIG"] == {"tirx.noalias": False} and values["DISABLED_PASS"] == ["FuseOps"]
