@@ -40,7 +40,8 @@ CANONICALIZER_OUTPUTS = {
     "test": set(),
 }
 
-# spec tvm-targets.md §4.1: the last TVM release that still registered each dropped kind.
+# From the target_kind.cc files of each apache/tvm release tag: the last TVM release that still registered each
+# dropped kind.
 LEGACY_KIND_LAST_VERSION = {
     "stackvm": "0.19",
     "sdaccel": "0.19",
@@ -57,8 +58,8 @@ LEGACY_KIND_LAST_VERSION = {
     "example_target_hook": "0.19",
 }
 
-# spec tvmc.md §4.5 / §3.2: tvmc's own BYOC codegens that were never target kinds (or only
-# in some builds). Options are the PassContext option fields the spec names; the lists are
+# python/tvm/driver/tvmc/composite_target.py (v0.18.0/v0.19.0): tvmc's own BYOC codegens that were never
+# target kinds (or only in some builds). Options are the PassContext option fields named there; the lists are
 # not complete, so unknown options of these codegens are reported as warnings, not errors.
 TVMC_CODEGENS: dict[str, dict[str, Any]] = {
     "compute-library": {"options": {}, "last_version": "0.19", "device_type": 1},
@@ -78,7 +79,7 @@ EXTRA_LEGACY_OPTIONS = {
     "ethos-u": {"accelerator_config": "str", "enable_cascader": "bool", "enable_striping": "bool"},
 }
 
-# spec tvm-targets.md §8.1 (Relay Executor/Runtime registries, v0.9+), plus the modern Relax
+# src/relay/backend/executor.cc and runtime.cc (Relay Executor/Runtime registries, v0.9+), plus the modern Relax
 # VM's execution modes (tvm.relax.build exec_mode). "generations" says which TVM can build it.
 EXECUTORS = {
     "graph": {
@@ -162,8 +163,8 @@ RUNTIMES = {
     },
 }
 
-# Collage-style `compiler` specialisations (tvm-targets.md §7.5): the BYOC name, the device
-# types it can refine, and TVM 0.27's relax partition function where one exists.
+# Collage-style `compiler` specialisations (TVM 0.27 src/target/target_kind.cc, `compiler` attribute): the BYOC
+# name, the device types it can refine, and TVM 0.27's relax partition function where one exists.
 COMPILERS = {
     "cublas": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cublas.partition_for_cublas"},
     "cudnn": {"device_types": [2], "partition": "tvm.relax.backend.cuda.cudnn.partition_for_cudnn"},
@@ -183,11 +184,13 @@ COMPILERS = {
     "mrvl": {"device_types": [1], "partition": None},
 }
 
-# Tags renamed between the legacy and the modern registry (tvm-targets.md §5.5).
+# Tags renamed between the legacy and the modern registry (python/tvm/target/tag.py at v0.19.0 and TVM 0.27's tag
+# registry).
 RENAMED_TAGS = {"nvidia/gtx1080ti": "nvidia/geforce-gtx-1080-ti"}
-# Options renamed between versions (tvm-targets.md §4.2, "v0.8.0 differences").
+# Options renamed between versions (src/target/target_kind.cc at v0.8.0 against later tags).
 RENAMED_OPTIONS = {"cuda": {"shared_memory_per_block": "max_shared_memory_per_block"}}
-# Legacy-only target options that became executor/runtime settings (tvm-targets.md §8.4, §9.2).
+# Legacy-only target options that became executor/runtime settings (TVM 0.9 python/tvm/relay/build_module.py,
+# `_reconstruct_from_deprecated_options`).
 LIFTED_OPTIONS = {
     "system-lib": "runtime.system-lib",
     "runtime": "runtime.kind",

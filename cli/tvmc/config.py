@@ -93,7 +93,8 @@ COMPONENTS = ("executor", "runtime")
 # Entries in one `extends` list: enforced by `layering`, stated by validation's schema and checks
 # (here, not in `layering`, which would load `sources` into `tvmc config schema`).
 MAX_EXTENDS_FANOUT = 32
-# Legacy TVM's executor/runtime when a target string gave only their options (tvm-targets.md §8.4).
+# Legacy TVM's executor/runtime when a target string gave only their options (TVM 0.9
+# python/tvm/relay/build_module.py, `_reconstruct_from_deprecated_options`).
 LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
 
 

@@ -1,4 +1,5 @@
-"""`--input-shapes`: old tvmc's syntax, with the bugs its regex had fixed (spec tvmc.md §3.5)."""
+"""`--input-shapes`: old tvmc's syntax, with the bugs its regex had fixed (python/tvm/driver/tvmc/shape_parser.py at
+v0.19.0)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RFC 0030's merge rules and worked examples (spec tvmc.md §6.1, §6.4), and old tvmc's bugs."""
+"""RFC 0030's merge rules and worked examples (TVM RFC 0030 and config_options.py at v0.19.0), and old tvmc's bugs."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def dropped(result: MigrationResult) -> dict[str, str]:
     return {d.what: d.reason for d in result.dropped}
 
 
-# ---- old tvmc's shipped config files (spec tvmc.md §6.5) ----------------------------------------
+# ---- old tvmc's shipped config files (python/tvm/driver/tvmc/configs/ at v0.19.0) -----------------------
 
 
 def test_shipped_default_json_is_tvmcs_default(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_outputs_validate_strictly(tmp_path: Path, name: str) -> None:
     assert [(d.rule, d.full_message) for d in result.diagnostics] == []
 
 
-# ---- the quirks of old config files (spec §6.3) --------------------------------------------------
+# ---- the quirks of old config files (config_options.py at v0.19.0) --------------------------------------------------
 
 
 def test_quirks_of_old_json_configs(tmp_path: Path) -> None:
@@ -173,7 +173,7 @@ def test_config_name_is_searched_in_tvm_configs_json_dir(tmp_path: Path, monkeyp
         migrate("tvmc compile --config board2 m.tflite")
 
 
-# ---- command lines from old tvmc's documentation (spec §3-§4) ------------------------------------
+# ---- command lines from old tvmc's documentation (docs of tvmc at v0.19.0) ------------------------------------
 
 
 def test_tutorial_compile_command() -> None:
@@ -245,7 +245,7 @@ def test_target_forms(old: str, targets: list[Any], host: dict[str, Any] | None,
 
 
 def test_generated_target_flag_gives_the_keys_tvm_derives(tmp_path: Path) -> None:
-    # Spec §4.5: llvm plus --target-llvm-mcpu=cortex-m3 is "llvm -keys=arm_cpu,cpu -mcpu=cortex-m3".
+    # Old tvmc's target.py: llvm plus --target-llvm-mcpu=cortex-m3 is "llvm -keys=arm_cpu,cpu -mcpu=cortex-m3".
     result = migrate("tvmc compile --target=llvm --target-llvm-mcpu=cortex-m3 m.tflite")
     assert resolved(result, tmp_path)["targets"][0]["keys"] == ["arm_cpu", "cpu"]
 

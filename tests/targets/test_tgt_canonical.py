@@ -1,4 +1,5 @@
-"""canonicalize without TVM: expected values written out from TVM 0.27's rules (spec §3, §4.3)."""
+"""canonicalize without TVM: expected values written out from TVM 0.27's rules (TVM 0.27 src/target/target.cc and the
+kinds' canonicalizers)."""
 
 from __future__ import annotations
 

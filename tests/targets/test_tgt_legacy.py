@@ -1,4 +1,4 @@
-"""The legacy string grammar (v0.10+ dialect, spec tvm-targets.md §2.2–§2.7) and legacy lifting."""
+"""The legacy string grammar (v0.10+ dialect of TVM's src/target/target.cc) and legacy lifting."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def error(text: str) -> TargetError:
     return info.value
 
 
-# --- §2.2 tokenization -------------------------------------------------------------------------
+# --- tokenization (SplitString) -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_mismatched_quote_is_an_error_at_the_quote() -> None:
     assert info.value.location == Location("f.toml", 2, 5 + 11)
 
 
-# --- §2.5 Interpret ----------------------------------------------------------------------------
+# --- Interpret ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_uninterpret_inverts_interpret_inside_quotes(text: str) -> None:
     assert interpret(quoted) == text
 
 
-# --- §2.3 tokens and §2.4 values ---------------------------------------------------------------
+# --- tokens and values (ParseType) ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_double_quotes_get_a_hint() -> None:
     assert err.hint is not None and "single quotes" in err.hint
 
 
-# --- §2.7 keys, device, tag, host ---------------------------------------------------------------
+# --- keys, device, tag, host ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -346,7 +346,7 @@ def test_legacy_kinds_parse_with_their_own_types() -> None:
     assert canonical["tmp_dir"] == "./tmp" and canonical["split_k_slices"] == [1]
 
 
-# --- printing (§2.6) -----------------------------------------------------------------------------
+# --- printing (TargetNode::str) -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Old tvmc's comma-separated --target lists (spec tvmc.md §4.2–§4.4), done without its bugs."""
+"""Old tvmc's comma-separated --target lists (python/tvm/driver/tvmc/target.py at v0.19.0: tokenize_target,
+parse_target, validate_targets), done without its bugs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What old tvmc (TVM <= 0.19) accepted, read the way it read it (spec tvmc.md §3, §6.3).
+"""What old tvmc (TVM <= 0.19) accepted, read the way it read it (python/tvm/driver/tvmc/compiler.py, target.py and
+config_options.py at v0.19.0).
 
 Both input forms become one list of `Setting`s keyed by old tvmc's flags: a command line
 directly, a JSON config file the way `convert_config_json_to_cli` turned it into argparse
@@ -294,7 +295,8 @@ class _JsonConfig:
 
 
 def read_config_json(layer: sources.Layer) -> Reading:
-    """An old tvmc JSON config → the settings old tvmc derived from it (spec §6.3)."""
+    """An old tvmc JSON config → the settings old tvmc derived from it (`convert_config_json_to_cli`,
+    python/tvm/driver/tvmc/config_options.py at v0.19.0)."""
     return _JsonConfig(layer).read()
 
 

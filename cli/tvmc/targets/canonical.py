@@ -1,6 +1,6 @@
 """Canonicalization: a target spec → exactly what TVM 0.27's `Target(spec).export()` gives.
 
-The pipeline follows TVM's `FromConfig` (spec tvm-targets.md §3.2): tag expansion, kind, host,
+The pipeline follows TVM's `FromConfig` (TVM 0.27 src/target/target.cc): tag expansion, kind, host,
 option validation in declaration order, unknown options, defaults, the kind's canonicalizer, then
 keys. Canonical targets are plain JSON: lists, nested dicts for `host` and composite `devices`.
 """

@@ -1,4 +1,5 @@
-"""TVM 0.27's per-kind target canonicalizers, in Python (spec tvm-targets.md §4.3).
+"""TVM 0.27's per-kind target canonicalizers, in Python (TVM 0.27 src/target/target_kind.cc and
+src/target/canonicalizer/).
 
 Each hook gets the resolved attrs (a private dict it may change), the user's `keys` entry (None
 if absent), the dict of `feature.*` entries and the machine to ask for detected values; it

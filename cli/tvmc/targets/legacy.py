@@ -1,4 +1,5 @@
-"""TVM's legacy target string grammar, v0.10+ dialect (spec tvm-targets.md §2.2–§2.5, §2.6).
+"""TVM's legacy target string grammar, v0.10+ dialect (TVM 0.10 src/target/target.cc: SplitString, ParseType,
+Interpret, TargetNode::str).
 
 `split_string`, `interpret`, `uninterpret` and `is_quoted` mirror `TargetInternal` of
 src/target/target.cc (v0.10–v0.23) character for character; `parse_pairs` is `FromRawString`'s

@@ -19,7 +19,8 @@ from tvmc.targets import tables as T
 from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
 from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
 
-# Legacy runtime names (target attr `runtime=`) → Runtime registry names (spec §8.4).
+# Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
+# `_reconstruct_from_deprecated_options`).
 _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -1,4 +1,4 @@
-"""Canonical target → legacy string, v0.10 style (spec tvm-targets.md §2.6), made to round-trip.
+"""Canonical target → legacy string, v0.10 style (TVM 0.10 TargetNode::str, src/target/target.cc), made to round-trip.
 
 TVM's own `str()` dropped the host and tag and could not print composites; here the host is
 `-host='…'`, the tag `-tag=…`, composite devices are quoted array elements, and every value is
@@ -110,7 +110,8 @@ def to_legacy(canonical: Mapping[str, Any], *, where: str = "", implied_keys: bo
                 "recompute it from the other options"
             )
         if table is not None and key not in table.codes and key != "compiler" and not isinstance(value, str):
-            # An option a kind with open options does not declare reads back as text (spec §2.5).
+            # An option a kind with open options does not declare reads back as text (TVM 0.10 Interpret,
+            # src/target/target.cc).
             raise TargetError(
                 f"{where}cannot write '{key}' in the legacy string form: {kind!r} does not "
                 f"declare the option, so the string would give back text, not {T.type_name(value)}"

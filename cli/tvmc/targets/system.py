@@ -1,6 +1,6 @@
 """The target system of one compilation: targets, their host, and BYOC specialisations.
 
-TVM's CompilationConfig (spec tvm-targets.md §7) chose a host by rules A–C and silently
+TVM's CompilationConfig (TVM 0.10 src/target/compilation_config.cc) chose a host by rules A–C and silently
 re-hosted every target; here disagreements are errors. One plain target per device type; targets
 with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plain one.
 """
