@@ -163,9 +163,12 @@ def test_help_lists_model_and_rewrite_options(invoke: Invoke) -> None:
 def test_output_into_a_directory(invoke: Invoke, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """-o DIR/ (or an existing directory) receives MODEL.so; a missing DIR/ is an error, never a file
     named DIR (issue 16)."""
-    from tvmc.build import isolated, runner
+    from tvmc.build import frontends, isolated, preflight, runner
 
+    # No TVM, no onnx needed: the write path is what is tested here.
     monkeypatch.setattr(runner, "require_tvm", lambda: None)
+    monkeypatch.setattr(preflight, "will_not_run_here", lambda target: [])
+    monkeypatch.setattr(frontends, "check_available", lambda spec: None)
     monkeypatch.setattr(isolated, "build", lambda plan, on_stage, verbose: runner.BuildResult(b"\x7fELF"))
     missing = invoke("compile", str(model), "-o", f"{tmp_path / 'sub'}/")
     assert missing.exit_code == 1 and "the directory does not exist" in missing.stderr

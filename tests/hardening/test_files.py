@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from testkit import cli_env
 from tvmc import api
-from tvmc.build import isolated, runner
+from tvmc.build import frontends, isolated, preflight, runner
 from tvmc.errors import ConfigNotFoundError
 
 from .harness import MODEL, ROOT, run_cli
@@ -83,6 +83,8 @@ def failing_replace(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def fake_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """`tvmc compile` without TVM: the write path is what is tested here."""
     monkeypatch.setattr(runner, "require_tvm", lambda: None)
+    monkeypatch.setattr(preflight, "will_not_run_here", lambda target: [])
+    monkeypatch.setattr(frontends, "check_available", lambda spec: None)
     monkeypatch.setattr(
         isolated, "build", lambda plan, on_stage=None, verbose=False: runner.BuildResult(b"\x7fELF library")
     )
