@@ -47,9 +47,23 @@ def test_kind_change_replaces_table_so_options_never_leak() -> None:
 
 
 def test_lists_replace_no_implicit_append() -> None:
-    base = tree({"host": {"kind": "llvm", "mattr": ["+a"]}}, "base")
-    merge(base, tree({"host": {"mattr": ["+b"]}}, "over"))
-    assert base.data["host"] == {"kind": "llvm", "mattr": ["+b"]}
+    base = tree({"pass-config": {"x": ["+a"], "y": 1}}, "base")
+    merge(base, tree({"pass-config": {"x": ["+b"]}}, "over"))
+    assert base.data["pass-config"] == {"x": ["+b"], "y": 1}
+
+
+def test_host_replaces_whole_like_a_target() -> None:
+    # Issue 15.3: a host is a target; a layer's `host` replaces the inherited one.
+    base = tree({"host": {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a57"}}, "base")
+    merge(base, tree({"host": {"kind": "llvm", "mtriple": "x86_64-linux-gnu"}}, "over"))
+    assert base.data["host"] == {"kind": "llvm", "mtriple": "x86_64-linux-gnu"}
+    assert "/host/mcpu" not in base.origins and base.origins["/host/mtriple"].source == "over"
+
+
+def test_tag_change_replaces_table() -> None:
+    base = tree({"executor": {"kind": "vm", "tag": "a", "exec-mode": "compiled"}}, "base")
+    merge(base, tree({"executor": {"tag": "b"}}, "over"))
+    assert base.data["executor"] == {"tag": "b"}
 
 
 def test_extends_order_and_relative_paths(cfgdir: Path) -> None:

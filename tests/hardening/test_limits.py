@@ -129,9 +129,21 @@ def test_extends_fanout_and_total_layers(tmp_path: Path) -> None:
     (tmp_path / "leaf.toml").write_text('targets = ["llvm"]\n')
     (tmp_path / "wide.toml").write_text("extends = [" + ", ".join(['"leaf.toml"'] * 33) + "]\n")
     refused(lambda: api.resolve([str(tmp_path / "wide.toml")], env={}), ConfigLayerError, "more than 32 configs")
-    # 1 + 32 + 32 * 32 files: the fan-out is fine at every level, the total is not.
-    (tmp_path / "mid.toml").write_text("extends = [" + ", ".join(['"leaf.toml"'] * 32) + "]\n")
-    (tmp_path / "top.toml").write_text("extends = [" + ", ".join(['"mid.toml"'] * 32) + "]\n")
+    # A lattice: every level extends both files of the level below. Each file is applied once
+    # (issue 15.2), so 2 * 40 files resolve at once where re-expansion would take 2**40 layers.
+    for level in range(40):
+        for side in "ab":
+            below = f'"l{level + 1}a.toml", "l{level + 1}b.toml"' if level < 39 else '"leaf.toml"'
+            (tmp_path / f"l{level}{side}.toml").write_text(f"extends = [{below}]\nopt-level = {level % 4}\n")
+    with bounded(seconds=10, megabytes=64):
+        assert api.resolve([str(tmp_path / "l0a.toml")], env={}).config.opt_level == 0
+    # 1 + 32 + 32 * 32 distinct files: the fan-out is fine at every level, the total is not.
+    for m in range(32):
+        for leaf in range(32):
+            (tmp_path / f"leaf{m}_{leaf}.toml").write_text('targets = ["llvm"]\n')
+        refs = ", ".join(f'"leaf{m}_{leaf}.toml"' for leaf in range(32))
+        (tmp_path / f"mid{m}.toml").write_text(f"extends = [{refs}]\n")
+    (tmp_path / "top.toml").write_text("extends = [" + ", ".join(f'"mid{m}.toml"' for m in range(32)) + "]\n")
     with bounded(seconds=10, megabytes=64):
         refused(
             lambda: api.resolve([str(tmp_path / "top.toml")], env={}), ConfigLayerError, "more than 1024 config files"

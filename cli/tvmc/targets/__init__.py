@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tvmc.targets.canonical import Spec, canonicalize, device_type
+    from tvmc.targets.canonical import Spec, canonicalize, device_type, host_problem
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
@@ -30,6 +30,7 @@ __all__ = [
     "check_modern",
     "device_type",
     "env_dependent_keys",
+    "host_problem",
     "is_legacy",
     "is_specialisation",
     "kind_of",
@@ -47,6 +48,7 @@ _SUBMODULE = {
     "Spec": "canonical",
     "canonicalize": "canonical",
     "device_type": "canonical",
+    "host_problem": "canonical",
     "ParsedTarget": "parse",
     "parse_target": "parse",
     "to_legacy": "printer",

@@ -1,9 +1,9 @@
-"""A file's `extends` chain, expanded like `layering` does but collecting every problem.
+"""A file's `extends` chain for validation: the one expander (`layering.Expander`), collecting.
 
-`layering.config_tree` stops at the first unresolvable entry or cycle; a validator must report them
-all, each at the `extends` entry that names it (in whichever file of the chain that is). Parent files
-are loaded through a small LRU cache: in a repository of configs most files extend the same few
-bases, and the cache keeps memory flat however many files are validated.
+Resolution stops at the first problem; a validator reports them all, each at the `extends` entry
+that names it (in whichever file of the chain that is). Parent files are loaded through a small
+LRU cache: in a repository of configs most files extend the same few bases, and the cache keeps
+memory flat however many files are validated.
 """
 
 from __future__ import annotations
@@ -12,38 +12,27 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from tvmc import layering, registry, sources
-from tvmc.errors import ConfigNotFoundError, Record, TvmcError
-from tvmc.layering import Tree
+from tvmc import layering, sources
+from tvmc.errors import ConfigLayerError, ConfigNotFoundError, TvmcError
+from tvmc.layering import Node, Problem, Tree
 from tvmc.validate.diagnostics import Diagnostic
 
 CACHE_SIZE = 256
 
 
-class Chain(Record):
+class Chain:
     """The layers of one file, lowest first (the file itself last), and the problems found."""
 
-    __match_args__ = ("layers", "diagnostics")
-    __slots__ = __match_args__
-    layers: list[tuple[sources.Layer, tuple[str, ...]]]
-    diagnostics: list[Diagnostic]
+    __slots__ = ("diagnostics", "nodes")
 
-    def __init__(
-        self,
-        layers: list[tuple[sources.Layer, tuple[str, ...]]] | None = None,
-        diagnostics: list[Diagnostic] | None = None,
-    ) -> None:  # None: a new list
-        self.layers = [] if layers is None else layers
-        self.diagnostics = [] if diagnostics is None else diagnostics
+    def __init__(self, nodes: list[Node], diagnostics: list[Diagnostic]) -> None:
+        self.nodes = nodes
+        self.diagnostics = diagnostics
 
     def tree(self, *, origins: bool = True) -> Tree:
         """The merged tree (only meaningful without diagnostics). `origins=False` merges the data
         alone: per-node origins cost more than the checks, and are only needed to locate findings."""
-        tree = Tree({}, {})
-        for layer, chain in self.layers:
-            over = layering.layer_tree(layer, chain) if origins else Tree(layering.own_data(layer), {})
-            layering.merge(tree, over)
-        return tree
+        return layering.merge_nodes(self.nodes, origins=origins)
 
 
 class Resolver:
@@ -51,6 +40,7 @@ class Resolver:
 
     def __init__(self, dirs: Sequence[sources.SearchDir]) -> None:
         self.dirs = dirs
+        self._find = layering.find(dirs)
         self._cache: OrderedDict[tuple[str, str], sources.Layer | TvmcError] = OrderedDict()
 
     def load(self, ref: str, relative_to: Path | None) -> sources.Layer:
@@ -60,7 +50,7 @@ class Resolver:
         hit = self._cache.get(key)
         if hit is None:
             try:
-                hit = sources.find_config(ref, self.dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
+                hit = self._find(ref, relative_to)
             except TvmcError as err:
                 hit = err
             self._cache[key] = hit
@@ -69,92 +59,42 @@ class Resolver:
         else:
             self._cache.move_to_end(key)
         if isinstance(hit, TvmcError):
-            raise hit.with_traceback(None)  # a cached error must not pile up tracebacks on each raise
+            # A fresh copy: the expander locates it at the entry, and the cached one serves others.
+            raise type(hit)(hit.message, None, suggestions=hit.suggestions, hint=hit.hint)
         return hit
 
     def chain(self, layer: sources.Layer) -> Chain:
-        out = Chain()
-        if "extends" in layer.data:
-            self._expand(layer, (), (layering.layer_key(layer),), out, [0])
-        else:
-            out.layers.append((layer, ()))
-        return out
+        if "extends" not in layer.data:
+            return Chain([Node(layering.layer_key(layer), layer, ())], [])
+        diagnostics: list[Diagnostic] = []
 
-    def _problem(
-        self,
-        out: Chain,
-        rule: str,
-        layer: sources.Layer,
-        index: int | None,
-        message: str,
-        suggestion: str | None = None,
-    ) -> None:
-        where = layer.locate("/extends" if index is None else f"/extends/{index}")
-        pointer = "/extends" if index is None else f"/extends/{index}"
-        diag = Diagnostic(rule, "error", pointer, message, where.source, where.line, where.col, suggestion)
-        if diag not in out.diagnostics:  # a diamond reaches a broken parent twice
-            out.diagnostics.append(diag)
+        def collect(problem: Problem) -> None:
+            if problem.structural and problem.layer is layer:
+                return  # the file's own `extends` shape: its structural check reports it
+            diag = _diagnostic(problem)
+            if diag not in diagnostics:
+                diagnostics.append(diag)
 
-    def _expand(
-        self,
-        layer: sources.Layer,
-        chain: tuple[str, ...],
-        stack: tuple[str, ...],
-        out: Chain,
-        loaded: list[int],
-    ) -> None:
-        single = isinstance(layer.data.get("extends"), str)  # `extends = "base"`: report at the key, not at "[0]"
-        extends = layering.extends_refs(layer)
-        if extends is None:
-            # The file's own structural check reports the type; a parent's is reported here.
-            if len(stack) > 1:
-                self._problem(out, "extends-unresolved", layer, None, "extends: expected a name or path, or a list")
-            extends = []
-        if len(extends) > layering.MAX_EXTENDS_FANOUT and len(stack) > 1:  # a file's own: the checks say so
-            self._problem(out, "limit", layer, None, f"extends lists more than {layering.MAX_EXTENDS_FANOUT} configs")
-        if len(stack) > layering.MAX_EXTENDS_DEPTH:
-            self._problem(out, "limit", layer, None, f"extends chain deeper than {layering.MAX_EXTENDS_DEPTH}")
-            return
-        for index, ref in enumerate(extends[: layering.MAX_EXTENDS_FANOUT]):
-            if not isinstance(ref, str):
-                continue  # wrong-type, reported by the structural check of that file
-            try:
-                parent = self.load(ref, layer.path.parent if layer.path else None)
-            except ConfigNotFoundError as err:
-                hint = f"; {err.hint}" if err.hint else ""
-                self._problem(
-                    out,
-                    "extends-unresolved",
-                    layer,
-                    None if single else index,
-                    err.message + hint,
-                    err.suggestions[0] if err.suggestions else None,
-                )
-                continue
-            except TvmcError as err:
-                self._problem(
-                    out,
-                    "extends-unresolved",
-                    layer,
-                    None if single else index,
-                    f"cannot load {ref!r}: {err.one_line()}",
-                )
-                continue
-            key = layering.layer_key(parent)
-            if key in stack:
-                names = [*stack, key]
-                cycle = " → ".join(Path(n).name for n in names[names.index(key) :])
-                self._problem(out, "extends-cycle", layer, None if single else index, f"extends cycle: {cycle}")
-                continue
-            loaded[0] += 1  # counts repeats too: diamonds can multiply the layers of a resolution
-            if loaded[0] > layering.MAX_LAYERS:
-                self._problem(
-                    out,
-                    "limit",
-                    layer,
-                    None if single else index,
-                    f"more than {layering.MAX_LAYERS} config files in one resolution",
-                )
-                return
-            self._expand(parent, (*chain, f"{layer.source} extends {ref}"), (*stack, key), out, loaded)
-        out.layers.append((layer, chain))
+        nodes = layering.Expander(self.load, collect).file(layer)
+        return Chain(nodes, diagnostics)
+
+
+def _diagnostic(problem: Problem) -> Diagnostic:
+    err = problem.error
+    where = problem.layer.locate(problem.pointer) if problem.layer is not None else err.location
+    message, suggestion = err.message, None
+    if isinstance(err, ConfigNotFoundError):
+        message += f"; {err.hint}" if err.hint else ""
+        suggestion = err.suggestions[0] if err.suggestions else None
+    elif not isinstance(err, ConfigLayerError):  # a parent that does not load (syntax, limits)
+        message = f"cannot load the config named here: {err.one_line()}"
+    return Diagnostic(
+        problem.rule,
+        "error",
+        problem.pointer,
+        message,
+        where.source if where is not None else None,
+        where.line if where is not None else None,
+        where.col if where is not None else None,
+        suggestion,
+    )

@@ -1,0 +1,70 @@
+"""The layer stage: expand `extends`, order the layers, merge them per field (RFC 0030).
+
+Order, lowest first: tvmc's internal defaults < the base config (only when no `--config` is
+given: `TVMC_CONFIG`, else `host/default`) < the `--config` references in command-line order,
+all linearized together (`expand`: each file once, a shared base before everything built on it).
+`tree` holds the merge rules, `select` the `NAME:PART` reduction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from tvmc import sources
+from tvmc.config import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
+from tvmc.errors import ConfigLayerError, Location
+from tvmc.layering.expand import MAX_EXTENDS_DEPTH, MAX_LAYERS, Expander, Node, Problem, find, merge_nodes
+from tvmc.layering.select import select_part
+from tvmc.layering.tree import NOT_CONFIG, Tree, extends_refs, layer_key, layer_tree, merge, own_data
+from tvmc.provenance import printable
+
+__all__ = [
+    "DEFAULT_BASE",
+    "MAX_EXTENDS_DEPTH",
+    "MAX_EXTENDS_FANOUT",
+    "MAX_LAYERS",
+    "NOT_CONFIG",
+    "Expander",
+    "Node",
+    "Problem",
+    "Tree",
+    "base_refs",
+    "build_tree",
+    "extends_refs",
+    "find",
+    "layer_key",
+    "layer_tree",
+    "merge",
+    "merge_nodes",
+    "own_data",
+    "select_part",
+]
+
+DEFAULT_BASE = "host/default"
+BASE_ENV = "TVMC_CONFIG"
+
+
+def base_refs(env: Mapping[str, str]) -> tuple[list[str], str]:
+    """The base config names and where they came from (used only when no --config is given).
+    `TVMC_CONFIG` separates names with commas or whitespace: a `:` belongs to `NAME:PART`."""
+    value = env.get(BASE_ENV, "").strip()
+    if value:
+        return [n for n in re.split(r"[,\s]+", value) if n], f"env {BASE_ENV}"
+    return [DEFAULT_BASE], "default base config"
+
+
+def build_tree(
+    config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
+) -> Tree:
+    """Defaults, then the base config or the --config references, linearized and merged."""
+    if config_refs:
+        refs = [(ref, where, (f"--config {printable(ref)}",)) for ref, where in config_refs]
+    else:
+        names, why = base_refs(env)
+        where = Location(why) if why.startswith("env ") else None
+        if not names:
+            raise ConfigLayerError("names no config (separate names with commas)", where)
+        refs = [(name, where, (why,)) for name in names]
+    nodes = Expander(find(dirs)).command_line(refs)
+    return merge_nodes(nodes, into=Tree.defaults())

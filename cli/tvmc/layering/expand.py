@@ -1,0 +1,252 @@
+"""The one `extends` expander: each config file once, at its place in a C3 linearization.
+
+`extends = [a, b]` layers `b` over `a`; a base shared by several parents is applied once, before
+all of them (Python's MRO rule, lowest first): `mine` extends `[syslib, debug]`, both extend
+`common` → `common, syslib, debug, mine`. Several `--config` are the `extends` of a virtual root.
+A `NAME:PART` entry is its own node: the named config merged, then reduced to PART.
+
+Problems go to a policy: `raise_problem` (resolution: the first one is the error) or a collector
+(validation reports them all); after one, expansion continues with what it could read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from tvmc import sources
+from tvmc.config import MAX_EXTENDS_FANOUT
+from tvmc.errors import ConfigLayerError, Location, TvmcError
+from tvmc.layering.select import select_part
+from tvmc.layering.tree import Tree, extends_refs, layer_key, layer_tree, merge, own_data
+from tvmc.provenance import printable
+
+MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
+MAX_LAYERS = 1024  # distinct config files in one resolution
+
+
+class Problem(NamedTuple):
+    """One `extends` problem, written at `pointer` of `layer` (None: a command-line reference)."""
+
+    rule: str  # extends-unresolved | extends-cycle | extends-order | limit
+    error: TvmcError  # what the raise policy raises; its location is where the entry was written
+    layer: sources.Layer | None
+    pointer: str
+    structural: bool = False  # the shape of the layer's own `extends` (its schema check says so too)
+
+
+def raise_problem(problem: Problem) -> None:
+    raise problem.error
+
+
+class Node(NamedTuple):
+    """One layer of a linearization: a file (or tag), or a selected part of a config."""
+
+    key: str
+    layer: sources.Layer | None
+    chain: tuple[str, ...]  # how it was reached, for origins: ("--config x", "x.toml extends y")
+    selected: Tree | None = None
+
+    def tree(self, *, origins: bool = True) -> Tree:
+        if self.selected is not None:
+            return self.selected
+        assert self.layer is not None
+        return layer_tree(self.layer, self.chain) if origins else Tree(own_data(self.layer), {})
+
+
+def merge_nodes(nodes: Sequence[Node], *, origins: bool = True, into: Tree | None = None) -> Tree:
+    tree = Tree({}, {}) if into is None else into
+    for node in nodes:
+        merge(tree, node.tree(origins=origins))
+    return tree
+
+
+class Ref(NamedTuple):
+    """An `extends` entry or a `--config` value, and where it was written."""
+
+    text: str
+    where: Location | None
+    layer: sources.Layer | None  # the file whose `extends` holds it (None: command line, env)
+    pointer: str
+    chain: tuple[str, ...]
+
+
+Loader = Callable[[str, Path | None], sources.Layer]
+
+
+def find(dirs: Sequence[sources.SearchDir]) -> Loader:
+    """A loader over a search path (tags are configs too)."""
+    from tvmc import registry
+
+    def load(ref: str, relative_to: Path | None) -> sources.Layer:
+        return sources.find_config(ref, dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
+
+    return load
+
+
+class _TooDeep(Exception):
+    def __init__(self, path: list[str]) -> None:
+        self.path = path
+
+
+class Expander:
+    """Linearizes `extends` graphs; one instance per resolution (it counts the files loaded)."""
+
+    def __init__(self, load: Loader, on_problem: Callable[[Problem], None] = raise_problem) -> None:
+        self._load = load
+        self._report = on_problem
+        self._done: dict[str, list[Node]] = {}
+        self._files: set[str] = set()
+
+    def command_line(self, refs: Sequence[tuple[str, Location | None, tuple[str, ...]]]) -> list[Node]:
+        """The layers of several `--config` (or base) references, the last one highest."""
+        entries = [Ref(text, where, None, "", chain) for text, where, chain in refs]
+        return self._linearize_entries(entries, ())
+
+    def file(self, layer: sources.Layer, chain: tuple[str, ...] = ()) -> list[Node]:
+        """The layers of one file, lowest first, the file itself last."""
+        return self._file(layer, chain, ())
+
+    def _file(self, layer: sources.Layer, chain: tuple[str, ...], stack: tuple[str, ...]) -> list[Node]:
+        key = layer_key(layer)
+        if key in self._done:
+            return self._done[key]
+        self._files.add(key)
+        refs = extends_refs(layer)
+        if refs is None or not all(isinstance(r, str) for r in refs):
+            self._problem("extends-unresolved", "extends: expected a name or path, or a list of them", layer, "")
+        refs = [r for r in refs or [] if isinstance(r, str)]
+        if len(refs) > MAX_EXTENDS_FANOUT:
+            self._problem("limit", f"extends lists more than {MAX_EXTENDS_FANOUT} configs", layer, "")
+            refs = refs[:MAX_EXTENDS_FANOUT]
+        single = isinstance(layer.data.get("extends"), str)  # `extends = "base"`: report at the key
+        entries = []
+        for index, text in enumerate(refs):
+            pointer = "/extends" if single else f"/extends/{index}"
+            step = f"{layer.source} extends {printable(text)}"
+            entries.append(Ref(text, layer.locate(pointer), layer, pointer, (*chain, step)))
+        parents = self._linearize_entries(entries, (*stack, key), owner=layer)
+        nodes = [*parents, Node(key, layer, chain)]
+        self._done[key] = nodes
+        return nodes
+
+    def _linearize_entries(
+        self, entries: Sequence[Ref], stack: tuple[str, ...], owner: sources.Layer | None = None
+    ) -> list[Node]:
+        heads: dict[str, list[Node]] = {}  # by key: an entry named twice counts at its last place
+        for ref in entries:
+            try:
+                nodes = self._entry(ref, stack)
+            except _TooDeep as deep:
+                if stack and len(stack) > 1:
+                    raise
+                path = " → ".join(Path(k).name for k in deep.path[:3]) + " → …"
+                self._report(
+                    Problem(
+                        "limit",
+                        ConfigLayerError(f"extends chain deeper than {MAX_EXTENDS_DEPTH} ({path})", ref.where),
+                        ref.layer,
+                        ref.pointer,
+                    )
+                )
+                continue
+            if nodes:
+                heads.pop(nodes[-1].key, None)
+                heads[nodes[-1].key] = nodes
+        lins = list(heads.values())
+        merged = _c3(lins)
+        if merged is None:
+            name = owner.source if owner is not None else "the command line"
+            self._report(
+                Problem(
+                    "extends-order",
+                    ConfigLayerError(
+                        f"extends of {name}: the configs it names order their common bases differently, "
+                        "so no order applies each once (C3 linearization, as Python's MRO)",
+                        owner.locate("/extends") if owner is not None else None,
+                    ),
+                    owner,
+                    "/extends",
+                )
+            )
+            merged = _first_occurrences(lins)
+        return merged
+
+    def _entry(self, ref: Ref, stack: tuple[str, ...]) -> list[Node]:
+        name, part = sources.split_part(ref.text)
+        if part is not None and ":" in name and not sources.is_path_ref(name):
+            return self._fail("extends-unresolved", "more than one ':' (NAME:PART takes one)", ref)
+        relative_to = ref.layer.path.parent if ref.layer is not None and ref.layer.path is not None else None
+        try:
+            layer = self._load(ref.text if part is None else name, relative_to)
+        except TvmcError as err:
+            if err.location is None:
+                err.location = ref.where
+            self._report(Problem("extends-unresolved", err, ref.layer, ref.pointer))
+            return []
+        key = layer_key(layer)
+        if key in stack:
+            cycle = " → ".join(Path(k).name for k in [*stack[stack.index(key) :], key])
+            return self._fail("extends-cycle", f"extends cycle: {cycle}", ref)
+        if key not in self._files and len(self._files) >= MAX_LAYERS:
+            return self._fail("limit", f"more than {MAX_LAYERS} config files in one resolution", ref)
+        if len(stack) >= MAX_EXTENDS_DEPTH:
+            raise _TooDeep([*stack, key])
+        try:
+            nodes = self._file(layer, ref.chain, stack)
+        except _TooDeep as deep:
+            raise _TooDeep([*stack, *deep.path[len(stack) :]]) from None
+        if part is None:
+            return nodes
+        selected_key = f"{key}:{part}"
+        if selected_key not in self._done:
+            tree = merge_nodes(nodes)
+            try:
+                select_part(tree, part, ref.text, ref.where)
+            except ConfigLayerError as err:
+                self._report(Problem("extends-unresolved", err, ref.layer, ref.pointer))
+                return []
+            self._done[selected_key] = [Node(selected_key, None, ref.chain, tree)]
+        return self._done[selected_key]
+
+    def _fail(self, rule: str, message: str, ref: Ref) -> list[Node]:
+        self._report(Problem(rule, ConfigLayerError(message, ref.where), ref.layer, ref.pointer))
+        return []
+
+    def _problem(self, rule: str, message: str, layer: sources.Layer, pointer: str) -> None:
+        where = layer.locate(pointer or "/extends")
+        self._report(Problem(rule, ConfigLayerError(message, where), layer, pointer or "/extends", structural=True))
+
+
+def _c3(lins: list[list[Node]]) -> list[Node] | None:
+    """C3-merge linearizations given lowest first, the last one highest; None when inconsistent."""
+    # Python's MRO works highest first: reverse the sequences, add the heads' own order.
+    seqs = [list(reversed(lin)) for lin in reversed(lins)]
+    seqs.append([lin[-1] for lin in reversed(lins)])
+    starts = [0] * len(seqs)
+    tails = Counter(node.key for seq in seqs for node in seq[1:])
+    out: list[Node] = []
+    while True:
+        live = [i for i, seq in enumerate(seqs) if starts[i] < len(seq)]
+        if not live:
+            return list(reversed(out))
+        chosen = next((seqs[i][starts[i]] for i in live if tails[seqs[i][starts[i]].key] == 0), None)
+        if chosen is None:
+            return None
+        out.append(chosen)
+        for i in live:
+            if seqs[i][starts[i]].key == chosen.key:
+                starts[i] += 1
+                if starts[i] < len(seqs[i]):
+                    tails[seqs[i][starts[i]].key] -= 1
+
+
+def _first_occurrences(lins: list[list[Node]]) -> list[Node]:
+    """The fallback order when C3 fails: every layer in expansion order, each at its last place."""
+    order: dict[str, Node] = {}
+    for node in (n for lin in lins for n in lin):
+        order.pop(node.key, None)
+        order[node.key] = node
+    return list(order.values())

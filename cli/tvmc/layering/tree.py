@@ -1,0 +1,149 @@
+"""A config tree with the origin of each node, and the one merge of two trees (RFC 0030 rules).
+
+Merge rules: `targets` and `host` replace what they inherit whole (a host is a target); a table
+whose `kind` or `tag` changes is replaced whole (options of the old kind never leak); other
+tables deep-merge; lists and scalars replace. Explicit list edits come only from rewrites.
+
+One more rule keeps a device config over a CPU config on that CPU: when a layer replaces the
+targets with device targets only (none of them a CPU, none with a host of its own), writes no
+`host`, and nothing below it set a `host`, the first CPU target it replaces becomes the host.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tvmc import sources
+from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
+from tvmc.errors import Record, TvmcError
+from tvmc.provenance import Origin, Origins, drop, join, origins_for, rebase, walk
+from tvmc.values import plain_copy
+
+
+class Tree(Record):
+    """A config tree and the origin of each of its nodes (mutable while the pipeline builds it)."""
+
+    __match_args__ = ("data", "origins", "notes", "inputs")
+    __slots__ = __match_args__
+    data: dict[str, Any]
+    origins: Origins
+    notes: list[str]  # conversions made on the way (legacy options lifted, ...)
+    # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
+    inputs: list[Path]
+
+    def __init__(
+        self, data: dict[str, Any], origins: Origins, notes: list[str] | None = None, inputs: list[Path] | None = None
+    ) -> None:  # None: a new list
+        self.data = data
+        self.origins = origins
+        self.notes = [] if notes is None else notes
+        self.inputs = [] if inputs is None else inputs
+
+    @staticmethod
+    def defaults() -> Tree:
+        data = copy.deepcopy(INTERNAL_DEFAULTS)
+        return Tree(data, origins_for(data, "", lambda _p: Origin.default()))
+
+
+NOT_CONFIG = ("extends", "$schema")  # consumed by layering / only for editors: never merged
+REPLACED_WHOLE = ("targets", "host")  # top-level keys a layer replaces, never deep-merges
+
+
+def own_data(layer: sources.Layer) -> dict[str, Any]:
+    """The config values a layer contributes (without `extends` and `$schema`), with the
+    `executor = "aot"` shorthand as a table so that merging and rewrites see one form."""
+    return {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
+
+
+def layer_key(layer: sources.Layer) -> str:
+    """What identifies a layer in an `extends` graph: its file, else its source (a tag)."""
+    return str(layer.path) if layer.path is not None else layer.source
+
+
+def extends_refs(layer: sources.Layer) -> list[Any] | None:
+    """The entries of a layer's `extends` (one name is a list of one, none an empty list); None when
+    it is neither a string nor a list. The entries themselves are not checked."""
+    extends = layer.data.get("extends", [])
+    if isinstance(extends, str):
+        return [extends]
+    return extends if isinstance(extends, list) else None
+
+
+def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
+    data = own_data(layer)
+    return Tree(
+        data,
+        origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
+        inputs=[layer.path] if layer.path is not None else [],
+    )
+
+
+def _identity_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return any(key in new and key in old and old[key] != new[key] for key in ("kind", "tag"))
+
+
+def _merge(
+    base: dict[str, Any], over: Mapping[str, Any], origins: Origins | None, over_origins: Origins, pointer: str
+) -> None:
+    """Merge `over` into `base` at `pointer`; `origins` None merges the data alone (validation)."""
+    for key, value in over.items():
+        current = base.get(key)
+        here = join(pointer, key) if origins is not None else ""
+        if (
+            type(current) is dict
+            and type(value) is dict
+            and not (pointer == "" and key in REPLACED_WHOLE)
+            and not _identity_changes(current, value)
+        ):
+            _merge(current, value, origins, over_origins, here)
+            if origins is not None:
+                origins[here] = over_origins.get(here, origins.get(here))  # type: ignore[assignment]
+            continue
+        base[key] = plain_copy(value)
+        if origins is not None:
+            drop(origins, here, current)
+            # Walk the new subtree rather than scan every origin: linear in what changes.
+            origins.update({p: over_origins[p] for p, _ in walk(value, here) if p in over_origins})
+
+
+def _is_host_capable(entry: Any) -> bool | None:
+    """Whether a target entry runs on the CPU side and so can be a host; None: it carries its own
+    host, or cannot be read (validation reports that)."""
+    from tvmc import targets as tg
+
+    try:
+        canonical = tg.canonicalize(tg.parse_target(entry).spec)
+    except TvmcError:
+        return None
+    if "host" in canonical:
+        return None
+    return tg.host_problem(canonical) is None
+
+
+def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any]) -> int | None:
+    """The index of the CPU target among `base`'s targets that becomes the host when `over`
+    replaces them with device targets (see the module's doc); None when the rule does not apply."""
+    old, new = base.get("targets"), over.get("targets")
+    if "host" in over or base.get("host") is not None or not isinstance(old, list) or not isinstance(new, list):
+        return None
+    if not new or any(_is_host_capable(entry) is not False for entry in new):
+        return None
+    return next((i for i, entry in enumerate(old) if _is_host_capable(entry)), None)
+
+
+def merge(base: Tree, over: Tree) -> None:
+    """Layer `over` on top of `base`, in place."""
+    cpu = _replaced_cpu(base.data, over.data)
+    if cpu is not None:
+        host = base.data["targets"][cpu]
+        if base.origins:
+            rebase(base.origins, f"/targets/{cpu}", "/host", host)
+        base.data["host"] = host
+    if not base.origins and not over.origins:
+        _merge(base.data, over.data, None, {}, "")
+    else:
+        _merge(base.data, over.data, base.origins, over.origins, "")
+    base.inputs.extend(over.inputs)  # a file listed twice is harmless, and keeps this linear

@@ -1,0 +1,162 @@
+"""Issue 15, items 1, 2, 3, 5, 6, 10: `extends` linearized (each file once), `NAME:PART` the same
+wherever a config is named, a `host` replaces whole, a replaced CPU target stays the host.
+
+Every case is checked through resolution (`api.resolve`, as show/compile use it) and through
+`config validate`, which must agree with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tvmc import api
+from tvmc.errors import ConfigLayerError, TvmcError
+from tvmc.layering import DEFAULT_BASE, base_refs
+from typer.testing import CliRunner
+
+TWO = 'targets = [{ kind = "cuda", arch = "sm_80" }, { kind = "llvm", mcpu = "x" }]\n'
+
+
+def validate(app: typer.Typer, *paths: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["config", "validate", *map(str, paths)])
+    return result.exit_code, result.output
+
+
+def test_selector_in_extends_selects(cfgdir: Path, app: typer.Typer) -> None:
+    (cfgdir / "cpu.toml").write_text('extends = ["nvidia/jetson-nano:cpu"]\n')
+    config = api.resolve(["cpu"]).config
+    assert [t["kind"] for t in config.targets] == ["llvm"] and config.targets[0]["mcpu"] == "cortex-a57"
+    assert validate(app, cfgdir / "cpu.toml")[0] == 0
+    (cfgdir / "two.toml").write_text(TWO)
+    (cfgdir / "gpu.toml").write_text('extends = ["two.toml:cuda"]\n')
+    config = api.resolve(["gpu"]).config
+    assert [t["kind"] for t in config.targets] == ["cuda"]
+    assert config.host is not None and config.host["mcpu"] == "x"  # item 5: the dropped CPU stays the host
+
+
+def test_bogus_part_and_two_colons_are_errors(cfgdir: Path, app: typer.Typer) -> None:
+    (cfgdir / "bad.toml").write_text('extends = ["nvidia/jetson-nano:bogus"]\n')
+    with pytest.raises(ConfigLayerError, match="no target matches 'bogus'") as err:
+        api.resolve(["bad"])
+    assert err.value.location is not None and err.value.location.line == 1
+    code, output = validate(app, cfgdir / "bad.toml")
+    assert code == 1 and "no target matches 'bogus'" in output and "bad.toml:1:" in output
+    with pytest.raises(ConfigLayerError, match="more than one ':'"):
+        api.resolve(["nvidia/jetson-nano:bogus:cpu"])
+    (cfgdir / "colons.toml").write_text('extends = ["nvidia/jetson-nano:bogus:cpu"]\n')
+    code, output = validate(app, cfgdir / "colons.toml")
+    assert code == 1 and "more than one ':'" in output
+
+
+def diamond(cfgdir: Path) -> None:
+    (cfgdir / "common.toml").write_text('targets = ["llvm"]\n[runtime]\nkind = "cpp"\nsystem-lib = false\n')
+    (cfgdir / "syslib.toml").write_text('extends = ["common"]\n[runtime]\nsystem-lib = true\n')
+    (cfgdir / "debug.toml").write_text('extends = ["common"]\nopt-level = 0\n')
+    (cfgdir / "mine.toml").write_text('extends = ["syslib", "debug"]\n')
+
+
+def test_shared_base_is_applied_once(cfgdir: Path) -> None:
+    diamond(cfgdir)
+    resolved = api.resolve(["mine"])
+    assert resolved.config.runtime == {"kind": "cpp", "system-lib": True}
+    assert resolved.config.opt_level == 0
+    assert resolved.origin("/runtime/system-lib").source.endswith("syslib.toml")
+    # The same for several --config sharing a base, and for a config named twice (last place wins).
+    assert api.resolve(["syslib", "debug"]).config.runtime == {"kind": "cpp", "system-lib": True}
+    (cfgdir / "o1.toml").write_text("opt-level = 1\n")
+    assert api.resolve(["o1", "debug", "o1"]).config.opt_level == 1
+
+
+def test_inconsistent_order_is_an_error(cfgdir: Path, app: typer.Typer) -> None:
+    (cfgdir / "b.toml").write_text("opt-level = 1\n")
+    (cfgdir / "c.toml").write_text("opt-level = 2\n")
+    (cfgdir / "bc.toml").write_text('extends = ["b", "c"]\n')
+    (cfgdir / "cb.toml").write_text('extends = ["c", "b"]\n')
+    (cfgdir / "x.toml").write_text('extends = ["bc", "cb"]\ntargets = ["llvm"]\n')
+    with pytest.raises(ConfigLayerError, match="order their common bases differently"):
+        api.resolve(["x"])
+    code, output = validate(app, cfgdir / "x.toml")
+    assert code == 1 and "extends-order" in output
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), max_size=3, unique=True), min_size=6, max_size=6))
+def test_linearization_applies_each_file_once_after_its_bases(
+    tmp_path_factory: pytest.TempPathFactory, parents: list[list[int]]
+) -> None:
+    """Generated DAGs (file i extends only files > i): every file that resolves lists each file it
+    reaches once, after every base it extends; `validate` agrees on which ones resolve."""
+    from tvmc import layering, sources
+
+    root = tmp_path_factory.mktemp("dag")
+    for i, ps in enumerate(parents):
+        ps = [p for p in ps if p > i]
+        (root / f"f{i}.toml").write_text("extends = [" + ", ".join(f'"f{p}.toml"' for p in ps) + "]\n")
+    edges = {i: [p for p in ps if p > i] for i, ps in enumerate(parents)}
+    problems: list[Any] = []
+    nodes = layering.Expander(layering.find([]), problems.append).file(sources.load_file(root / "f0.toml"))
+    names = [Path(n.key).stem for n in nodes]
+    assert len(names) == len(set(names)) and names[-1] == "f0"
+    if not problems:
+        for i in range(len(parents)):
+            if f"f{i}" in names:
+                assert all(names.index(f"f{p}") < names.index(f"f{i}") for p in edges[i])
+
+
+def test_file_host_replaces_whole(cfgdir: Path) -> None:
+    (cfgdir / "board.toml").write_text(
+        'targets = ["cuda"]\nhost = { kind = "llvm", mtriple = "aarch64-linux-gnu", mcpu = "cortex-a57", '
+        'mattr = ["+neon"] }\n'
+    )
+    (cfgdir / "x86.toml").write_text('extends = ["board"]\nhost = { kind = "llvm", mtriple = "x86_64-linux-gnu" }\n')
+    host = api.resolve(["x86"]).config.host
+    assert host is not None and host["mtriple"] == "x86_64-linux-gnu"
+    assert "mcpu" not in host and "mattr" not in host
+    (cfgdir / "c5.toml").write_text('extends = ["board"]\nhost = { tag = "aws/cpu/c5.large" }\n')
+    host = api.resolve(["c5"]).config.host
+    assert host is not None and host["mcpu"] == "skylake-avx512" and host.get("mtriple") != "aarch64-linux-gnu"
+
+
+def test_part_keeps_its_host(cfgdir: Path) -> None:
+    (cfgdir / "two.toml").write_text(TWO)
+    config = api.resolve([str(cfgdir / "two.toml") + ":cuda"]).config
+    assert config.host is not None and config.host["mcpu"] == "x"
+    for board, mcpu in [("nvidia/jetson-agx-orin-64gb", "cortex-a78"), ("nvidia/jetson-agx-xavier", "carmel")]:
+        cpu = api.resolve([f"{board}:cpu"]).config
+        assert [t["kind"] for t in cpu.targets] == ["llvm"] and cpu.targets[0]["mcpu"] == mcpu
+        gpu = api.resolve([f"{board}:cuda"]).config
+        assert [t["kind"] for t in gpu.targets] == ["cuda"] and gpu.host is not None and gpu.host["mcpu"] == mcpu
+
+
+def test_tvmc_config_splits_on_commas_and_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert base_refs({"TVMC_CONFIG": "nvidia/jetson-nano:cuda, aws/c5 x"}) == (
+        ["nvidia/jetson-nano:cuda", "aws/c5", "x"],
+        "env TVMC_CONFIG",
+    )
+    assert base_refs({}) == ([DEFAULT_BASE], "default base config")
+    monkeypatch.setenv("TVMC_CONFIG", "nvidia/jetson-nano:cuda")
+    config = api.resolve().config
+    assert [t["kind"] for t in config.targets] == ["cuda"]
+    monkeypatch.setenv("TVMC_CONFIG", "no/such-config")
+    with pytest.raises(TvmcError) as err:
+        api.resolve()
+    assert "env TVMC_CONFIG" in err.value.one_line()
+
+
+def test_device_config_over_a_cpu_config_keeps_the_cpu_as_host(cfgdir: Path) -> None:
+    resolved = api.resolve(["aws/c5", "nvidia/geforce-rtx-4090"])
+    host = resolved.config.host
+    assert host is not None and host["mcpu"] == "skylake-avx512"
+    assert resolved.origin("/host/mcpu").source.endswith("c5.toml")
+    # Not when the device brings its own host, nor when a host was written.
+    orin = api.resolve(["aws/c5", "nvidia/jetson-agx-orin-64gb"]).config.host
+    assert orin is not None and orin["mcpu"] == "cortex-a78"
+    a100 = api.resolve(["aws/c5", "nvidia/nvidia-a100"]).config.host
+    assert a100 is not None and "mcpu" not in a100
+    # A CPU over a CPU is a plain replacement.
+    arm = api.resolve(["aws/c5", "aws/c6g"]).config
+    assert arm.host is not None and arm.host["mcpu"] == arm.targets[0]["mcpu"] == "neoverse-n1"
