@@ -21,26 +21,19 @@ if TYPE_CHECKING:
     from tvmc.api import Resolved
     from tvmc.build.model import ModelSpec
 
-CONFIG_HELP = (
-    "A named config on the search path (e.g. aws/c5) or a path to a TOML/JSON file. Repeatable: "
-    "later configs are layered on earlier ones."
-)
+CONFIG_HELP = "A config name on the search path (aws/c5, a TVM tag) or a TOML/JSON path; repeatable, layered in order."
 SHAPES_HELP = (
-    "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]': names may hold '/', ':' and '.', quote "
-    'names with spaces ("my input":[1]); -1 or ? is a dynamic dimension; x:[] is a scalar.'
+    "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]'; -1 or ? is a dynamic dimension, x:[] a scalar; "
+    'quote names with spaces ("my input":[1]).'
 )
 OUTPUT_HELP = (
-    "The library to write (default: the model's name with .so or .tar, in the current directory); "
-    "with --emit, where to write the text (default: stdout)."
+    "The library to write (default: MODEL's name with .so or .tar, here); with --emit, the text (default: stdout)."
 )
 EMIT_HELP = (
-    "Print the build instead of running it (no TVM needed): python (a script for TVM >= 0.25), "
-    "tvmc (old tvmc's command line, TVM 0.18/0.19), relay (a Relay script, TVM 0.18/0.19), plan (JSON)."
+    "Print the build instead of running it (no TVM needed): python (TVM >= 0.25), tvmc or relay "
+    "(old tvmc's command line or a Relay script, TVM 0.18/0.19), plan (JSON)."
 )
-TVM_VERSION_HELP = (
-    "With --emit tvmc/relay: the old TVM release to write for, 0.18 or 0.19 (default: the newest one "
-    "the config's tvm-version admits)."
-)
+TVM_VERSION_HELP = "For --emit tvmc/relay: 0.18 or 0.19 (default: the newest the config admits)."
 
 
 class EmitFormat(StrEnum):
@@ -203,7 +196,7 @@ def compile_command(
     # Text, not Path: Path drops the trailing "/" that says "into this directory".
     output: Annotated[str | None, typer.Option("--output", "-o", metavar="PATH", help=OUTPUT_HELP)] = None,
     model_format: Annotated[
-        ModelFormat | None, typer.Option("--model-format", help="The model format (default: guessed from the suffix).")
+        ModelFormat | None, typer.Option("--model-format", help="The model format (default: from the suffix).")
     ] = None,
     input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,

@@ -2,18 +2,23 @@
 
 Commands that resolve a config (`config show`, `config validate`, `compile`, ...) use
 `RewriteCommand`: it adds `--target`, `--set`, ... and every registry-generated
-`--target-<kind>-<attr>` / `--executor-<name>-<opt>` / `--runtime-<name>-<opt>` flag, groups
-them by kind in `--help`, and hands the command the flags *in argv order* (click collects each
-option separately, which would lose the order that the rewrite semantics depend on).
+`--target-<kind>-<attr>` / `--executor-<name>-<opt>` / `--runtime-<name>-<opt>` flag, and hands
+the command the flags *in argv order* (click collects each option separately, which would lose
+the order that the rewrite semantics depend on). The ~370 generated flags are hidden from
+`--help`, which names their pattern instead (`tvmc target show KIND` lists a kind's), and are
+still offered by shell completion.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import textwrap
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.shell_completion import CompletionItem
 from typer.core import TyperCommand
 
 from tvmc.cli import completion
@@ -29,18 +34,17 @@ _BASE_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("--target",),
         "TARGET",
-        "Replace the targets (repeat to give several): a tag, a JSON object, a legacy string such as "
-        "'llvm -mcpu=cascadelake', or a tvmc comma list such as 'cmsis-nn, c'.",
+        "Replace the targets (repeatable): a tag, JSON, a legacy string ('llvm -mcpu=x') or a comma list.",
     ),
     (("--target-host",), "TARGET", "Set the target host."),
-    (("--executor",), "NAME", "Choose the executor (graph, aot, vm); options of another kind are dropped."),
-    (("--runtime",), "NAME", "Choose the runtime (cpp, crt)."),
+    (("--executor",), "NAME", "Set the executor (graph, aot, vm), dropping the old one's options."),
+    (("--runtime",), "NAME", "Set the runtime (cpp, crt)."),
     (("--pass-config",), "NAME=VALUE", "Set a PassContext config (repeatable)."),
     (("-O", "--opt-level"), "N", "PassContext optimisation level (0-3)."),
     (
         ("--set",),
         "PATH=VALUE",
-        "Set any config value; PATH+=VALUE appends to a list, e.g. --set 'targets[kind=llvm].mattr+=+avx2'.",
+        "Set any config value; PATH+=VALUE appends to a list: 'targets[kind=llvm].mattr+=+avx2'.",
     ),
     (("--unset",), "PATH", "Remove a config value or list element."),
 )
@@ -51,11 +55,7 @@ _BASE_NAMES = frozenset(name for decls, _, _ in _BASE_FLAGS for name in decls)
 
 
 class _RewriteOption(click.Option):
-    """A rewrite flag; `help_section` groups it in --help."""
-
-    def __init__(self, *args: Any, help_section: str, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.help_section = help_section
+    """A rewrite flag (a hidden one: a registry-generated flag)."""
 
 
 _COMPLETERS = {
@@ -67,10 +67,10 @@ _COMPLETERS = {
 }
 
 
-def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, section: str) -> _RewriteOption:
+def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, *, hidden: bool = False) -> _RewriteOption:
     return _RewriteOption(
         [*decls, param],
-        help_section=section,
+        hidden=hidden,
         metavar=metavar,
         help=help_,
         multiple=True,
@@ -84,8 +84,7 @@ def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, sectio
 @cache
 def _base_options() -> tuple[_RewriteOption, ...]:
     return tuple(
-        _option(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_, "Rewrites")
-        for decls, metavar, help_ in _BASE_FLAGS
+        _option(decls[-1].lstrip("-").replace("-", "_"), decls, metavar, help_) for decls, metavar, help_ in _BASE_FLAGS
     )
 
 
@@ -103,9 +102,10 @@ def _flag_specs() -> dict[str, FlagSpec]:
 
 @cache
 def _generated_option(spec: FlagSpec) -> _RewriteOption:
-    section = f"{spec.section.capitalize()} {spec.owner} options"
+    from tvmc.flag_docs import flag_help
+
     param = "rw_" + spec.name.lstrip("-").replace("-", "_")
-    return _option(param, (spec.name, *spec.aliases), spec.type.upper(), spec.help, section)
+    return _option(param, (spec.name, *spec.aliases), spec.type.upper(), flag_help(spec), hidden=True)
 
 
 def _all_generated() -> list[_RewriteOption]:
@@ -137,12 +137,43 @@ def _generated_for(args: list[str] | None, ctx: click.Context, no_args_is_help: 
     return [_generated_option(spec) for spec in wanted]
 
 
+class _HelpFormatter(click.HelpFormatter):
+    """click's formatter, except that a definition's text is never broken at a hyphen: a flag such
+    as `--target-llvm-mcpu` or a value such as `link-params` stays whole on its line."""
+
+    def write_dl(self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        rows = list(rows)
+        first_col = min(max((len(first) for first, _ in rows), default=0), col_max) + col_spacing
+        text_width = max(self.width - first_col - 2, 10)
+        for first, second in rows:
+            self.write(f"{'':>{self.current_indent}}{first}")
+            if not second:
+                self.write("\n")
+                continue
+            if len(first) <= first_col - col_spacing:
+                self.write(" " * (first_col - len(first)))
+            else:
+                self.write("\n" + " " * (first_col + self.current_indent))
+            lines = textwrap.wrap(second, text_width, break_on_hyphens=False, break_long_words=False) or [""]
+            self.write(lines[0] + "\n")
+            for line in lines[1:]:
+                self.write(f"{'':>{first_col + self.current_indent}}{line}\n")
+
+
+class _Context(click.Context):
+    formatter_class = _HelpFormatter
+
+
 class RewriteCommand(TyperCommand):
     """A typer command that also accepts every rewrite flag, in order.
 
     The command's own parameters stay in `params`; the rewrite options are added per invocation by
     `get_params`, and of the ~370 generated ones only those the command line uses (all of them for
-    --help and completion)."""
+    --help and completion). `--help` lists the environment variables that change the resolved
+    config, unless `environment_help` is false."""
+
+    environment_help = True
+    context_class = _Context
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         args = ctx.meta.get(ARGV_KEY)
@@ -166,17 +197,72 @@ class RewriteCommand(TyperCommand):
         return super().invoke(ctx)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        sections: dict[str, list[tuple[str, str]]] = {"Options": []}
+        own: list[tuple[str, str]] = []
+        rewrites: list[tuple[str, str]] = []
         for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None:
-                continue
-            section = param.help_section if isinstance(param, _RewriteOption) else "Options"
-            sections.setdefault(section, []).append(record)
-        for name, rows in sections.items():
-            if rows:
-                with formatter.section(name):
-                    formatter.write_dl(rows)
+            if isinstance(param, click.Argument):
+                continue  # the usage line names it, the description explains it
+            record = param.get_help_record(ctx)  # None for a hidden (generated) flag
+            if record is not None:
+                (rewrites if isinstance(param, _RewriteOption) else own).append(record)
+        with formatter.section("Options"):
+            formatter.write_dl(own, col_max=26)  # a longer option goes on its own line: more room for text
+        with formatter.section("Rewrites, applied in command-line order"):
+            formatter.write_dl([*rewrites, *_generated_rows()])
+        if self.environment_help:
+            with formatter.section("Environment"):
+                formatter.write_dl(_environment_rows())
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Option names as click offers them, and the hidden generated flags too (but not those
+        of TVM's internal test kinds)."""
+        from tvmc.flag_docs import flag_is_internal
+
+        results = super().shell_complete(ctx, incomplete)
+        if incomplete.startswith(_GENERATED_PREFIXES):
+            for param in self.get_params(ctx):
+                if isinstance(param, _RewriteOption) and param.hidden:
+                    results.extend(
+                        CompletionItem(name, help=param.help)
+                        for name in param.opts
+                        if name.startswith(incomplete) and not flag_is_internal(name)
+                    )
+        return results
+
+
+def _generated_rows() -> list[tuple[str, str]]:
+    """One --help row per family of generated flags, instead of ~370 rows."""
+    from tvmc import registry
+
+    rows = [
+        (
+            "--target-KIND-ATTR VALUE",
+            "Set ATTR on every KIND target (--target-llvm-mcpu znver3); one flag per option of every "
+            "target kind: `tvmc target show KIND` lists them.",
+        )
+    ]
+    for section in ("executor", "runtime"):
+        options = "; ".join(
+            f"{name}: {', '.join(comp.options)}" for name, comp in registry.components(section).items() if comp.options
+        )
+        rows.append((f"--{section}-NAME-OPT VALUE", f"Set an option of the {section} NAME ({options})."))
+    return rows
+
+
+def _environment_rows() -> list[tuple[str, str]]:
+    """The environment variables that change the resolved config, and the search path."""
+    from tvmc.rewrites.flags import ENV_FLAGS
+    from tvmc.sources import ENV_VAR
+
+    return [
+        ("TVMC_CONFIG", "The base configs (comma-separated) when no --config is given; default host/default."),
+        (
+            ENV_VAR,
+            f"Directories ({os.pathsep}-separated) searched for config names before "
+            "$XDG_CONFIG_HOME/tvmc/configs (~/.config/...) and the shipped ones: `tvmc config list`.",
+        ),
+        ("TVMC_<FLAG>", f"{', '.join(ENV_FLAGS)}: as that flag, before the command line's flags."),
+    ]
 
 
 def ordered_rewrite_flags(ctx: click.Context) -> list[tuple[str, str]]:

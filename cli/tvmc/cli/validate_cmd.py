@@ -21,10 +21,7 @@ from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.validate.diagnostics import RULES
 
-CONFIG_HELP = (
-    "Validate the config these resolve to (a name on the search path, a TVM tag, or a path; "
-    "repeatable) instead of files. Rewrite flags apply on top."
-)
+CONFIG_HELP = "Validate what these resolve to (name, tag or path; repeatable), with the rewrites."
 PATHS_HELP = (
     "Config files to validate; a directory means every *.toml/*.json below it, '-' reads stdin. "
     "Each file is checked on its own and as resolved through its 'extends' chain."
@@ -49,15 +46,9 @@ class Engine(StrEnum):
 
 
 STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
-STDIN_HELP = "Name for '-' in messages; relative 'extends' resolve against its directory; its suffix gives the format."
-JOBS_HELP = (
-    "Validate many files on N processes; the report is the same. Default: the cores available "
-    "(few files are validated serially); 1 never forks."
-)
-ENGINE_HELP = (
-    "Structural checks: 'fast' (compiled from the registry) or 'jsonschema' (python-jsonschema "
-    "with the generated schema)."
-)
+STDIN_HELP = "Name of '-' in messages; its directory anchors relative 'extends', its suffix the format."
+JOBS_HELP = "Validate on N processes, same report (default: the cores; few files serially); 1 never forks."
+ENGINE_HELP = "Structural checks: 'fast' (compiled from the registry) or 'jsonschema' (the generated schema)."
 
 
 def validate(
@@ -79,9 +70,8 @@ def validate(
 ) -> None:
     """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
 
-    PATH: config files; a directory means every *.toml/*.json below it; '-' reads stdin. Each file is
-    checked on its own and as resolved through its 'extends' chain. Without PATH, --config and the
-    rewrite flags give the config to validate.
+    PATH: files, directories (every *.toml/*.json below) or '-' (stdin); each file is checked alone
+    and through its 'extends' chain. Without PATH: the config --config and the rewrites give.
     """
     from tvmc.validate.diagnostics import FileResult, Summary
     from tvmc.validate.parallel import default_jobs
@@ -148,7 +138,13 @@ def schema(
     write_atomic(output, text)
 
 
+class ValidateCommand(RewriteCommand):
+    """`config validate` reads files unless --config is given: no environment section in --help."""
+
+    environment_help = False
+
+
 def register(app: typer.Typer) -> None:
     """Add `validate` and `schema` to the `config` group."""
-    app.command("validate", cls=RewriteCommand, epilog=EPILOG)(reports_errors(validate))
+    app.command("validate", cls=ValidateCommand, epilog=EPILOG)(reports_errors(validate))
     app.command("schema")(reports_errors(schema))

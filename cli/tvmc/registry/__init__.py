@@ -240,6 +240,17 @@ def legacy_kinds() -> dict[str, Kind]:
     return {name: _kind(name, entry, legacy=True) for name, entry in _data()["legacy"]["kinds"].items()}
 
 
+# Kinds TVM registers only to test itself: `test` (src/target/target_kind.cc) and the Relay BYOC
+# example `example_target_hook` (TVM <= 0.19). They stay valid input, but no help, listing or
+# completion offers them.
+INTERNAL_KINDS = frozenset({"test", "example_target_hook"})
+
+
+def public_kinds() -> list[str]:
+    """The kinds a user is shown: modern kinds in registry order, then legacy ones sorted; no internal ones."""
+    return [name for name in (*kinds(), *sorted(legacy_kinds())) if name not in INTERNAL_KINDS]
+
+
 def kind(name: str) -> Kind | None:
     """A modern kind by name, else a legacy one, else None."""
     return kinds().get(name) or legacy_kinds().get(name)
