@@ -194,3 +194,30 @@ def test_detect_without_tvm_says_what_it_needs(app: Any, monkeypatch: pytest.Mon
     result = CliRunner().invoke(app, ["config", "detect"])
     assert result.exit_code == 1
     assert "needs TVM" in result.stderr and "pip install -e '.[tvm]'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "first", "second"),
+    [
+        (["--hash", "--origin"], "--hash", "--origin"),
+        (["--hash", "--as", "tvm-target"], "--hash", "--as tvm-target"),
+        (["--as", "tvm-target", "--format", "toml"], "--as tvm-target", "--format toml"),
+        (["--as", "tvm-target", "-f", "toml"], "--as tvm-target", "--format toml"),
+        (["--origin", "--as", "tvm-target"], "--as tvm-target", "--origin"),
+        (["--format", "json", "--hash"], "--hash", "--format json"),
+    ],
+)
+def test_conflicting_show_options_are_refused(flags: list[str], first: str, second: str) -> None:
+    result = runner.invoke(app, ["config", "show", "--config", "aws/c5", *flags])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    errors = result.stderr.splitlines()
+    assert errors == [f"tvmc: error: {first} and {second} cannot be used together"]
+
+
+@pytest.mark.parametrize(
+    "flags", [["--hash"], ["--hash", "--as", "config"], ["--as", "tvm-target", "--format", "json"], ["--origin"]]
+)
+def test_options_that_agree_are_accepted(flags: list[str]) -> None:
+    result = runner.invoke(app, ["config", "show", "--config", "aws/c5", *flags])
+    assert result.exit_code == 0, result.output

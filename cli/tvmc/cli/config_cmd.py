@@ -8,10 +8,12 @@ from pathlib import Path
 
 import click
 import typer
+from click.core import ParameterSource
 
 from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
+from tvmc.errors import UsageError
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -70,6 +72,7 @@ def show(
     """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
     from tvmc.emit import canonical
 
+    _refuse_conflicts(ctx)
     resolved = resolve_from_cli(ctx, config)
     for note in resolved.notes:
         warn(note)
@@ -93,6 +96,34 @@ def show(
     from tvmc.fileio import write_atomic
 
     write_atomic(output, text, inputs=resolved.tree.inputs)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the command line gave the option (not its default)."""
+    return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+
+def _refuse_conflicts(ctx: click.Context) -> None:
+    """`config show` options that one another would silently override are a usage error naming
+    both: --hash prints only the fingerprint, --as tvm-target only TVM's JSON."""
+    hash_ = ctx.params.get("hash_") is True
+    origin = ctx.params.get("origin") is True
+    tvm_target = ctx.params.get("as_") == ShowAs.tvm_target
+    format_ = f"--format {ctx.params.get('format')}"
+    pairs = [
+        (hash_ and origin, "--hash", "--origin"),
+        (hash_ and tvm_target, "--hash", "--as tvm-target"),
+        (hash_ and _given(ctx, "format"), "--hash", format_),
+        (tvm_target and origin, "--as tvm-target", "--origin"),
+        (
+            tvm_target and _given(ctx, "format") and ctx.params.get("format") != ConfigFormat.json,
+            "--as tvm-target",
+            format_,
+        ),
+    ]
+    for conflict, first, second in pairs:
+        if conflict:
+            raise UsageError(f"{first} and {second} cannot be used together")
 
 
 @app.command("list")
