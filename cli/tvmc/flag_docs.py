@@ -11,6 +11,7 @@ Executor and runtime options carry the registry's own description.
 from __future__ import annotations
 
 import json
+import textwrap
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
@@ -269,26 +270,35 @@ def component_flags() -> list[tuple[str, str]]:
     return [(spec.name, flag_help(spec)) for spec in _specs().values() if spec.section != "target"]
 
 
-def kind_flags_text(kind: str) -> str:
-    """The flag listing of `tvmc target show KIND` (text), one entry per option; the options every
-    kind has come last, on one line."""
+def kind_flags_text(kind: str, width: int = 79) -> str:
+    """The flag listing of `tvmc target show KIND` (text): each flag of the kind's own options with
+    its type, default and description; the options every kind has come last, on one line."""
     flags = kind_flags(kind)
     found = registry.kind(kind)
     lines = [f"  flags (each sets its option on every {kind} target of the config):"]
     own = [f for f in flags if not f.common]
     for info in own:
         facts = [info.type]
+        if info.option != info.flag.removeprefix(f"--target-{_flag_kind(kind)}-"):
+            facts.insert(0, f"option {info.option}")  # also spelt as it is: --target-cuda-max_num_threads
         if info.default is not None:
             facts.append(f"default {_default_text(info.default)}")
-        names = ", ".join((info.flag, *info.aliases))
-        lines.append(f"    {names} VALUE  ({info.option}: {'; '.join(facts)})")
+        lines.append(f"    {info.flag} VALUE  ({', '.join(facts)})")
         if info.description:
-            lines.append(f"        {info.description}")
+            lines += textwrap.wrap(
+                info.description, width, initial_indent=" " * 8, subsequent_indent=" " * 8, break_on_hyphens=False
+            )
     if not own:
         lines.append("    (none of its own)")
     common = [f.flag.removeprefix(f"--target-{_flag_kind(kind)}-") for f in flags if f.common]
+    notes = []
     if common:
-        lines.append(f"    and, as for every kind: --target-{_flag_kind(kind)}-{{{','.join(common)}}}")
+        notes.append(f"and, as for every kind: --target-{_flag_kind(kind)}-{{{','.join(common)}}}")
+    aliased = next((f for f in (*own, *flags) if f.aliases), None)
+    if aliased is not None:
+        notes.append(f"(a flag may also spell the option as the kind does: {aliased.aliases[0]})")
+    for note in notes:
+        lines += textwrap.wrap(note, width, initial_indent=" " * 4, subsequent_indent=" " * 6, break_on_hyphens=False)
     if found is not None and found.open_options:
         lines.append("    (other options are accepted and kept as given: use --set)")
     return "".join(line + "\n" for line in lines)

@@ -71,3 +71,30 @@ def test_target_values_and_generated_flags() -> None:
 def test_zsh_protocol() -> None:
     out = complete("tvmc config show --config aws/c", shell="zsh")
     assert any("aws/c5" in item for item in out)
+
+
+def test_hidden_generated_flags_still_complete() -> None:
+    """--help hides the ~370 generated flags (issue 15); TAB still offers them, with their help."""
+    assert complete("tvmc config show --target-llvm-mc") == ["--target-llvm-mcpu"]
+    assert complete("tvmc compile m.onnx --target-cuda-max-num") == ["--target-cuda-max-num-threads"]
+    assert complete("tvmc config validate --executor-vm-") == ["--executor-vm-exec-mode"]
+    assert complete("tvmc config show --target-llvm-fast-math-n") == [
+        "--target-llvm-fast-math-nnan",
+        "--target-llvm-fast-math-ninf",
+        "--target-llvm-fast-math-nsz",
+    ]
+    zsh = " ".join(complete("tvmc config show --target-llvm-mc", shell="zsh"))
+    assert "--target-llvm-mcpu" in zsh and "llc -mcpu" in zsh  # a description, not the name restated
+    assert "--origin" in complete("tvmc config show --or")  # the command's own options as before
+
+
+def test_internal_test_kinds_are_never_offered() -> None:
+    assert not [w for w in complete("tvmc config show --target-te") if w.startswith("--target-test-")]
+    assert complete("tvmc config show --target-ex") and not [
+        w for w in complete("tvmc config show --target-ex") if "example" in w
+    ]
+    assert "test" not in complete("tvmc config show --target te")
+    assert complete("tvmc target show te") == ["tensorrt"]
+    assert complete("tvmc target show ll") == ["llvm"]
+    assert "example_target_hook" not in complete("tvmc target list --kind e")
+    assert "ethos-u" in complete("tvmc target list --kind e")

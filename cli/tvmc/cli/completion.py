@@ -66,11 +66,24 @@ def _items(values: list[str], incomplete: str) -> list[CompletionItem]:
 
 
 def complete_target(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """`--target`/`--target-host`: tag names and target kinds."""
+    """`--target`/`--target-host`: tag names and target kinds (not TVM's internal test kinds)."""
     from tvmc import registry
 
-    kinds = sorted({*registry.kinds(), *registry.legacy_kinds()})
-    return _items([*registry.tag_names(), *kinds], incomplete)
+    return _items([*registry.tag_names(), *sorted(registry.public_kinds())], incomplete)
+
+
+def complete_kind(incomplete: str) -> list[str]:
+    """typer `autocompletion=` for a target kind (`target list --kind`); no TVM-internal test kind."""
+    from tvmc import registry
+
+    return [k for k in registry.public_kinds() if k.startswith(incomplete)]
+
+
+def complete_kind_or_tag(incomplete: str) -> list[str]:
+    """typer `autocompletion=` for `target show NAME`: kinds, then tags."""
+    from tvmc import registry
+
+    return [*complete_kind(incomplete), *(t for t in registry.tag_names() if t.startswith(incomplete))]
 
 
 def complete_executor(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:

@@ -11,7 +11,9 @@ import typer
 
 from tvmc import registry
 from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
+from tvmc.cli.completion import complete_kind, complete_kind_or_tag
 from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
+from tvmc.flag_docs import kind_flags, kind_flags_text
 from tvmc.text import one_line
 
 app = typer.Typer(
@@ -47,9 +49,11 @@ _FILL = typer.Option(
 )
 _KINDS = typer.Option(False, "--kinds", help="List target kinds.")
 _TAGS = typer.Option(False, "--tags", help="List tags.")
-_KIND = typer.Option(None, "--kind", metavar="K", help="Only this kind (and the tags of this kind).")
+_KIND = typer.Option(
+    None, "--kind", metavar="K", help="Only this kind (and the tags of this kind).", autocompletion=complete_kind
+)
 _LIST_FORMAT = typer.Option(ListFormat.text, "--format", help="text or json.")
-_NAME = typer.Argument(..., help="A kind (llvm) or a tag (nvidia/jetson-nano).")
+_NAME = typer.Argument(..., help="A kind (llvm) or a tag (nvidia/jetson-nano).", autocompletion=complete_kind_or_tag)
 
 
 def _compact(value: Any) -> str:
@@ -137,6 +141,7 @@ def _kind_info(name: str) -> dict[str, Any]:
         "default_keys": list(kind.default_keys),
         "options": options,
         "tags": sum(1 for _, k in _tag_kinds() if k == name),
+        "flags": [flag.to_json() for flag in kind_flags(name)],
     }
     if kind.legacy:
         info.update(
@@ -183,11 +188,11 @@ def list_cmd(
 ) -> None:
     """List target kinds and tags (both unless --kinds or --tags is given)."""
     if kind is not None and registry.kind(kind) is None:
-        names = sorted([*registry.kinds(), *registry.legacy_kinds()])
+        names = registry.public_kinds()
         raise TargetError(f'Target kind "{kind}" is not defined', "--kind", suggestions=did_you_mean(kind, names))
     if not kinds and not tags:
         kinds = tags = True
-    kind_names = [kind] if kind else [*registry.kinds(), *sorted(registry.legacy_kinds())]
+    kind_names = [kind] if kind else registry.public_kinds()  # TVM's internal test kinds only when asked for
     tag_rows = [(t, k) for t, k in _tag_kinds() if kind is None or k == kind]
     if fmt is ListFormat.json:
         out: dict[str, Any] = {}
@@ -231,7 +236,8 @@ def show_cmd(
     name: str = _NAME,
     fmt: ListFormat = _LIST_FORMAT,
 ) -> None:
-    """Explain a kind (options, types, defaults, keys, device type, legacy status) or a tag."""
+    """Explain a kind (its --target-KIND-ATTR flags with type, default and description; keys, device
+    type, legacy status) or a tag."""
     if registry.is_tag(name):
         info = _tag_info(name)
         text = _tag_text(info)
@@ -240,7 +246,7 @@ def show_cmd(
         text = _kind_text(info)
     else:
         renamed = registry.renamed_tags().get(name)
-        names = [*registry.kinds(), *registry.legacy_kinds(), *registry.tag_names()]
+        names = [*registry.public_kinds(), *registry.tag_names()]
         raise TargetError(
             f"{name!r} is neither a target kind nor a tag",
             "NAME",
@@ -260,6 +266,8 @@ def _kind_text(info: dict[str, Any]) -> str:
         )
         if info.get("renamed_to"):
             lines.append(f"  renamed to:   {info['renamed_to']}")
+    elif info["name"] in registry.INTERNAL_KINDS:
+        lines.append(f"  status:       TVM {registry.tvm_version()}, a kind for TVM's own tests (never listed)")
     else:
         lines.append(f"  status:       TVM {registry.tvm_version()}")
     lines.append(f"  device type:  {info['device_type']} ({info['device']})")
@@ -267,17 +275,12 @@ def _kind_text(info: dict[str, Any]) -> str:
     if info.get("compilers"):
         lines.append(f"  compilers:    {', '.join(info['compilers'])}")
     lines.append(f"  tags:         {info['tags']}")
-    lines.append("  options:")
-    width = max(len(o) for o in info["options"])
-    for opt, spec in info["options"].items():
-        default = f"  default {json.dumps(spec['default'])}" if "default" in spec else ""
-        lines.append(f"    {opt:<{width}}  {spec['type']}{default}")
-    if info.get("open_options"):
-        lines.append("    (other options are accepted and kept as given)")
+    text = "".join(line + "\n" for line in lines) + kind_flags_text(info["name"])
+    lines = []
     for opt, spec in info.get("legacy_options", {}).items():
         now = f"now {spec['now']}" if spec["now"] else "no equivalent"
         lines.append(f"  legacy option {opt} ({spec['type']}, until TVM {spec['until']}): {now}")
-    return "".join(line + "\n" for line in lines)
+    return text + "".join(line + "\n" for line in lines)
 
 
 def _tag_text(info: dict[str, Any]) -> str:
