@@ -251,11 +251,12 @@ def _generated_rows() -> list[tuple[str, str]]:
 
 def _environment_rows() -> list[tuple[str, str]]:
     """The environment variables that change the resolved config, and the search path."""
+    from tvmc.layering import BASE_ENV, DEFAULT_BASE
     from tvmc.rewrites.flags import ENV_FLAGS
     from tvmc.sources import ENV_VAR
 
     return [
-        ("TVMC_CONFIG", "The base configs (comma-separated) when no --config is given; default host/default."),
+        (BASE_ENV, f"The base configs (comma-separated) when no --config is given; default {DEFAULT_BASE}."),
         (
             ENV_VAR,
             f"Directories ({os.pathsep}-separated) searched for config names before "
