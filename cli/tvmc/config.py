@@ -96,6 +96,9 @@ MAX_EXTENDS_FANOUT = 32
 # Legacy TVM's executor/runtime when a target string gave only their options (TVM 0.9
 # python/tvm/relay/build_module.py, `_reconstruct_from_deprecated_options`).
 LEGACY_DEFAULT_KIND = {"executor": "graph", "runtime": "cpp"}
+# The kinds a build uses when a config names none (vm for TVM >= 0.25, graph for <= 0.19; cpp):
+# setting one of their options implies the kind, as it would be used anyway.
+IMPLIED_KINDS = {"executor": ("vm", "graph"), "runtime": ("cpp",)}
 
 
 def component_table(value: Any) -> Any:

@@ -48,30 +48,43 @@ class ValueTypeError(ValueError):
     """A value that does not fit its declared type; the caller adds where it came from."""
 
 
+_TOML_START = ("[", "{", '"', "'")
+
+
 def parse_literal(text: str) -> Any:
-    """A TOML literal (`3`, `true`, `"x"`, `[1, 2]`, `{ kind = "llvm" }`); anything else is a string."""
+    """A flag value read as one TOML value (`3`, `true`, `"x"`, `[1, 2]`, `{ kind = "llvm" }`),
+    surrounding whitespace stripped; a bare word is a string. Text that looks like TOML (starts with
+    a bracket, a brace or a quote) but is not one TOML value is an error, not a string."""
     import tomllib  # here: only flags with values need it, and the loader may use compiled tomli
 
+    text = text.strip()
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        document = tomllib.loads(f"v = {text}")
     except tomllib.TOMLDecodeError:
-        return text
+        document = None
     except RecursionError:
         raise ValueTypeError("value is nested too deeply") from None
     except ValueError:  # tomllib lets int()'s 4300-digit limit escape as a plain ValueError
         raise ValueTypeError("an integer too long to fit in 64 bits") from None
+    if document is not None and len(document) == 1:
+        return document["v"]
+    if text.startswith(_TOML_START):
+        raise ValueTypeError(f"{text!r} is not a valid TOML value (check its quotes and brackets)")
+    return text
 
 
 def _unquote(text: str) -> str:
     literal = parse_literal(text)
-    return literal if isinstance(literal, str) else text
+    return literal if isinstance(literal, str) else text.strip()
 
 
 def _split_list(text: str) -> list[str]:
+    """An array option's value: a TOML array, or a comma list (bare or as one TOML string)."""
     literal = parse_literal(text)
     if isinstance(literal, list):
         return [str(x) if not isinstance(x, str) else x for x in literal]
-    return [part.strip() for part in text.split(",") if part.strip()]
+    words = literal if isinstance(literal, str) else text
+    return [part.strip() for part in words.split(",") if part.strip()]
 
 
 def coerce_text(text: str, type_: str) -> Any:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry
-from tvmc.config import BUILD_OPTIONS, COMPONENTS, TOP_LEVEL, component_table, with_lifted
+from tvmc.config import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.layering import Tree
 from tvmc.provenance import Origin, drop, join, origins_for, rebase
@@ -122,6 +122,12 @@ def _matches(tree: Tree, tokens: list[str | int], node: Any, select: Select) -> 
     return isinstance(node, dict) and str(node.get(select.key)) == select.value
 
 
+def _target_slots(tree: Tree) -> list[list[str | int]]:
+    listed = tree.data.get("targets")
+    slots: list[list[str | int]] = [["targets", i] for i in range(len(listed))] if isinstance(listed, list) else []
+    return [*slots, ["host"]] if tree.data.get("host") is not None else slots
+
+
 def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) -> list[list[str | int]]:
     """Concrete token paths of the parents that `path[:-1]` selects."""
     found: list[list[str | int]] = [[]]
@@ -144,6 +150,8 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                 if not isinstance(node, list) or not -len(node) <= segment.index < len(node):
                     raise UsageError(f"{_show(tokens)} has no element [{segment.index}]", rw.origin.source)
                 step.append([*tokens, segment.index % len(node)])
+            elif not tokens:  # `--target-<kind>-<attr>`: every target of the kind, and the host
+                step += [slot for slot in _target_slots(tree) if _matches(tree, slot, _get(tree.data, slot), segment)]
             else:
                 candidates = list(enumerate(node)) if isinstance(node, list) else [(None, node)]
                 for index, child in candidates:
@@ -156,6 +164,12 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
 
 
 def _no_match(tree: Tree, path: tuple[Segment, ...], segment: Segment) -> str:
+    if isinstance(segment, Select) and path[0] == segment:
+        try:
+            host = _kind_of(tree.data["host"]) if tree.data.get("host") is not None else "none"
+        except TvmcError:
+            host = "?"
+        return _no_match(tree, (Key("targets"), segment), segment).replace(")", f"; host: {host})")
     if isinstance(segment, Select) and path[0] == Key("targets"):
         listed = tree.data.get("targets") or []
         if not isinstance(listed, list):  # `targets = 1` in a file: validation names the file's error
@@ -247,6 +261,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
             rw.origin.source,
             suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)),
         )
+    if rw.op in ("set", "append"):
+        _imply_kind(tree, rw)
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
     last = rw.path[-1]
     for parent_tokens in parents:
@@ -272,6 +288,79 @@ def apply(tree: Tree, rw: Rewrite) -> None:
                     raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
         for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
             _apply_one(tree, rw, tokens)
+
+
+def _imply_kind(tree: Tree, rw: Rewrite) -> None:
+    """An option of the executor/runtime kind the build uses by default sets that kind when the
+    config names none: `--executor-vm-exec-mode compiled`, `--set runtime.system-lib=true`."""
+    section = rw.path[0].name if isinstance(rw.path[0], Key) else None
+    if section not in IMPLIED_KINDS or len(rw.path) < 2:
+        return
+    table = component_table(tree.data.get(section))
+    if table is not None and not (isinstance(table, dict) and "kind" not in table):
+        return
+    comps = registry.components(section)
+    match rw.path[1:]:
+        case (Select("kind", owner), Key()) if owner in IMPLIED_KINDS[section]:
+            kind: str | None = owner
+        case (Key(option),) if option != "kind":
+            kind = next((k for k in IMPLIED_KINDS[section] if option in comps[k].options), None)
+        case _:
+            kind = None
+    if kind is None:
+        return
+    tree.data[section] = {"kind": kind, **(table or {})}
+    tree.origins.setdefault(f"/{section}", rw.origin)
+    tree.origins[f"/{section}/kind"] = rw.origin
+
+
+def _area(rw: Rewrite) -> str:
+    """The part of the config a rewrite edits, for telling which later rewrite undid it."""
+    head = rw.path[0]
+    if isinstance(head, Key):
+        return "targets" if head.name == "host" else head.name
+    return "targets"  # a `--target-<kind>-<attr>` patch: targets and host
+
+
+MAX_DISCARD_WARNINGS = 10
+
+
+def discarded_warnings(tree: Tree, rewrites: list[Rewrite]) -> list[str]:
+    """Flags whose every value a later flag replaced: rewrites apply in command-line order, so a
+    patch before the `--target` it meant to patch is silently lost without this."""
+    surviving = {id(origin) for origin in tree.origins.values()}
+    later: dict[str, list[int]] = {}
+    for index, rw in enumerate(rewrites):
+        later.setdefault(_area(rw), []).append(index)
+    out: list[str] = []
+    for index, rw in enumerate(rewrites):
+        if rw.origin.kind != "flag" or rw.op not in ("set", "append") or id(rw.origin) in surviving:
+            continue
+        if any(other.origin is rw.origin for other in rewrites[index + 1 : index + 2]):
+            continue  # one flag's several rewrites: judged by its last
+        area = later[_area(rw)]
+        culprit = next(
+            (rewrites[j] for j in area[area.index(index) + 1 :] if len(rewrites[j].path) <= len(rw.path)), None
+        )
+        if culprit is None or culprit.origin.source == rw.origin.source:
+            continue
+        out.append(
+            f"{rw.origin.source} has no effect: it comes before {culprit.origin.source}, which replaces what it set "
+            "(flags apply in command-line order; put it after)"
+        )
+        if len(out) == MAX_DISCARD_WARNINGS:
+            break
+    return out
+
+
+def _blame_order(err: UsageError, rw: Rewrite, rest: list[Rewrite]) -> None:
+    """A target patch that matched nothing, before a flag that sets the targets: say so."""
+    if not isinstance(rw.path[0], Select):
+        return
+    setter = next((r for r in rest if r.path[:1] in ((Key("targets"),), (Key("host"),))), None)
+    if setter is not None:
+        err.hint = f"it comes before {setter.origin.source}: flags apply in command-line order, so put it after"
+        err.args = (err.one_line(),)
 
 
 def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
@@ -311,6 +400,12 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
 
 
 def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
-    for rw in rewrites:
-        apply(tree, rw)
+    applied = list(rewrites)
+    for index, rw in enumerate(applied):
+        try:
+            apply(tree, rw)
+        except UsageError as err:
+            _blame_order(err, rw, applied[index + 1 :])
+            raise
         tree.notes.extend(rw.notes)
+    tree.notes.extend(discarded_warnings(tree, applied))

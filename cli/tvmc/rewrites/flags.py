@@ -167,7 +167,8 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
             suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)),
         )
     if spec.section == "target":
-        return [Rewrite("set", (Key("targets"), Select("kind", spec.owner), Key(spec.option)), origin, text=value)]
+        # Every target of the kind and the host (old tvmc's host was a target of its list).
+        return [Rewrite("set", (Select("kind", spec.owner), Key(spec.option)), origin, text=value)]
     return [
         Rewrite(
             "set",

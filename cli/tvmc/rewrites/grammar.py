@@ -99,7 +99,7 @@ def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
             raise UsageError(f"expected a key at column {pos + 1} of {text!r}", flag)
         pos = m.end()
         while m := (_INDEX.match(text, pos) or _SELECT.match(text, pos)):
-            segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), m.group(2)))
+            segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), _unquoted(m.group(2))))
             pos = m.end()
         if pos > MAX_PATH_LENGTH:  # the path only: the value after it may be longer
             raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)
@@ -109,9 +109,19 @@ def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
         return tuple(segments), text[pos:]
 
 
+def _unquoted(value: str) -> str:
+    """A selector's value as written, without quotes around it: `[kind="llvm"]` is `[kind=llvm]`."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
 def parse_set(expr: str, flag: str, origin: Origin) -> Rewrite:
     """`PATH=VALUE` or `PATH+=VALUE` (from --set)."""
     path, rest = parse_path(expr, flag)
+    if rest[:1].isspace() and rest.lstrip().startswith(("=", "+=")):
+        raise UsageError(f"no spaces between the path and '=' in PATH=VALUE, got {expr!r}", flag)
     if rest.startswith("+="):
         return Rewrite("append", path, origin, text=rest[2:])
     if rest.startswith("="):
