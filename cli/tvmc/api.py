@@ -5,6 +5,11 @@
     >>> r.config.targets[0]["mcpu"], str(r.origin("/targets/0/mcpu"))
     ('cascadelake', '--target-llvm-mcpu=cascadelake')
 
+Arguments are checked on entry: `configs` is a list of names or paths (one str is one config,
+never its characters; a `pathlib.Path` is a path), rewrites a list of `(flag, value)` pairs of
+strings (the value as typed on a command line: `("-O", "2")`) or `Rewrite` objects; anything else
+is a `TypeError` saying what was expected.
+
 Stages: load (`sources`) → layer (`layering`) → rewrite (`rewrites`) → canonicalize
 (`config`, `targets`); validation and emitters consume the `Resolved` result.
 """
@@ -47,43 +52,130 @@ class Resolved(FrozenRecord):
         return self.config.to_dict()
 
     def origin(self, pointer: str) -> Origin:
+        """The origin of the value at a JSON pointer such as `/targets/0/mcpu`."""
+        if not isinstance(pointer, str):
+            raise TypeError(
+                f"pointer: expected a JSON pointer str such as '/targets/0/mcpu', got {_type_name(pointer)}"
+            )
         return origin_of(self.origins, pointer) or Origin.default()
 
     def fingerprint(self) -> str:
         return self.config.fingerprint()
 
 
-def _refs(configs: Sequence[ConfigRef]) -> list[tuple[str, Location | None]]:
-    return [(c, Location(f"--config {printable(c)}")) if isinstance(c, str) else c for c in configs]
+def _type_name(value: object) -> str:
+    return type(value).__name__
 
 
-def _rewrites(items: Sequence[RewriteLike]) -> list[rewrites.Rewrite]:
-    pairs = [item for item in items if isinstance(item, tuple)]
-    if len(pairs) == len(items):
-        return rewrites.argv_rewrites(pairs)
-    if pairs:
-        raise TypeError("pass either Rewrite objects or (flag, value) pairs, not both")
-    return list(items)  # type: ignore[arg-type]
+def _refs(configs: object) -> list[tuple[str, Location | None]]:
+    """The config references, checked: a str (or path) alone is one config."""
+    if isinstance(configs, str | os.PathLike):
+        configs = [configs]
+    elif not isinstance(configs, Sequence):
+        raise TypeError(f"configs: expected a list of config names or paths, got {_type_name(configs)}")
+    out: list[tuple[str, Location | None]] = []
+    for index, ref in enumerate(configs):
+        if isinstance(ref, os.PathLike):
+            ref = _path_ref(ref)
+        if isinstance(ref, str):
+            out.append((ref, Location(f"--config {printable(ref)}")))
+        elif (
+            isinstance(ref, tuple)
+            and len(ref) == 2
+            and isinstance(ref[0], str)
+            and (ref[1] is None or isinstance(ref[1], Location))
+        ):
+            out.append(ref)
+        else:
+            raise TypeError(
+                f"configs[{index}]: expected a config name or path (str), got {_type_name(ref)} {printable(repr(ref))}"
+            )
+    return out
+
+
+def _path_ref(path: os.PathLike[Any]) -> str:
+    """A `Path` names a file, never a config on the search path: `Path("x")` is `./x`."""
+    text: object = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"configs: expected a str path, got bytes {text!r}")
+    return text if sources.is_path_ref(text) else os.path.join(".", text)
+
+
+def _rewrites(items: object) -> list[rewrites.Rewrite]:
+    """The rewrites, checked: all (flag, value) pairs of str, or all `Rewrite` objects."""
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+        raise TypeError(
+            f"rewrites: expected a list of (flag, value) pairs or Rewrite objects, got {_type_name(items)}"
+            + (f" {printable(repr(items))}" if isinstance(items, str) else "")
+        )
+    pairs: list[tuple[str, str]] = []
+    objects: list[rewrites.Rewrite] = []
+    for index, item in enumerate(items):
+        if isinstance(item, rewrites.Rewrite):
+            objects.append(item)
+            continue
+        if not (isinstance(item, tuple | list) and len(item) == 2):
+            raise TypeError(
+                f"rewrites[{index}]: expected a (flag, value) pair or a Rewrite, got {_type_name(item)} "
+                f"{printable(repr(item))}"
+            )
+        flag, value = item
+        if not isinstance(flag, str):
+            raise TypeError(f"rewrites[{index}]: the flag must be a str such as '-O', got {_type_name(flag)}")
+        if not isinstance(value, str):
+            raise TypeError(
+                f"rewrites[{index}]: the value of {flag} must be a str, as typed on a command line "
+                f"({flag!r}, {str(value)!r}), got {_type_name(value)}"
+            )
+        pairs.append((flag, value))
+    if pairs and objects:
+        raise TypeError("rewrites: pass either Rewrite objects or (flag, value) pairs, not both")
+    return rewrites.argv_rewrites(pairs) if pairs else objects
+
+
+def _environment(env: object) -> Mapping[str, str]:
+    if env is None:
+        return os.environ
+    if not isinstance(env, Mapping):
+        raise TypeError(f"env: expected a mapping of str to str (like os.environ), got {_type_name(env)}")
+    for key, value in env.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError(f"env: expected str keys and values, got {key!r}: {_type_name(value)}")
+    return env
+
+
+def _search(search: object, env: Mapping[str, str]) -> Sequence[sources.SearchDir]:
+    if search is None:
+        return sources.search_path(env)
+    if isinstance(search, str) or not isinstance(search, Sequence):
+        raise TypeError(f"search: expected a list of tvmc.sources.SearchDir, got {_type_name(search)}")
+    for index, entry in enumerate(search):
+        if not isinstance(entry, sources.SearchDir):
+            raise TypeError(
+                f"search[{index}]: expected a tvmc.sources.SearchDir(path, origin), got {_type_name(entry)}"
+            )
+    return search
 
 
 def resolve_tree(
-    configs: Sequence[ConfigRef] = (),
+    configs: Sequence[ConfigRef] | str = (),
     rewrite_list: Sequence[RewriteLike] = (),
     *,
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
 ) -> Tree:
     """Load, layer and rewrite: the merged tree with origins, before canonicalization."""
-    env = os.environ if env is None else env
-    dirs = sources.search_path(env) if search is None else search
-    tree = layering.build_tree(_refs(configs), dirs, env)
+    refs, edits = _refs(configs), _rewrites(rewrite_list)
+    env = _environment(env)
+    dirs = _search(search, env)
+    tree = layering.build_tree(refs, dirs, env)
     rewrites.apply_all(tree, rewrites.env_rewrites(env))
-    rewrites.apply_all(tree, _rewrites(rewrite_list))
+    rewrites.apply_all(tree, edits)
     return tree
 
 
 def resolve(
-    configs: Sequence[ConfigRef] = (),
+    configs: Sequence[ConfigRef] | str = (),
     rewrite_list: Sequence[RewriteLike] = (),
     *,
     env: Mapping[str, str] | None = None,
@@ -143,6 +235,10 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     expanded to is attributed to the tag/string; anything else (declared defaults, derived keys,
     the default host) is a default.
     """
+    if not isinstance(canonical, dict):
+        raise TypeError(f"canonical: expected the canonical config as a dict, got {_type_name(canonical)}")
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree: expected a tvmc.layering.Tree, got {_type_name(tree)}")
     out: Origins = {}
     host = canonical.get("host")
     mirror = next(
