@@ -98,6 +98,63 @@ def show(
     write_atomic(output, text, inputs=resolved.tree.inputs)
 
 
+GET_PATH_HELP = (
+    "A dotted path as --set takes it: targets[0].mcpu, executor.kind, host, targets[kind=llvm].mattr, "
+    'pass-config."tir.disable_vectorize".'
+)
+
+
+@app.command("get", cls=RewriteCommand)
+@reports_errors
+def get(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    config: list[str] = typer.Option(
+        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
+    ),
+    format: ConfigFormat = typer.Option(
+        ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
+    ),
+    origin: bool = typer.Option(False, "--origin", help="Prefix the value with where it came from (tab-separated)."),
+) -> None:
+    """Print one value of the resolved config (exit 1 when it is unset), like `git config --get`.
+
+    Same --config and rewrites as `config show`; `config explain PATH` shows every layer that set it.
+    """
+    from tvmc import explain
+    from tvmc.emit import canonical
+
+    explain.parse(path)  # a malformed PATH is a usage error before anything is resolved
+    resolved = resolve_from_cli(ctx, config)
+    for note in resolved.notes:
+        warn(note)
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    if found is None:
+        typer.echo(f"tvmc: {explain.unset_message(path)}", err=True)
+        raise typer.Exit(1)
+    if format is ConfigFormat.json:
+        doc: object = found.value
+        if origin:
+            leaves = {p: str(o) for p, o in found.origins.items() if p in _leaf_pointers(found)}
+            doc = {"path": found.path, "value": found.value, "origin": str(found.origin), "origins": leaves}
+        text = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    elif origin and isinstance(found.value, dict | list) and found.value:
+        text = canonical.origin_view(found.value, found.origins, found.pointer)
+    elif origin:
+        text = f"{found.origin}\t{canonical.value_text(found.value, found.path)}"
+    else:
+        text = canonical.value_text(found.value, found.path.rsplit(".", 1)[-1])
+    write_stdout(text)
+
+
+def _leaf_pointers(found: object) -> set[str]:
+    from tvmc.explain import Found
+    from tvmc.provenance import walk
+
+    assert isinstance(found, Found)
+    return {p for p, node in walk(found.value, found.pointer) if not isinstance(node, dict | list) or not node}
+
+
 def _given(ctx: click.Context, name: str) -> bool:
     """Whether the command line gave the option (not its default)."""
     return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)

@@ -35,15 +35,29 @@ def _is_leaf(node: Any) -> bool:
     return not isinstance(node, dict | list) or not node
 
 
-def origin_view(data: Mapping[str, Any], origins: Mapping[str, Origin]) -> str:
-    """One line per value, like `git config --show-origin`: `ORIGIN<TAB>path = value`."""
+def origin_view(data: Any, origins: Mapping[str, Origin], pointer: str = "") -> str:
+    """One line per value, like `git config --show-origin`: `ORIGIN<TAB>path = value`; `data` is
+    the whole config, or the node at `pointer` (paths are shown in full either way)."""
     lines = []
-    for pointer, value in walk(data):
-        if not pointer or not _is_leaf(value):
+    for at, value in walk(data, pointer):
+        if not at or not _is_leaf(value):
             continue
-        origin = origins.get(pointer)
-        lines.append(f"{origin or 'default'}\t{display_path(pointer)} = {_toml_value(value)}")
+        origin = origins.get(at)
+        lines.append(f"{origin or 'default'}\t{display_path(at)} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
+
+
+def value_text(value: Any, name: str) -> str:
+    """One value as `tvmc config get` prints it, like `git config --get`: a string as it is, another
+    scalar or a list of scalars in TOML syntax, a table as a TOML document, a list of tables as
+    `[[name]]` tables."""
+    if isinstance(value, str):
+        return _one_line(value) + "\n"
+    if isinstance(value, dict):
+        return to_toml(value) if value else "{}\n"
+    if isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        return to_toml({name: value})
+    return _toml_value(value) + "\n"
 
 
 def _toml_value(value: Any) -> str:
