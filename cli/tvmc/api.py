@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, canonicalize_config
 from tvmc.errors import FrozenRecord, Location, TvmcError
 from tvmc.layering import Tree
+
+if TYPE_CHECKING:
+    from tvmc.explain import Explanation
 from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
 
 ConfigRef = str | tuple[str, Location | None]
@@ -228,6 +231,42 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
     return None
 
 
+def _mirror(canonical: Mapping[str, Any]) -> int | None:
+    """The index of the target the canonical host is a copy of, if any."""
+    host = canonical.get("host")
+    return next(
+        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
+        None,
+    )
+
+
+def source_pointer(resolved: Resolved, pointer: str) -> str | None:
+    """Where in the merged tree the canonical value at `pointer` was written, if it was: the
+    config's `host` for a target's host, the CPU target for a host no layer wrote."""
+    if not isinstance(resolved, Resolved) or not isinstance(pointer, str):
+        raise TypeError("source_pointer: expected a Resolved and a JSON pointer str")
+    return _source_pointer(resolved.tree, pointer, _mirror(resolved.to_dict()))
+
+
+def explain(
+    configs: Sequence[ConfigRef] | str,
+    rewrite_list: Sequence[RewriteLike] = (),
+    path: str = "",
+    *,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+) -> Explanation:
+    """Every layer and rewrite that set the value at `path` (`targets[0].mcpu`), in order, the
+    winner last, and the final canonical value (`tvmc config explain`)."""
+    from tvmc import explain as explaining
+
+    if not isinstance(path, str) or not path:
+        raise TypeError(f"path: expected a non-empty str such as 'targets[0].mcpu', got {path!r}")
+    refs, edits = _refs(configs), _rewrites(rewrite_list)
+    checked_env = _environment(env)
+    return explaining.history(path, refs, edits, checked_env, _search(search, checked_env))
+
+
 def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     """Map every canonical node to the origin of the input that produced it.
 
@@ -240,11 +279,7 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     if not isinstance(tree, Tree):
         raise TypeError(f"tree: expected a tvmc.layering.Tree, got {_type_name(tree)}")
     out: Origins = {}
-    host = canonical.get("host")
-    mirror = next(
-        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
-        None,
-    )
+    mirror = _mirror(canonical)
     for pointer, _ in walk(canonical):
         found = _source_pointer(tree, pointer, mirror)
         if found is not None:

@@ -44,7 +44,7 @@ def lookup(data: Any, path: Sequence[Segment], expand: bool = False) -> list[tup
     """Every (pointer, value) the path reaches in a plain tree; [] when it reaches nothing.
 
     With `expand`, a target written as a string or a tag table (in a merged, not yet canonical
-    tree) is looked into as the target it stands for."""
+    tree) is looked into as the target it stands for; a PATH ending at it gets it as written."""
     found: list[tuple[str, Any]] = [("", data)]
     for segment in path:
         step: list[tuple[str, Any]] = []
@@ -65,8 +65,6 @@ def lookup(data: Any, path: Sequence[Segment], expand: bool = False) -> list[tup
             elif _matches(expand_target(node) if expand and _is_target_slot(pointer) else node, segment):
                 step.append((pointer, node))
         found = step
-    if expand:
-        found = [(p, expand_target(v) if _is_target_slot(p) else v) for p, v in found]
     return found
 
 
@@ -134,3 +132,211 @@ def get(canonical: Mapping[str, Any], origins: Mapping[str, Origin], path_text: 
 def unset_message(path_text: str) -> str:
     return f"{path_text} is not set"
 
+
+# ---- the history behind one value ----------------------------------------------------------------
+
+
+class Step(FrozenRecord):
+    """One layer or rewrite that set, changed or removed the value at a PATH."""
+
+    __match_args__ = ("action", "pointer", "value", "where", "origin", "applying", "expanded_from")
+    __slots__ = __match_args__
+    action: Final[str]  # "set" | "unset"
+    pointer: Final[str]  # where the value is in the merged tree at that step
+    value: Final[Any]  # as that layer wrote it (None when unset)
+    where: Final[str]  # where it was written, or the layer/flag that removed it
+    origin: Final[Origin | None]  # `where` as an Origin (None for a removal by a layer)
+    applying: Final[str | None]  # the layer or flag applied at this step, when it is not `where`
+    expanded_from: Final[str | None]  # the tag or target string the value was read from
+
+    def __init__(
+        self,
+        action: str,
+        pointer: str,
+        value: Any,
+        where: str,
+        origin: Origin | None = None,
+        applying: str | None = None,
+        expanded_from: str | None = None,
+    ) -> None:
+        self.action = action
+        self.pointer = pointer
+        self.value = value
+        self.where = where
+        self.origin = origin
+        self.applying = applying
+        self.expanded_from = expanded_from
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action, "path": display_path(self.pointer), "origin": self.where}
+        if self.action == "set":
+            out["value"] = self.value
+        if self.applying is not None:
+            out["applying"] = self.applying
+        if self.expanded_from is not None:
+            out["expanded-from"] = self.expanded_from
+        return out
+
+
+class Explanation(FrozenRecord):
+    """Every step that set the value at a PATH, in order (the winner last), and the final value."""
+
+    __match_args__ = ("path", "steps", "final", "notes", "error")
+    __slots__ = __match_args__
+    path: Final[str]
+    steps: Final[tuple[Step, ...]]
+    final: Final[Found | None]  # the canonical value, None when unset (or when `error`)
+    notes: Final[tuple[str, ...]]  # how the PATH was followed (a host that is a target, ...)
+    error: Final[TvmcError | None]  # the resolution failed after layering (canonicalization)
+
+    def __init__(
+        self,
+        path: str,
+        steps: tuple[Step, ...],
+        final: Found | None,
+        notes: tuple[str, ...] = (),
+        error: TvmcError | None = None,
+    ) -> None:
+        self.path = path
+        self.steps = steps
+        self.final = final
+        self.notes = notes
+        self.error = error
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "steps": [s.to_dict() for s in self.steps], "set": bool(self.final)}
+        if self.final is not None:
+            out.update(pointer=self.final.pointer, value=self.final.value, origin=str(self.final.origin))
+        if self.notes:
+            out["notes"] = list(self.notes)
+        if self.error is not None:
+            out["error"] = self.error.one_line()
+        return out
+
+
+class _Tracker:
+    """Watches the value at a PATH while the tree is built, recording each change."""
+
+    def __init__(self, path: Sequence[Segment]) -> None:
+        self.path = path
+        self.steps: list[Step] = []
+        self._last: tuple[str, Any, Origin | None] | None = None  # pointer, value, origin
+
+    def observe(
+        self, data: Any, origins: Mapping[str, Origin], applying: str, by: Origin | None, source: str | None
+    ) -> None:
+        """After one layer (`source`: its file's source) or rewrite (`by`: its origin) is applied."""
+        matches = lookup(data, self.path, expand=True)
+        last = self._last
+        if not matches:
+            if last is not None:
+                self.steps.append(Step("unset", last[0], None, str(by) if by is not None else applying, by))
+            self._last = None
+            return
+        pointer, value = matches[0]
+        origin = origin_of(origins, pointer)
+        if last is not None and last[1] == value and (isinstance(value, dict | list) or last[2] is origin):
+            return  # unchanged (a table or list: its contents unchanged)
+        self._last = (pointer, copy.deepcopy(value), origin)
+        if last is not None and origin is last[2] and by is not None:
+            origin = by  # a list or table edited inside (`+=`): the rewrite changed it
+        own = origin is by if by is not None else origin is not None and origin.source == source
+        where = str(origin) if origin is not None else "default"
+        step = Step(
+            "set",
+            pointer,
+            copy.deepcopy(value),
+            where,
+            origin,
+            None if own or applying == "default" else applying,
+            _expanded_from(data, pointer),
+        )
+        if by is not None and self.steps and self.steps[-1].origin is by:
+            self.steps[-1] = step  # one flag's several rewrites (a comma list): one step
+        else:
+            self.steps.append(step)
+
+
+def _expanded_from(data: Any, pointer: str) -> str | None:
+    """The target string or tag a value was read from, when it is inside one."""
+    tokens = split(pointer)
+    node = data
+    for index, token in enumerate(tokens):
+        here = "".join(join("", t) for t in tokens[:index])
+        if index and _is_target_slot(here) and expand_target(node) is not node:
+            return node if isinstance(node, str) else f"tag {node.get('tag')}"
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return None
+
+
+def _replay(
+    path: Sequence[Segment],
+    refs: Sequence[tuple[str, Any]],
+    edits: Sequence[Any],
+    env: Mapping[str, str],
+    dirs: Sequence[Any],
+) -> tuple[list[Step], Any]:
+    """Build the tree as `api.resolve_tree` does, one layer and one rewrite at a time."""
+    from tvmc import layering, rewrites
+
+    tracker = _Tracker(path)
+    tree = layering.Tree.defaults()
+    tracker.observe(tree.data, tree.origins, "default", None, None)
+    for node in layering.command_line_nodes(refs, dirs, env):
+        layering.merge(tree, node.tree())
+        source = node.layer.source if node.layer is not None else node.key
+        label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
+        tracker.observe(tree.data, tree.origins, label, None, source)
+    for rw in [*rewrites.env_rewrites(env), *edits]:
+        rewrites.apply(tree, rw)
+        tracker.observe(tree.data, tree.origins, str(rw.origin), rw.origin, None)
+    return tracker.steps, tree
+
+
+def history(
+    path_text: str,
+    refs: Sequence[tuple[str, Any]],
+    edits: Sequence[Any],
+    env: Mapping[str, str],
+    dirs: Sequence[Any],
+) -> Explanation:
+    """The explanation of `path_text` for checked inputs (see `tvmc.api.explain`)."""
+    from tvmc import api
+
+    path = parse(path_text)
+    steps, tree = _replay(path, refs, edits, env, dirs)
+    notes: list[str] = []
+    try:
+        resolved = api.resolve(list(refs), list(edits), env=env, search=dirs)
+    except TvmcError as err:
+        return Explanation(path_text, tuple(steps), None, (), err)
+    final = get(resolved.to_dict(), resolved.origins, path_text)
+    if final is not None and not lookup(tree.data, path, expand=True):
+        # Written elsewhere: a host no file wrote is the CPU target (TVM's rule), a target's
+        # host the config's host.
+        source = api.source_pointer(resolved, final.pointer)
+        if source is not None and source != final.pointer:
+            notes.append(f"{final.path} is {display_path(source)} as written (the host is derived from it)")
+            steps, _ = _replay(_segments(source), refs, edits, env, dirs)
+    if final is not None and not steps and final.pointer.startswith("/host"):
+        # A host written inside a target (a tag such as nvidia/jetson-agx-orin-64gb holds its CPU).
+        rest = split(final.pointer)[1:]
+        count = len(tree.data.get("targets") or []) if isinstance(tree.data.get("targets"), list) else 0
+        for index in range(count):
+            inner = (Key("targets"), Index(index), Key("host"), *_segments("".join(join("", t) for t in rest)))
+            if lookup(tree.data, inner, expand=True):
+                notes.append(f"{final.path} is the host written in targets[{index}]")
+                steps, _ = _replay(inner, refs, edits, env, dirs)
+                break
+    if final is not None and not steps:
+        notes.append(f"no layer sets {final.path}: it is a default ({final.origin})")
+    return Explanation(path_text, tuple(steps), final, tuple(notes))
+
+
+def _segments(pointer: str) -> tuple[Segment, ...]:
+    return tuple(Index(int(t)) if t.isdigit() else Key(t) for t in split(pointer))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+
 import pytest
 from tvmc.cli.app import app
 from typer.testing import CliRunner

@@ -35,7 +35,17 @@ def test_config_group_builds_only_the_command_that_runs() -> None:
     assert isinstance(group, click.Group)
     ctx = click.Context(group)
     names = group.list_commands(ctx)
-    assert names == ["show", "get", "list", "validate", "schema", "diff", "migrate", "detect"]  # registration order
+    assert names == [
+        "show",
+        "get",
+        "explain",
+        "list",
+        "validate",
+        "schema",
+        "diff",
+        "migrate",
+        "detect",
+    ]  # registration order
     command = group.get_command(ctx, "schema")
     assert command is not None and command.name == "schema"
     assert group.get_command(ctx, "schema") is command  # built once

@@ -10,10 +10,11 @@ import click
 import typer
 from click.core import ParameterSource
 
-from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyCommandsGroup, fail, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
+from tvmc.provenance import display_path
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -145,6 +146,48 @@ def get(
     else:
         text = canonical.value_text(found.value, found.path.rsplit(".", 1)[-1])
     write_stdout(text)
+
+
+@app.command("explain", cls=RewriteCommand)
+@reports_errors
+def explain_(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    config: list[str] = typer.Option(
+        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
+    ),
+    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
+) -> None:
+    """Every layer and rewrite that set PATH, in order, the winner last; then the canonical value.
+
+    One line per step: ORIGIN<TAB>PATH = VALUE as that layer wrote it (or PATH unset), then
+    `canonical<TAB>PATH = VALUE`. Exit 1 when the value ends unset.
+    """
+    from tvmc import api, explain
+    from tvmc.emit import canonical
+
+    explain.parse(path)
+    result = api.explain(config, ordered_rewrite_flags(ctx), path)
+    if format is ListFormat.json:
+        write_stdout(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    else:
+        lines = [f"# {note}" for note in result.notes]
+        for step in result.steps:
+            shown = display_path(step.pointer)
+            text = f"{shown} = {canonical.toml_value(step.value)}" if step.action == "set" else f"{shown} unset"
+            if step.expanded_from is not None:
+                text += f"  (expanded from {json.dumps(step.expanded_from, ensure_ascii=False)})"
+            if step.applying is not None:
+                text += f"  [applying {step.applying}]"
+            lines.append(f"{step.where}\t{text}")
+        if result.final is not None:
+            lines.append(f"canonical\t{result.final.path} = {canonical.toml_value(result.final.value)}")
+        write_stdout("\n".join(lines) + "\n" if lines else "")
+    if result.error is not None:
+        fail(result.error)
+    if result.final is None:
+        typer.echo(f"tvmc: {explain.unset_message(path)}", err=True)
+        raise typer.Exit(1)
 
 
 def _leaf_pointers(found: object) -> set[str]:

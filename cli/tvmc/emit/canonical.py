@@ -43,7 +43,7 @@ def origin_view(data: Any, origins: Mapping[str, Origin], pointer: str = "") -> 
         if not at or not _is_leaf(value):
             continue
         origin = origins.get(at)
-        lines.append(f"{origin or 'default'}\t{display_path(at)} = {_toml_value(value)}")
+        lines.append(f"{origin or 'default'}\t{display_path(at)} = {toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -57,10 +57,11 @@ def value_text(value: Any, name: str) -> str:
         return to_toml(value) if value else "{}\n"
     if isinstance(value, list) and any(isinstance(item, dict) for item in value):
         return to_toml({name: value})
-    return _toml_value(value) + "\n"
+    return toml_value(value) + "\n"
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """A value on one line in TOML syntax (strings quoted, tables and lists inline)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

@@ -31,6 +31,7 @@ __all__ = [
     "Tree",
     "base_refs",
     "build_tree",
+    "command_line_nodes",
     "extends_refs",
     "find",
     "layer_key",
@@ -58,6 +59,13 @@ def build_tree(
     config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
 ) -> Tree:
     """Defaults, then the base config or the --config references, linearized and merged."""
+    return merge_nodes(command_line_nodes(config_refs, dirs, env), into=Tree.defaults())
+
+
+def command_line_nodes(
+    config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
+) -> list[Node]:
+    """The layers `build_tree` merges over the defaults, lowest first (`tvmc.explain` replays them)."""
     if config_refs:
         refs = [(ref, where, (f"--config {printable(ref)}",)) for ref, where in config_refs]
     else:
@@ -66,5 +74,4 @@ def build_tree(
         if not names:
             raise ConfigLayerError("names no config (separate names with commas)", where)
         refs = [(name, where, (why,)) for name in names]
-    nodes = Expander(find(dirs)).command_line(refs)
-    return merge_nodes(nodes, into=Tree.defaults())
+    return Expander(find(dirs)).command_line(refs)
