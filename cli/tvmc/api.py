@@ -17,12 +17,13 @@ Stages: load (`sources`) → layer (`layering`) → rewrite (`rewrites`) → can
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, canonicalize_config
-from tvmc.errors import FrozenRecord, Location, TvmcError
+from tvmc.errors import ConfigNotFoundError, FrozenRecord, Location, TvmcError, UsageError
 from tvmc.layering import Tree
 
 if TYPE_CHECKING:
@@ -160,18 +161,50 @@ def _search(search: object, env: Mapping[str, str]) -> Sequence[sources.SearchDi
     return search
 
 
+def _stdin_layer(refs: Sequence[tuple[str, Location | None]], stdin: object) -> sources.Layer | None:
+    """The config `-` names, read once from `stdin` (a binary stream; default the process's
+    standard input; a `Layer` already read is used as is); None when no reference is `-`."""
+    count = sum(1 for ref, _ in refs if ref == layering.STDIN_REF)
+    if count == 0:
+        return None
+    if count > 1:
+        raise UsageError("'-' (stdin) can be given once", "--config -")
+    if isinstance(stdin, sources.Layer):
+        return stdin
+    if stdin is None:
+        if sys.stdin is None:
+            raise ConfigNotFoundError("cannot read standard input: it is closed", "<stdin>")
+        stream: Any = getattr(sys.stdin, "buffer", sys.stdin)
+    elif callable(getattr(stdin, "read", None)):
+        stream = stdin
+    else:
+        raise TypeError(f"stdin: expected a binary stream (such as sys.stdin.buffer), got {_type_name(stdin)}")
+    read: object = sources.read_limited(stream)
+    data = read.encode("utf-8") if isinstance(read, str) else read  # a text stream
+    if not isinstance(data, bytes):
+        raise TypeError(f"stdin: expected a binary stream, its read() gave {_type_name(data)}")
+    if not data.strip():
+        raise ConfigNotFoundError("standard input is empty (--config - reads a TOML or JSON config)", "<stdin>")
+    return sources.load_bytes(data, source=STDIN_SOURCE)
+
+
+STDIN_SOURCE = "<stdin>"
+
+
 def resolve_tree(
     configs: Sequence[ConfigRef] | str = (),
     rewrite_list: Sequence[RewriteLike] = (),
     *,
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
+    stdin: BinaryIO | sources.Layer | None = None,
 ) -> Tree:
-    """Load, layer and rewrite: the merged tree with origins, before canonicalization."""
+    """Load, layer and rewrite: the merged tree with origins, before canonicalization. The config
+    `-` is read from `stdin` (default: the process's standard input), TOML or JSON (sniffed)."""
     refs, edits = _refs(configs), _rewrites(rewrite_list)
     env = _environment(env)
     dirs = _search(search, env)
-    tree = layering.build_tree(refs, dirs, env)
+    tree = layering.build_tree(refs, dirs, env, _stdin_layer(refs, stdin))
     rewrites.apply_all(tree, rewrites.env_rewrites(env))
     rewrites.apply_all(tree, edits)
     return tree
@@ -183,9 +216,11 @@ def resolve(
     *,
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
+    stdin: BinaryIO | sources.Layer | None = None,
 ) -> Resolved:
-    """The whole pipeline: configs (names or paths) and rewrites → a canonical CompilationConfig."""
-    tree = resolve_tree(configs, rewrite_list, env=env, search=search)
+    """The whole pipeline: configs (names or paths, `-` for stdin) and rewrites → a canonical
+    CompilationConfig."""
+    tree = resolve_tree(configs, rewrite_list, env=env, search=search, stdin=stdin)
     try:
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
@@ -255,6 +290,7 @@ def explain(
     *,
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
+    stdin: BinaryIO | sources.Layer | None = None,
 ) -> Explanation:
     """Every layer and rewrite that set the value at `path` (`targets[0].mcpu`), in order, the
     winner last, and the final canonical value (`tvmc config explain`)."""
@@ -264,7 +300,8 @@ def explain(
         raise TypeError(f"path: expected a non-empty str such as 'targets[0].mcpu', got {path!r}")
     refs, edits = _refs(configs), _rewrites(rewrite_list)
     checked_env = _environment(env)
-    return explaining.history(path, refs, edits, checked_env, _search(search, checked_env))
+    dirs = _search(search, checked_env)
+    return explaining.history(path, refs, edits, checked_env, dirs, _stdin_layer(refs, stdin))
 
 
 def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:

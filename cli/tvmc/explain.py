@@ -280,6 +280,7 @@ def _replay(
     edits: Sequence[Any],
     env: Mapping[str, str],
     dirs: Sequence[Any],
+    stdin: Any = None,
 ) -> tuple[list[Step], Any]:
     """Build the tree as `api.resolve_tree` does, one layer and one rewrite at a time."""
     from tvmc import layering, rewrites
@@ -287,7 +288,7 @@ def _replay(
     tracker = _Tracker(path)
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)
-    for node in layering.command_line_nodes(refs, dirs, env):
+    for node in layering.command_line_nodes(refs, dirs, env, stdin):
         layering.merge(tree, node.tree())
         source = node.layer.source if node.layer is not None else node.key
         label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
@@ -304,15 +305,16 @@ def history(
     edits: Sequence[Any],
     env: Mapping[str, str],
     dirs: Sequence[Any],
+    stdin: Any = None,
 ) -> Explanation:
     """The explanation of `path_text` for checked inputs (see `tvmc.api.explain`)."""
     from tvmc import api
 
     path = parse(path_text)
-    steps, tree = _replay(path, refs, edits, env, dirs)
+    steps, tree = _replay(path, refs, edits, env, dirs, stdin)
     notes: list[str] = []
     try:
-        resolved = api.resolve(list(refs), list(edits), env=env, search=dirs)
+        resolved = api.resolve(list(refs), list(edits), env=env, search=dirs, stdin=stdin)
     except TvmcError as err:
         return Explanation(path_text, tuple(steps), None, (), err)
     final = get(resolved.to_dict(), resolved.origins, path_text)
@@ -322,7 +324,7 @@ def history(
         source = api.source_pointer(resolved, final.pointer)
         if source is not None and source != final.pointer:
             notes.append(f"{final.path} is {display_path(source)} as written (the host is derived from it)")
-            steps, _ = _replay(_segments(source), refs, edits, env, dirs)
+            steps, _ = _replay(_segments(source), refs, edits, env, dirs, stdin)
     if final is not None and not steps and final.pointer.startswith("/host"):
         # A host written inside a target (a tag such as nvidia/jetson-agx-orin-64gb holds its CPU).
         rest = split(final.pointer)[1:]
@@ -331,7 +333,7 @@ def history(
             inner = (Key("targets"), Index(index), Key("host"), *_segments("".join(join("", t) for t in rest)))
             if lookup(tree.data, inner, expand=True):
                 notes.append(f"{final.path} is the host written in targets[{index}]")
-                steps, _ = _replay(inner, refs, edits, env, dirs)
+                steps, _ = _replay(inner, refs, edits, env, dirs, stdin)
                 break
     if final is not None and not steps:
         notes.append(f"no layer sets {final.path}: it is a default ({final.origin})")

@@ -14,7 +14,16 @@ from collections.abc import Mapping, Sequence
 from tvmc import sources
 from tvmc.config import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
 from tvmc.errors import ConfigLayerError, Location
-from tvmc.layering.expand import MAX_EXTENDS_DEPTH, MAX_LAYERS, Expander, Node, Problem, find, merge_nodes
+from tvmc.layering.expand import (
+    MAX_EXTENDS_DEPTH,
+    MAX_LAYERS,
+    STDIN_REF,
+    Expander,
+    Node,
+    Problem,
+    find,
+    merge_nodes,
+)
 from tvmc.layering.select import select_part
 from tvmc.layering.tree import NOT_CONFIG, Tree, extends_refs, layer_key, layer_tree, merge, own_data
 from tvmc.provenance import printable
@@ -25,6 +34,7 @@ __all__ = [
     "MAX_EXTENDS_FANOUT",
     "MAX_LAYERS",
     "NOT_CONFIG",
+    "STDIN_REF",
     "Expander",
     "Node",
     "Problem",
@@ -56,14 +66,21 @@ def base_refs(env: Mapping[str, str]) -> tuple[list[str], str]:
 
 
 def build_tree(
-    config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
+    config_refs: Sequence[tuple[str, Location | None]],
+    dirs: Sequence[sources.SearchDir],
+    env: Mapping[str, str],
+    stdin: sources.Layer | None = None,
 ) -> Tree:
-    """Defaults, then the base config or the --config references, linearized and merged."""
-    return merge_nodes(command_line_nodes(config_refs, dirs, env), into=Tree.defaults())
+    """Defaults, then the base config or the --config references, linearized and merged;
+    `stdin` is the config the reference `-` names."""
+    return merge_nodes(command_line_nodes(config_refs, dirs, env, stdin), into=Tree.defaults())
 
 
 def command_line_nodes(
-    config_refs: Sequence[tuple[str, Location | None]], dirs: Sequence[sources.SearchDir], env: Mapping[str, str]
+    config_refs: Sequence[tuple[str, Location | None]],
+    dirs: Sequence[sources.SearchDir],
+    env: Mapping[str, str],
+    stdin: sources.Layer | None = None,
 ) -> list[Node]:
     """The layers `build_tree` merges over the defaults, lowest first (`tvmc.explain` replays them)."""
     if config_refs:
@@ -74,4 +91,4 @@ def command_line_nodes(
         if not names:
             raise ConfigLayerError("names no config (separate names with commas)", where)
         refs = [(name, where, (why,)) for name in names]
-    return Expander(find(dirs)).command_line(refs)
+    return Expander(find(dirs, stdin)).command_line(refs)

@@ -76,11 +76,17 @@ class Ref(NamedTuple):
 Loader = Callable[[str, Path | None], sources.Layer]
 
 
-def find(dirs: Sequence[sources.SearchDir]) -> Loader:
-    """A loader over a search path (tags are configs too)."""
+STDIN_REF = "-"  # `--config -`: the config read from standard input
+
+
+def find(dirs: Sequence[sources.SearchDir], stdin: sources.Layer | None = None) -> Loader:
+    """A loader over a search path (tags are configs too); `stdin`, when given, is what the
+    command-line reference `-` names (read once by the caller)."""
     from tvmc import registry
 
     def load(ref: str, relative_to: Path | None) -> sources.Layer:
+        if ref == STDIN_REF and stdin is not None and relative_to is None:
+            return stdin
         return sources.find_config(ref, dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
 
     return load
