@@ -190,3 +190,14 @@ def test_plain_copy_is_a_deep_copy(data: dict[str, Any]) -> None:
     assert all(
         a is not b for (_, a), (_, b) in zip(walk(copied), walk(data), strict=True) if isinstance(a, dict | list)
     )
+
+
+def test_a_nested_key_named_targets_deep_merges_without_origins_too() -> None:
+    # Found by the property above: merging data alone took every level for the top one, so a
+    # nested `targets` table was replaced whole there and deep-merged with origins.
+    layers = [{"targets": False, "mattr": {"targets": {"targets": None}}}, {"targets": [], "mattr": {"targets": {}}}]
+    with_origins, data_only = Tree({}, {}), Tree({}, {})
+    for index, layer in enumerate(layers):
+        merge(with_origins, tree(copy.deepcopy(layer), f"layer{index}"))
+        merge(data_only, Tree(copy.deepcopy(layer), {}))
+    assert data_only.data == with_origins.data == {"targets": [], "mattr": {"targets": {"targets": None}}}

@@ -91,7 +91,8 @@ def _merge(
     """Merge `over` into `base` at `pointer`; `origins` None merges the data alone (validation)."""
     for key, value in over.items():
         current = base.get(key)
-        here = join(pointer, key) if origins is not None else ""
+        # Data alone: no pointers, but a nested level must not pass for the top (REPLACED_WHOLE).
+        here = join(pointer, key) if origins is not None else "/"
         if (
             type(current) is dict
             and type(value) is dict
