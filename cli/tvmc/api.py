@@ -37,20 +37,27 @@ RewriteLike = rewrites.Rewrite | tuple[str, str]
 class Resolved(FrozenRecord):
     """A resolved config: the canonical model, the origin of each canonical value, and notes."""
 
-    __match_args__ = ("config", "origins", "notes", "tree")
+    __match_args__ = ("config", "origins", "notes", "tree", "participation")
     __slots__ = __match_args__
     config: Final[CompilationConfig]
     origins: Final[Mapping[str, Origin]]
     notes: Final[tuple[str, ...]]
     tree: Final[Tree]  # the merged, rewritten tree before canonicalization
+    participation: Final[Participation]  # which user/env inputs took part
 
     def __init__(
-        self, config: CompilationConfig, origins: Mapping[str, Origin], notes: tuple[str, ...], tree: Tree
+        self,
+        config: CompilationConfig,
+        origins: Mapping[str, Origin],
+        notes: tuple[str, ...],
+        tree: Tree,
+        participation: Participation | None = None,
     ) -> None:
         self.config = config
         self.origins = origins
         self.notes = notes
         self.tree = tree
+        self.participation = Participation(False) if participation is None else participation
 
     def to_dict(self) -> dict[str, Any]:
         return self.config.to_dict()
@@ -148,9 +155,9 @@ def _environment(env: object) -> Mapping[str, str]:
     return env
 
 
-def _search(search: object, env: Mapping[str, str]) -> Sequence[sources.SearchDir]:
+def _search(search: object, env: Mapping[str, str], isolated: bool = False) -> Sequence[sources.SearchDir]:
     if search is None:
-        return sources.search_path(env)
+        return sources.search_path(env, isolated=isolated)
     if isinstance(search, str) or not isinstance(search, Sequence):
         raise TypeError(f"search: expected a list of tvmc.sources.SearchDir, got {_type_name(search)}")
     for index, entry in enumerate(search):
@@ -159,6 +166,94 @@ def _search(search: object, env: Mapping[str, str]) -> Sequence[sources.SearchDi
                 f"search[{index}]: expected a tvmc.sources.SearchDir(path, origin), got {_type_name(entry)}"
             )
     return search
+
+
+class Inputs(FrozenRecord):
+    """Checked arguments of one resolution: references, rewrites, the environment it sees (no
+    `TVMC_*` variable when isolated), the search path, and the config `-` names."""
+
+    __match_args__ = ("refs", "edits", "env", "dirs", "stdin", "isolated")
+    __slots__ = __match_args__
+    refs: Final[list[tuple[str, Location | None]]]
+    edits: Final[list[rewrites.Rewrite]]
+    env: Final[Mapping[str, str]]
+    dirs: Final[Sequence[sources.SearchDir]]
+    stdin: Final[sources.Layer | None]
+    isolated: Final[bool]
+
+    def __init__(
+        self,
+        refs: list[tuple[str, Location | None]],
+        edits: list[rewrites.Rewrite],
+        env: Mapping[str, str],
+        dirs: Sequence[sources.SearchDir],
+        stdin: sources.Layer | None,
+        isolated: bool,
+    ) -> None:
+        self.refs = refs
+        self.edits = edits
+        self.env = env
+        self.dirs = dirs
+        self.stdin = stdin
+        self.isolated = isolated
+
+
+def inputs(
+    configs: object, rewrite_list: object, env: object, search: object, stdin: object, isolated: object
+) -> Inputs:
+    """Check the API's arguments (a `TypeError` saying what was expected) and apply isolation:
+    `isolated=True` or `TVMC_ISOLATED=1` drops every `TVMC_*` variable and the user directory."""
+    refs, edits = _refs(configs), _rewrites(rewrite_list)
+    checked_env = _environment(env)
+    if not isinstance(isolated, bool):
+        raise TypeError(f"isolated: expected a bool, got {_type_name(isolated)}")
+    isolated = isolated or sources.is_isolated(checked_env)
+    dirs = _search(search, checked_env, isolated)
+    if isolated:
+        checked_env = sources.isolated_env(checked_env)
+    return Inputs(refs, edits, checked_env, dirs, _stdin_layer(refs, stdin), isolated)
+
+
+class Participation(FrozenRecord):
+    """The user and environment inputs that took part in a resolution (`config show --origin`)."""
+
+    __match_args__ = ("isolated", "variables", "user_configs")
+    __slots__ = __match_args__
+    isolated: Final[bool]
+    variables: Final[tuple[tuple[str, str], ...]]  # the TVMC_* variables read, and their values
+    user_configs: Final[tuple[str, ...]]  # files loaded from the user directory or TVMC_CONFIG_PATH
+
+    def __init__(
+        self, isolated: bool, variables: tuple[tuple[str, str], ...] = (), user_configs: tuple[str, ...] = ()
+    ) -> None:
+        self.isolated = isolated
+        self.variables = variables
+        self.user_configs = user_configs
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"isolated": self.isolated, "variables": dict(self.variables), "user-configs": list(self.user_configs)}
+
+    def summary(self) -> str:
+        """One line: what took part, or that nothing did."""
+        if self.isolated:
+            return "isolated: the user config directory and every TVMC_* variable were ignored"
+        parts = []
+        if self.variables:
+            parts.append("environment: " + ", ".join(f"{k}={printable(v)}" for k, v in self.variables))
+        if self.user_configs:
+            parts.append("user configs: " + ", ".join(printable(p) for p in self.user_configs))
+        return "; ".join(parts) if parts else "no user config and no TVMC_* variable took part"
+
+
+def participation(given: Inputs, tree: Tree) -> Participation:
+    """Which TVMC_* variables were read and which user (or TVMC_CONFIG_PATH) files were loaded."""
+    if given.isolated:
+        return Participation(True)
+    names = [*([] if given.refs else [layering.BASE_ENV]), sources.ENV_VAR, *rewrites.ENV_FLAGS]
+    variables = tuple((name, given.env[name]) for name in names if given.env.get(name, "").strip())
+    own = [d.path for d in given.dirs if d.origin != "shipped"]
+    user = tuple(dict.fromkeys(str(p) for p in tree.inputs if any(p.is_relative_to(d) for d in own)))
+    return Participation(False, variables, user)
 
 
 def _stdin_layer(refs: Sequence[tuple[str, Location | None]], stdin: object) -> sources.Layer | None:
@@ -198,15 +293,18 @@ def resolve_tree(
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
     stdin: BinaryIO | sources.Layer | None = None,
+    isolated: bool = False,
 ) -> Tree:
     """Load, layer and rewrite: the merged tree with origins, before canonicalization. The config
     `-` is read from `stdin` (default: the process's standard input), TOML or JSON (sniffed)."""
-    refs, edits = _refs(configs), _rewrites(rewrite_list)
-    env = _environment(env)
-    dirs = _search(search, env)
-    tree = layering.build_tree(refs, dirs, env, _stdin_layer(refs, stdin))
-    rewrites.apply_all(tree, rewrites.env_rewrites(env))
-    rewrites.apply_all(tree, edits)
+    return build(inputs(configs, rewrite_list, env, search, stdin, isolated))
+
+
+def build(given: Inputs) -> Tree:
+    """`resolve_tree` for checked inputs."""
+    tree = layering.build_tree(given.refs, given.dirs, given.env, given.stdin)
+    rewrites.apply_all(tree, rewrites.env_rewrites(given.env))
+    rewrites.apply_all(tree, given.edits)
     return tree
 
 
@@ -217,17 +315,24 @@ def resolve(
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
     stdin: BinaryIO | sources.Layer | None = None,
+    isolated: bool = False,
 ) -> Resolved:
     """The whole pipeline: configs (names or paths, `-` for stdin) and rewrites → a canonical
-    CompilationConfig."""
-    tree = resolve_tree(configs, rewrite_list, env=env, search=search, stdin=stdin)
+    CompilationConfig. `isolated` (or `TVMC_ISOLATED=1` in `env`) ignores the user config
+    directory and every `TVMC_*` variable."""
+    return resolve_inputs(inputs(configs, rewrite_list, env, search, stdin, isolated))
+
+
+def resolve_inputs(given: Inputs) -> Resolved:
+    """`resolve` for checked inputs."""
+    tree = build(given)
     try:
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
-    return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree)
+    return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree, participation(given, tree))
 
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:
@@ -291,6 +396,7 @@ def explain(
     env: Mapping[str, str] | None = None,
     search: Sequence[sources.SearchDir] | None = None,
     stdin: BinaryIO | sources.Layer | None = None,
+    isolated: bool = False,
 ) -> Explanation:
     """Every layer and rewrite that set the value at `path` (`targets[0].mcpu`), in order, the
     winner last, and the final canonical value (`tvmc config explain`)."""
@@ -298,10 +404,7 @@ def explain(
 
     if not isinstance(path, str) or not path:
         raise TypeError(f"path: expected a non-empty str such as 'targets[0].mcpu', got {path!r}")
-    refs, edits = _refs(configs), _rewrites(rewrite_list)
-    checked_env = _environment(env)
-    dirs = _search(search, checked_env)
-    return explaining.history(path, refs, edits, checked_env, dirs, _stdin_layer(refs, stdin))
+    return explaining.history(path, inputs(configs, rewrite_list, env, search, stdin, isolated))
 
 
 def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tvmc.config import TOP_LEVEL
 from tvmc.errors import FrozenRecord, TvmcError, UsageError, did_you_mean
 from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
 from tvmc.rewrites.grammar import Index, Key, Segment, Select, parse_path
+
+if TYPE_CHECKING:
+    from tvmc.api import Inputs
 
 PATH_SOURCE = "PATH"  # how a malformed PATH argument is named in messages
 
@@ -274,47 +277,33 @@ def _expanded_from(data: Any, pointer: str) -> str | None:
     return None
 
 
-def _replay(
-    path: Sequence[Segment],
-    refs: Sequence[tuple[str, Any]],
-    edits: Sequence[Any],
-    env: Mapping[str, str],
-    dirs: Sequence[Any],
-    stdin: Any = None,
-) -> tuple[list[Step], Any]:
-    """Build the tree as `api.resolve_tree` does, one layer and one rewrite at a time."""
+def _replay(path: Sequence[Segment], given: Inputs) -> tuple[list[Step], Any]:
+    """Build the tree as `api.build` does, one layer and one rewrite at a time."""
     from tvmc import layering, rewrites
 
     tracker = _Tracker(path)
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)
-    for node in layering.command_line_nodes(refs, dirs, env, stdin):
+    for node in layering.command_line_nodes(given.refs, given.dirs, given.env, given.stdin):
         layering.merge(tree, node.tree())
         source = node.layer.source if node.layer is not None else node.key
         label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
         tracker.observe(tree.data, tree.origins, label, None, source)
-    for rw in [*rewrites.env_rewrites(env), *edits]:
+    for rw in [*rewrites.env_rewrites(given.env), *given.edits]:
         rewrites.apply(tree, rw)
         tracker.observe(tree.data, tree.origins, str(rw.origin), rw.origin, None)
     return tracker.steps, tree
 
 
-def history(
-    path_text: str,
-    refs: Sequence[tuple[str, Any]],
-    edits: Sequence[Any],
-    env: Mapping[str, str],
-    dirs: Sequence[Any],
-    stdin: Any = None,
-) -> Explanation:
+def history(path_text: str, given: Inputs) -> Explanation:
     """The explanation of `path_text` for checked inputs (see `tvmc.api.explain`)."""
     from tvmc import api
 
     path = parse(path_text)
-    steps, tree = _replay(path, refs, edits, env, dirs, stdin)
+    steps, tree = _replay(path, given)
     notes: list[str] = []
     try:
-        resolved = api.resolve(list(refs), list(edits), env=env, search=dirs, stdin=stdin)
+        resolved = api.resolve_inputs(given)
     except TvmcError as err:
         return Explanation(path_text, tuple(steps), None, (), err)
     final = get(resolved.to_dict(), resolved.origins, path_text)
@@ -324,7 +313,7 @@ def history(
         source = api.source_pointer(resolved, final.pointer)
         if source is not None and source != final.pointer:
             notes.append(f"{final.path} is {display_path(source)} as written (the host is derived from it)")
-            steps, _ = _replay(_segments(source), refs, edits, env, dirs, stdin)
+            steps, _ = _replay(_segments(source), given)
     if final is not None and not steps and final.pointer.startswith("/host"):
         # A host written inside a target (a tag such as nvidia/jetson-agx-orin-64gb holds its CPU).
         rest = split(final.pointer)[1:]
@@ -333,7 +322,7 @@ def history(
             inner = (Key("targets"), Index(index), Key("host"), *_segments("".join(join("", t) for t in rest)))
             if lookup(tree.data, inner, expand=True):
                 notes.append(f"{final.path} is the host written in targets[{index}]")
-                steps, _ = _replay(inner, refs, edits, env, dirs, stdin)
+                steps, _ = _replay(inner, given)
                 break
     if final is not None and not steps:
         notes.append(f"no layer sets {final.path}: it is a default ({final.origin})")

@@ -75,9 +75,10 @@ def test_line_breaks_in_flags_stay_on_one_line(value: str) -> None:
     result = run_cli(["config", "show", "--config", "aws/c5", f"--target=llvm -mcpu=x {value}"])
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     shown = run_cli(["config", "show", "--config", "aws/c5", f"--set=description={value}", "--origin"])
-    lines = shown.stdout.splitlines()  # also splits at U+2028, U+0085, ...
+    header, *lines = shown.stdout.splitlines()  # also splits at U+2028, U+0085, ...
+    assert header.startswith("# ")  # which user/env inputs took part
     assert all("\t" in line for line in lines), "an origin or value broke its line"
-    assert len(lines) == len(shown.stdout.split("\n")) - 1
+    assert len(lines) + 1 == len(shown.stdout.split("\n")) - 1
 
 
 def test_a_missing_config_with_a_line_break_in_its_name_is_one_line() -> None:

@@ -19,6 +19,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 EXIT_INVALID = 1
+ISOLATED_HELP = "Ignore user configs and TVMC_* variables."
 
 
 def fail(err: TvmcError) -> NoReturn:

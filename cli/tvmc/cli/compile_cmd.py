@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.common import ISOLATED_HELP, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
@@ -204,6 +204,7 @@ def compile_command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show TVM's own output (log, full errors); also TVMC_VERBOSE=1.")
     ] = False,
+    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
 ) -> None:
     """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
     from tvmc import api
@@ -212,7 +213,7 @@ def compile_command(
 
     shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
     spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx))
+    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx), isolated=isolated)
     for note in resolved.notes:
         warn(note)
     if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):
@@ -220,7 +221,8 @@ def compile_command(
 
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
     if emit is None:
-        _build(resolved, spec, output, verbose or os.environ.get("TVMC_VERBOSE", "") not in ("", "0"))
+        from_env = not resolved.participation.isolated and os.environ.get("TVMC_VERBOSE", "") not in ("", "0")
+        _build(resolved, spec, output, verbose or from_env)
         return
     path = Path(output) if output is not None else None
     text = _emit(emit, resolved, spec, tvm_version)

@@ -10,7 +10,7 @@ import click
 import typer
 from click.core import ParameterSource
 
-from tvmc.cli.common import LazyCommandsGroup, fail, reports_errors, warn, write_stdout
+from tvmc.cli.common import ISOLATED_HELP, LazyCommandsGroup, fail, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
@@ -44,11 +44,11 @@ class ListFormat(StrEnum):
     json = "json"
 
 
-def resolve_from_cli(ctx: click.Context, configs: list[str]):  # type: ignore[no-untyped-def]
+def resolve_from_cli(ctx: click.Context, configs: list[str], isolated: bool = False):  # type: ignore[no-untyped-def]
     """Run the pipeline with this invocation's --config values and rewrite flags (in argv order)."""
     from tvmc import api
 
-    return api.resolve(configs, ordered_rewrite_flags(ctx))
+    return api.resolve(configs, ordered_rewrite_flags(ctx), isolated=isolated)
 
 
 @app.command("show", cls=RewriteCommand)
@@ -60,6 +60,7 @@ def show(
     ),
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
     as_: ShowAs = typer.Option(
         ShowAs.config,
@@ -74,7 +75,7 @@ def show(
     from tvmc.emit import canonical
 
     _refuse_conflicts(ctx)
-    resolved = resolve_from_cli(ctx, config)
+    resolved = resolve_from_cli(ctx, config, isolated)
     for note in resolved.notes:
         warn(note)
     if hash_:
@@ -85,10 +86,12 @@ def show(
         text, dropped = to_tvm_target_text(resolved.config)
         for line in dropped:
             warn(f"not in the TVM target: {line}")
+    elif format is ConfigFormat.json and origin:
+        text = canonical.to_json(resolved.to_dict(), resolved.origins, resolved.participation.to_dict())
     elif format is ConfigFormat.json:
-        text = canonical.to_json(resolved.to_dict(), resolved.origins if origin else None)
+        text = canonical.to_json(resolved.to_dict())
     elif origin:
-        text = canonical.origin_view(resolved.to_dict(), resolved.origins)
+        text = f"# {resolved.participation.summary()}\n" + canonical.origin_view(resolved.to_dict(), resolved.origins)
     else:
         text = canonical.to_toml(resolved.to_dict())
     if output is None:
@@ -117,6 +120,7 @@ def get(
         ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
     ),
     origin: bool = typer.Option(False, "--origin", help="Prefix the value with where it came from (tab-separated)."),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
 ) -> None:
     """Print one value of the resolved config (exit 1 when it is unset), like `git config --get`.
 
@@ -126,7 +130,7 @@ def get(
     from tvmc.emit import canonical
 
     explain.parse(path)  # a malformed PATH is a usage error before anything is resolved
-    resolved = resolve_from_cli(ctx, config)
+    resolved = resolve_from_cli(ctx, config, isolated)
     for note in resolved.notes:
         warn(note)
     found = explain.get(resolved.to_dict(), resolved.origins, path)
@@ -157,6 +161,7 @@ def explain_(
         [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
     ),
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
 ) -> None:
     """Every layer and rewrite that set PATH, in order, the winner last; then the canonical value.
 
@@ -167,7 +172,7 @@ def explain_(
     from tvmc.emit import canonical
 
     explain.parse(path)
-    result = api.explain(config, ordered_rewrite_flags(ctx), path)
+    result = api.explain(config, ordered_rewrite_flags(ctx), path, isolated=isolated)
     if format is ListFormat.json:
         write_stdout(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
@@ -233,11 +238,12 @@ def list_(
     tags: bool = typer.Option(
         False, "--tags", help="List the TVM tags usable as config names too (JSON always has them)."
     ),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
 ) -> None:
     """List the named configs on the search path, with description and directory."""
     from tvmc import registry, sources
 
-    dirs = sources.search_path()
+    dirs = sources.search_path(isolated=isolated)
     entries = sources.list_configs(dirs)
     tag_names = registry.tag_names()  # every tag is a config name too: listed apart from the files
     if format is ListFormat.json:

@@ -263,6 +263,7 @@ def _environment_rows() -> list[tuple[str, str]]:
             "$XDG_CONFIG_HOME/tvmc/configs (~/.config/...) and the shipped ones: `tvmc config list`.",
         ),
         ("TVMC_<FLAG>", f"{', '.join(ENV_FLAGS)}: as that flag, before the command line's flags."),
+        ("TVMC_ISOLATED", "1: as --isolated (no user configs, no TVMC_* variables)."),
     ]
 
 

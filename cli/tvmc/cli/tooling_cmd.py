@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.common import ISOLATED_HELP, reports_errors, warn, write_stdout
 from tvmc.text import one_line
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
@@ -75,6 +75,7 @@ def diff_command(
     left_set: _SetLeft = None,
     right_set: _SetRight = None,
     format: _Format = DiffFormat.text,
+    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
 ) -> None:
     from tvmc import api, rewrites
     from tvmc import diff as diffing
@@ -91,7 +92,7 @@ def diff_command(
                 for name, e in edits
                 for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))
             ]
-            sides.append(api.resolve([ref], rws))
+            sides.append(api.resolve([ref], rws, isolated=isolated))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)

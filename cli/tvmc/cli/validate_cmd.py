@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.common import ISOLATED_HELP, reports_errors, write_stdout
 from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
@@ -48,7 +48,7 @@ class Engine(StrEnum):
 STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
 STDIN_HELP = "Name of '-' in messages; its directory anchors relative 'extends', its suffix the format."
 JOBS_HELP = "Validate on N processes, same report (default: the cores; few files serially); 1 never forks."
-ENGINE_HELP = "Structural checks: 'fast' (compiled from the registry) or 'jsonschema' (the generated schema)."
+ENGINE_HELP = "'fast' (compiled from the registry) or 'jsonschema' (the generated schema)."
 
 
 def validate(
@@ -67,6 +67,7 @@ def validate(
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help=JOBS_HELP, show_default=False)
     ] = None,
+    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
 ) -> None:
     """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
 
@@ -96,10 +97,14 @@ def validate(
 
         applied = tuple(rewrites.argv_rewrites(flags))
     settings = Settings(strict=strict, engine=engine.value, rewrites=applied)
-    validator = Validator(settings)
+    from tvmc import sources
+
+    isolated = isolated or sources.is_isolated()
+    validator = Validator(settings, sources.search_path(isolated=isolated))
     results: list[FileResult] | None = None
     if not paths:  # resolved before the report starts: a flag that does not apply is a usage error
-        results = [validator.resolved(config, flags)]
+        env = sources.isolated_env(os.environ) if isolated else None
+        results = [validator.resolved(config, flags, env)]
     reporter = make_reporter(format.value, sys.stdout, sys.stderr, os.environ)
     summary = Summary()
     reporter.start()

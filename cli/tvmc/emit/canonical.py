@@ -12,9 +12,14 @@ from tvmc.provenance import Origin, display_path, walk
 SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
 
 
-def to_json(data: Mapping[str, Any], origins: Mapping[str, Origin] | None = None) -> str:
-    """Indented JSON with sorted keys; with `origins`, an `origins` map keyed by JSON pointer."""
+def to_json(
+    data: Mapping[str, Any], origins: Mapping[str, Origin] | None = None, environment: Mapping[str, Any] | None = None
+) -> str:
+    """Indented JSON with sorted keys; with `origins`, an `origins` map keyed by JSON pointer;
+    with `environment`, which user/env inputs took part (`config show --origin`)."""
     doc: dict[str, Any] = dict(data)
+    if environment is not None:
+        doc["environment"] = dict(environment)
     if origins is not None:
         doc["origins"] = {p: str(origins[p]) for p, node in walk(data) if p and _is_leaf(node) and p in origins}
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -22,11 +22,14 @@ if TYPE_CHECKING:
     )
     from tvmc.sources.search import (
         ENV_VAR,
+        ISOLATED_VAR,
         ConfigEntry,
         SearchDir,
         find_config,
         find_named,
+        is_isolated,
         is_path_ref,
+        isolated_env,
         list_configs,
         name_problem,
         search_path,
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_VAR",
+    "ISOLATED_VAR",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_LIST_ENTRIES",
@@ -47,7 +51,9 @@ __all__ = [
     "SearchDir",
     "find_config",
     "find_named",
+    "is_isolated",
     "is_path_ref",
+    "isolated_env",
     "list_configs",
     "load_bytes",
     "load_file",
@@ -83,6 +89,9 @@ _SUBMODULE = {
     "read_regular_file": "loader",
     "sniff_format": "loader",
     "ENV_VAR": "search",
+    "ISOLATED_VAR": "search",
+    "is_isolated": "search",
+    "isolated_env": "search",
     "ConfigEntry": "search",
     "SearchDir": "search",
     "find_config": "search",

@@ -85,11 +85,31 @@ def _expanduser(path: str) -> str:
         return path
 
 
-def search_path(env: Mapping[str, str] | None = None) -> list[SearchDir]:
+ISOLATED_VAR = "TVMC_ISOLATED"
+ENV_PREFIX = "TVMC_"
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def is_isolated(env: Mapping[str, str] | None = None) -> bool:
+    """Whether `TVMC_ISOLATED` asks for isolation (any value but empty, 0, false, no, off)."""
+    env = os.environ if env is None else env
+    return env.get(ISOLATED_VAR, "").strip().lower() not in _FALSE
+
+
+def isolated_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment without any `TVMC_*` variable: what an isolated resolution sees."""
+    return {k: v for k, v in env.items() if not k.startswith(ENV_PREFIX)}
+
+
+def search_path(env: Mapping[str, str] | None = None, *, isolated: bool = False) -> list[SearchDir]:
     """`TVMC_CONFIG_PATH` entries (os.pathsep-separated; missing ones are kept, and skipped when
     searching), then the user directory, then the shipped configs. A directory listed twice
-    is kept at its first place only."""
+    is kept at its first place only. Isolated (`isolated`, or `TVMC_ISOLATED` in `env`): the
+    shipped configs alone."""
     env = os.environ if env is None else env
+    if isolated or is_isolated(env):
+        shipped_only = shipped_config_dir()
+        return [SearchDir(shipped_only, "shipped")] if shipped_only is not None else []
     dirs = [
         SearchDir(Path(os.path.abspath(_expand_home(entry, env))), ENV_VAR)
         for entry in env.get(ENV_VAR, "").split(os.pathsep)
