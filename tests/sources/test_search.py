@@ -141,20 +141,22 @@ def test_split_part(ref: str, expected: tuple[str, str | None]) -> None:
 # --- named configs -------------------------------------------------------------------------
 
 
-def test_first_directory_wins_and_toml_before_json(dirs: list[SearchDir], tmp_path: Path) -> None:
+def test_first_directory_wins_and_toml_beside_json_is_ambiguous(dirs: list[SearchDir], tmp_path: Path) -> None:
     env, user, shipped = (d.path for d in dirs)
     write(shipped / "aws" / "c5.toml", 'description = "shipped"')
-    write(user / "aws" / "c5.json", '{"description": "user json"}')
     write(user / "aws" / "c5.toml", 'description = "user toml"')
     layer = find_config("aws/c5", dirs)
     assert layer.data == {"description": "user toml"}
     assert (layer.name, layer.path, layer.format) == ("aws/c5", user / "aws" / "c5.toml", "toml")
-    write(env / "aws" / "c5.json", '{"description": "env"}')
+    write(user / "aws" / "c5.json", '{"description": "user json"}')
+    with pytest.raises(ConfigNotFoundError, match=r"config 'aws/c5' is ambiguous: both aws/c5.toml and aws/c5.json"):
+        find_config("aws/c5", dirs)
+    write(env / "aws" / "c5.json", '{"description": "env"}')  # an earlier directory decides alone
     assert find_config("aws/c5", dirs).data == {"description": "env"}
 
 
 @pytest.mark.skipif(os.name == "nt", reason="':' and '\\' cannot be in Windows file names")
-def test_files_whose_names_could_not_be_asked_for_are_not_listed(dirs: list[SearchDir]) -> None:
+def test_files_whose_names_could_not_be_asked_for_are_listed_as_errors(dirs: list[SearchDir]) -> None:
     for name in (
         "ok.toml",
         "a:b.toml",
@@ -166,7 +168,11 @@ def test_files_whose_names_could_not_be_asked_for_are_not_listed(dirs: list[Sear
         "dir.toml/inner.toml",
     ):
         write(dirs[0].path / name, "")
-    assert [e.name for e in list_configs(dirs[:1])] == ["dir.toml/inner", "ok", "sub/fine"]
+    entries = list_configs(dirs[:1])
+    unnamed = {e.name: e.error for e in entries if (e.error or "").startswith("no config name")}
+    assert [e.name for e in entries if e.name not in unnamed] == ["dir.toml/inner", "ok", "sub/fine"]
+    assert sorted(unnamed) == ["a:b", "back\\slash", "sub/c:d", "x:y/inner"]
+    assert all(str(e).startswith("no config name can ask for this file") for e in unnamed.values())
 
 
 def test_missing_search_directories_are_skipped(tmp_path: Path, dirs: list[SearchDir]) -> None:
@@ -382,17 +388,29 @@ def test_list_configs(dirs: list[SearchDir], tmp_path: Path, monkeypatch: pytest
     summary = [(e.name, e.directory.origin, e.path.suffix, e.description, e.shadowed) for e in entries]
     assert summary == [
         ("aws/c5", "user", ".toml", "my c5", False),
-        ("aws/c5", "user", ".json", "my c5 (json)", True),
+        ("aws/c5", "user", ".json", "my c5 (json)", False),  # beside c5.toml: both are errors
         ("aws/c5", "shipped", ".json", "shipped c5", True),
+        ("bad:name", "TVMC_CONFIG_PATH", ".toml", None, False),
         ("broken", "TVMC_CONFIG_PATH", ".toml", None, False),
         ("host/default", "shipped", ".toml", "The host", False),
         ("nodesc", "TVMC_CONFIG_PATH", ".toml", None, False),
         ("o", "TVMC_CONFIG_PATH", ".toml", None, False),
     ]
-    errors = {e.name: e.error for e in entries if e.error}
-    assert set(errors) == {"broken", "o"}
-    assert errors["broken"] == f"{os.path.join('env', 'broken.toml')}:1:5: invalid TOML: Invalid value"
-    assert "outside its search directory" in (errors["o"] or "")
+    errors = {(e.name, e.path.suffix): e.error for e in entries if e.error}
+    assert set(errors) == {
+        ("aws/c5", ".toml"),
+        ("aws/c5", ".json"),
+        ("bad:name", ".toml"),
+        ("broken", ".toml"),
+        ("o", ".toml"),
+    }
+    ambiguous = (
+        f"ambiguous: both {os.path.join('aws', 'c5.toml')} and {os.path.join('aws', 'c5.json')} are in {dirs[1]}"
+    )
+    assert errors["aws/c5", ".toml"] == errors["aws/c5", ".json"] == ambiguous + "; remove or rename one"
+    assert (errors["bad:name", ".toml"] or "").startswith("no config name can ask for this file")
+    assert errors["broken", ".toml"] == f"{os.path.join('env', 'broken.toml')}:1:5: invalid TOML: Invalid value"
+    assert "outside its search directory" in (errors["o", ".toml"] or "")
     assert isinstance(entries[0], ConfigEntry)
 
 

@@ -15,7 +15,7 @@ from tvmc.validate import runner
 def test_usage_errors_exit_2(tvmc: Invoke, in_corpus: Path) -> None:
     assert tvmc("validate").exit_code == 2  # nothing to validate
     missing = tvmc("validate", "no/such/file.toml")
-    assert missing.exit_code == 2 and "no such file or directory" in missing.stderr
+    assert missing.exit_code == 1 and "no/such/file.toml: error: no such config file" in missing.stdout
     assert tvmc("validate", "ok/full.toml", "--config", "lib/base-cpu").exit_code == 2
     assert tvmc("validate", "-", "-", input="").exit_code == 2
     assert tvmc("validate", "--format", "sarif", "ok/full.toml").exit_code == 2
@@ -66,15 +66,12 @@ def test_directories_and_unreadable_files(tvmc: Invoke, tmp_path: Path, monkeypa
     empty = tvmc("validate", "--format", "json", "a/.hidden/..", "--strict")  # same dir, walked again
     assert json.loads(empty.stdout)["summary"]["files"] == 2
     (tmp_path / "b").mkdir()
-    none = tvmc("validate", "--format", "json", "b")
-    assert json.loads(none.stdout) | {"tool": None} == {
-        "version": 1,
-        "tool": None,
-        "files": [],
-        "status": "ok",
-        "summary": {"files": 0, "valid": 0, "invalid": 0, "errors": 0, "warnings": 0},
-    }
-    assert none.exit_code == 0
+    none = tvmc("validate", "--format", "json", "b")  # a directory without configs found nothing: an error
+    doc = json.loads(none.stdout)
+    assert [(f["file"], f["status"]) for f in doc["files"]] == [("b", "fail")]
+    assert doc["files"][0]["errors"][0]["rule"] == "config-not-found"
+    assert doc["files"][0]["errors"][0]["message"] == "no config found: the directory holds no *.toml or *.json file"
+    assert none.exit_code == 1
     # A directory given where a file is read (e.g. a FIFO or a path that vanished) is a diagnostic.
     result = runner.Validator(runner.Settings(), dirs=[]).file("b")
     assert [d.rule for d in result.diagnostics] == ["unreadable"]

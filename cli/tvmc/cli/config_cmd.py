@@ -15,6 +15,7 @@ from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.provenance import display_path
+from tvmc.text import one_line
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -269,7 +270,11 @@ def list_(
     lines = []
     for entry in entries:
         note = " (shadowed)" if entry.shadowed else ""
-        about = entry.description or (f"[unreadable: {entry.error}]" if entry.error else "")
+        about = (
+            f"[error: {one_line(entry.error)}]"
+            if entry.error
+            else one_line(" ".join((entry.description or "").split()))
+        )
         lines.append(f"{entry.name:<{width}}  {about}{note}  [{entry.directory.origin}: {entry.directory.path}]")
     if not tags:
         lines.append(f"(and {len(tag_names)} TVM tags, usable as config names: tvmc config list --tags)")

@@ -9,9 +9,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
+from itertools import chain
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +22,9 @@ from tvmc.cli.completion import complete_config
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.validate.diagnostics import RULES
+
+if TYPE_CHECKING:
+    from tvmc.validate.diagnostics import FileResult
 
 CONFIG_HELP = "Validate what these resolve to (name, tag or path; repeatable), with the rewrites."
 PATHS_HELP = (
@@ -74,7 +79,7 @@ def validate(
     PATH: files, directories (every *.toml/*.json below) or '-' (stdin); each file is checked alone
     and through its 'extends' chain. Without PATH: the config --config and the rewrites give.
     """
-    from tvmc.validate.diagnostics import FileResult, Summary
+    from tvmc.validate.diagnostics import Summary
     from tvmc.validate.parallel import default_jobs
     from tvmc.validate.reporters import make_reporter
     from tvmc.validate.runner import Settings, Validator, directories_among
@@ -88,9 +93,8 @@ def validate(
         raise UsageError("nothing to validate: give PATH..., '-' (stdin), or --config NAME")
     if paths.count("-") > 1:
         raise UsageError("'-' (stdin) can be given once", "-")
-    dirs, missing = directories_among(paths)
-    if missing:
-        raise UsageError(f"no such file or directory: {missing[0]}", missing[0])
+    # A missing input is invalid input (exit 1), reported in its place: the other files are checked.
+    dirs, _missing = directories_among(paths)
     applied: tuple[object, ...] = ()
     if paths and flags:  # rewrites applied on top of every file
         from tvmc import rewrites
@@ -109,7 +113,12 @@ def validate(
     summary = Summary()
     reporter.start()
     stream = (
-        validator.run(paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs)
+        chain(
+            validator.run(
+                paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs
+            ),
+            _empty_directories(paths, dirs),
+        )
         if results is None
         else results
     )
@@ -123,6 +132,17 @@ def validate(
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     raise typer.Exit(0 if summary.ok else 1)
+
+
+def _empty_directories(paths: list[str], dirs: set[str]) -> Iterator[FileResult]:
+    """A directory holding no config is an input that found nothing: an error, not silence."""
+    from tvmc.validate.diagnostics import Diagnostic, FileResult
+    from tvmc.validate.runner import iter_paths
+
+    for path in dict.fromkeys(p for p in paths if p in dirs):
+        if next(iter_paths([path], dirs), None) is None:
+            message = "no config found: the directory holds no *.toml or *.json file"
+            yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
 
 
 def schema(

@@ -23,7 +23,7 @@ from tvmc.sources.loader import load_file
 from tvmc.text import one_line
 
 ENV_VAR = "TVMC_CONFIG_PATH"
-SUFFIXES = (".toml", ".json")  # per directory, a .toml file wins over a .json of the same name
+SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
 _DRIVE = re.compile(r"[A-Za-z]:")
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -268,10 +268,11 @@ def find_named(
     if problem is not None:
         raise ConfigNotFoundError(f"invalid config name {name!r}: {problem}", origin)
     for d in dirs:
-        for suffix in SUFFIXES:
-            candidate = d.path / f"{name}{suffix}"
-            if not _is_file(candidate):
-                continue
+        found = [d.path / f"{name}{suffix}" for suffix in SUFFIXES]
+        found = [candidate for candidate in found if _is_file(candidate)]
+        if len(found) > 1:
+            raise ConfigNotFoundError(f"config {name!r} is ambiguous: {_ambiguity(found, d)}", origin)
+        for candidate in found:
             outside = _outside(candidate, d)
             if outside is not None:
                 raise ConfigNotFoundError(f"config {name!r} {outside}; refusing to load it", origin)
@@ -283,6 +284,11 @@ def find_named(
 
         return native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
+
+
+def _ambiguity(paths: Sequence[Path], d: SearchDir) -> str:
+    names = " and ".join(str(p.relative_to(d.path)) for p in paths)
+    return f"both {names} are in {d}; remove or rename one"
 
 
 def _outside(path: Path, d: SearchDir) -> str | None:
@@ -348,15 +354,11 @@ class ConfigEntry(FrozenRecord):
         self.shadowed = shadowed
 
 
-def _config_files(d: SearchDir) -> list[tuple[str, Path]]:
-    """(name, path) of every config file below `d`, by name, .toml before .json. Hidden
-    files and directories are skipped; symlinked directories are followed once."""
-    return [(name, Path(path)) for name, path in _config_paths(d)]
-
-
-def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
-    """`_config_files` with plain string paths: did-you-mean lists a whole search directory, so
-    this walk uses os.scandir (no stat for regular files) and no pathlib."""
+def _config_paths(d: SearchDir, unnamed: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """(name, path) of every config file below `d`, by name, .toml before .json. Hidden files and
+    directories are skipped; symlinked directories are followed once. Did-you-mean lists a whole
+    search directory, so this walk uses os.scandir (no stat for regular files) and no pathlib.
+    Files no name can ask for (`a:b.toml`) are left out, and added to `unnamed` when it is given."""
     root = str(d.path)
     if not os.path.isdir(root):
         return []
@@ -394,6 +396,8 @@ def _config_paths(d: SearchDir) -> list[tuple[str, str]]:
                 # make it invalid, which name_problem then confirms.
                 if (":" not in name and "\\" not in name) or name_problem(name) is None:
                     found.append((name, rank, entry.path))
+                elif unnamed is not None:
+                    unnamed.append((name, entry.path))
             elif entry_is_dir(entry):  # follows symlinks, as os.walk(followlinks=True) does
                 subdirs.append((entry.path, f"{prefix}{entry_name}/"))
         pending.extend(sorted(subdirs, reverse=True))
@@ -440,9 +444,19 @@ def list_configs(dirs: Sequence[SearchDir]) -> list[ConfigEntry]:
     entries: list[ConfigEntry] = []
     winners: set[str] = set()
     for d in dirs:
-        for name, path in _config_files(d):
+        unnamed: list[tuple[str, str]] = []
+        files = [(name, Path(path)) for name, path in _config_paths(d, unnamed)]
+        by_name: dict[str, list[Path]] = {}
+        for name, path in files:
+            by_name.setdefault(name, []).append(path)
+        for name, path in files:
             description, error = _describe(path, d)
+            if len(by_name[name]) > 1:  # NAME.toml beside NAME.json: --config NAME is an error
+                error = f"ambiguous: {_ambiguity(by_name[name], d)}"
             entries.append(ConfigEntry(name, path, d, description, error, shadowed=name in winners))
-            winners.add(name)
+        winners.update(by_name)
+        for name, text in unnamed:
+            why = "no config name can ask for this file (':' and '\\' are not allowed in names): rename it"
+            entries.append(ConfigEntry(name, Path(text), d, None, f"{why}, or give its path"))
     entries.sort(key=lambda e: e.name)  # stable: search order is kept within a name
     return entries
