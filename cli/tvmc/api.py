@@ -247,6 +247,9 @@ class Participation(FrozenRecord):
 
 def participation(given: Inputs, tree: Tree) -> Participation:
     """Which TVMC_* variables were read and which user (or TVMC_CONFIG_PATH) files were loaded."""
+    given = require_inputs(given)
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree: expected a tvmc.layering.Tree, got {_type_name(tree)}")
     if given.isolated:
         return Participation(True)
     names = [*([] if given.refs else [layering.BASE_ENV]), sources.ENV_VAR, *rewrites.ENV_FLAGS]
@@ -300,8 +303,16 @@ def resolve_tree(
     return build(inputs(configs, rewrite_list, env, search, stdin, isolated))
 
 
+def require_inputs(given: object) -> Inputs:
+    """`given`, when it is checked inputs (a TypeError otherwise)."""
+    if not isinstance(given, Inputs):
+        raise TypeError(f"expected the tvmc.api.Inputs that tvmc.api.inputs(...) returns, got {_type_name(given)}")
+    return given
+
+
 def build(given: Inputs) -> Tree:
     """`resolve_tree` for checked inputs."""
+    given = require_inputs(given)
     tree = layering.build_tree(given.refs, given.dirs, given.env, given.stdin)
     rewrites.apply_all(tree, rewrites.env_rewrites(given.env))
     rewrites.apply_all(tree, given.edits)
@@ -325,6 +336,7 @@ def resolve(
 
 def resolve_inputs(given: Inputs) -> Resolved:
     """`resolve` for checked inputs."""
+    given = require_inputs(given)
     tree = build(given)
     try:
         config, notes = canonicalize_config(tree.data, tree.origins)

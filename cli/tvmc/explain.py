@@ -124,6 +124,8 @@ def one_match(path_text: str, matches: list[tuple[str, Any]]) -> tuple[str, Any]
 
 def get(canonical: Mapping[str, Any], origins: Mapping[str, Origin], path_text: str) -> Found | None:
     """The value at `path_text` in a canonical config, or None when it is unset."""
+    if not isinstance(canonical, Mapping) or not isinstance(origins, Mapping):
+        raise TypeError("get: expected the canonical config and its origins as mappings (Resolved.to_dict(), .origins)")
     match = one_match(path_text, lookup(canonical, parse(path_text)))
     if match is None:
         return None
@@ -299,6 +301,7 @@ def history(path_text: str, given: Inputs) -> Explanation:
     """The explanation of `path_text` for checked inputs (see `tvmc.api.explain`)."""
     from tvmc import api
 
+    given = api.require_inputs(given)
     path = parse(path_text)
     steps, tree = _replay(path, given)
     notes: list[str] = []

@@ -69,3 +69,27 @@ _NOT_STR = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), s
 def test_any_non_str_flag_value_is_a_type_error(value: Any, flag: str) -> None:
     with pytest.raises(TypeError, match=f"the value of {flag} must be a str"):
         api.resolve([], [(flag, value)])
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: api.build(["aws/c5"]), r"expected the tvmc.api.Inputs that tvmc.api.inputs\(...\) returns, got list"),
+        (lambda: api.resolve_inputs("aws/c5"), r"expected the tvmc.api.Inputs .* got str"),
+        (lambda: api.resolve([], isolated=1), r"isolated: expected a bool, got int"),
+        (lambda: api.source_pointer({}, "/host"), r"source_pointer: expected a Resolved"),
+        (lambda: api.explain("aws/c5", [], ""), r"path: expected a non-empty str"),
+        (lambda: api.resolve("-", stdin="opt-level = 1"), r"stdin: expected a binary stream"),
+    ],
+)
+def test_the_other_public_functions_check_too(call: Any, expected: str) -> None:
+    with pytest.raises(TypeError, match=expected):
+        call()
+
+
+def test_inputs_then_resolve_inputs_is_resolve() -> None:
+    given = api.inputs(["aws/c5"], [("-O", "1")], {}, None, None, False)
+    assert api.resolve_inputs(given).to_dict() == api.resolve(["aws/c5"], [("-O", "1")], env={}).to_dict()
+    tree = api.build(given)
+    with pytest.raises(TypeError, match=r"tree: expected a tvmc\.layering\.Tree"):
+        api.participation(given, tree.data)  # type: ignore[arg-type]
