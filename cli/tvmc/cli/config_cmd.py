@@ -1,4 +1,4 @@
-"""`tvmc config ...`: show, list (and later validate, schema, diff, migrate)."""
+"""`tvmc config ...`: show, get, explain and list (validate, diff, ... are registered by their modules)."""
 
 from __future__ import annotations
 
