@@ -217,4 +217,6 @@ def test_listing_skips_what_is_not_a_regular_file(search: Path) -> None:
     )
     assert proc.returncode == 0
     listed = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("team/")]
-    assert listed == ["team/broken", "team/cpu"] and "unreadable" in proc.stdout
+    assert listed == ["team/broken", "team/cpu"]
+    (broken,) = [line for line in proc.stdout.splitlines() if line.startswith("team/broken ")]
+    assert "[error: " in broken and "invalid TOML" in broken
