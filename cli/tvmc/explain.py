@@ -2,7 +2,7 @@
 
 A PATH uses the rewrite grammar (`tvmc.rewrites.parse_path`): `targets[0].mcpu`, `executor.kind`,
 `targets[kind=llvm].mattr`, `pass-config."tir.disable_vectorize"`. `lookup` finds it in a
-canonical config; `explain` replays the layering one layer at a time, then each rewrite
+canonical config; `history` (`tvmc.api.explain`) replays the layering one layer at a time, then each rewrite
 (environment, then flags), and records every step that set, changed or removed the value — the
 winner last — with the value as that layer wrote it, and the final canonical value.
 """
