@@ -72,6 +72,11 @@ def startup(runs: int) -> dict[str, float]:
 # ---- scale ----------------------------------------------------------------------------------------
 
 
+# A pass config whose value is a table (TVM's UnrollLoopConfig): the one table of a config that
+# takes any number of keys, so files and rewrites can each add one of their own.
+OPEN_TABLE = '"tirx.UnrollLoop"'
+
+
 def write_configs(directory: Path, files: int, depth: int) -> Path:
     """`files` config files: a `depth`-deep chain c0 → c1 → …, the rest extended as leaves by the
     links (fan-out at most 32), each file setting a few values of its own."""
@@ -83,7 +88,7 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
         own = [f"leaf{i}-{j}.toml" for j in range(min(per_link, leaves - made))]
         made += len(own)
         for j, leaf in enumerate(own):
-            (directory / leaf).write_text(f'[pass-config]\n"leaf{i}.{j}" = {j}\n')
+            (directory / leaf).write_text(f'[pass-config.{OPEN_TABLE}]\n"leaf{i}.{j}" = {j}\n')
         parents = own + ([f"c{i + 1}.toml"] if i + 1 < depth else [])
         lines = [f"extends = {parents!r}".replace("'", '"')] if parents else []
         if i + 1 == depth:
@@ -91,7 +96,7 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
         lines += [
             f'description = "layer {i}"',
             f"opt-level = {i % 4}",
-            "[pass-config]",
+            f"[pass-config.{OPEN_TABLE}]",
             f'"layer{i}" = {i}',
             "[build]",
             f'cross-compiler-options = ["-O{i % 3}"]',
@@ -103,7 +108,7 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
 def rewrite_flags(count: int) -> list[tuple[str, str]]:
     """A mix: new keys, a generated target flag, list appends, -O, a top-level string."""
     makers: list[Callable[[int], tuple[str, str]]] = [
-        lambda i: ("--set", f'pass-config."rw{i}"={i}'),
+        lambda i: ("--set", f'pass-config.{OPEN_TABLE}."rw{i}"={i}'),
         lambda i: ("--target-llvm-mcpu", f"cpu{i}"),
         lambda i: ("--set", f"targets[kind=llvm].mattr+=+f{i}"),
         lambda i: ("-O", str(i % 4)),

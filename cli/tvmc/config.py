@@ -13,10 +13,10 @@ One model for every stage. Files, flags and environment variables all describe t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, NamedTuple
 
-from tvmc import registry
+from tvmc import registry, versions
 from tvmc.errors import FrozenRecord, TvmcError, did_you_mean
 from tvmc.provenance import Origin, Origins, join, origin_of
 from tvmc.values import ValueTypeError, check_value
@@ -88,6 +88,41 @@ BUILD_OPTIONS: dict[str, KeySpec] = {
 }
 
 INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
+
+# What a build does for a `build` key the config does not write. Canonical configs drop a key
+# written with its default, so writing a default changes neither `show` nor the fingerprint.
+BUILD_DEFAULTS: dict[str, Any] = {
+    "output-format": "so",
+    "mixed-precision": False,
+    "mixed-precision-calculation-type": "float16",
+    "mixed-precision-acc-type": "float16",
+    "cross-compiler-options": [],
+    "dump-code": [],
+    "desired-layout-ops": ["nn.conv2d"],
+}
+# The kernel layout ConvertLayout gives conv2d for a data layout written alone ("NHWC" = "NHWC:HWIO").
+DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
+
+
+def canonical_build(build: Mapping[str, Any]) -> dict[str, Any]:
+    """One spelling per meaning: operator names without `relax.`, conv2d's kernel layout written
+    out, defaults dropped."""
+    out = dict(build)
+    if isinstance(out.get("desired-layout-ops"), list):
+        out["desired-layout-ops"] = [str(op).removeprefix("relax.") for op in out["desired-layout-ops"]]
+    ops = out.get("desired-layout-ops", BUILD_DEFAULTS["desired-layout-ops"])
+    layouts = out.get("desired-layout")
+    if isinstance(layouts, list) and len(layouts) in (1, len(ops)):
+        written = []
+        for index, layout in enumerate(layouts):
+            data, _, kernel = str(layout).partition(":")
+            applies = ops if len(layouts) == 1 else [ops[index]]
+            if kernel in ("", "default") and data in DEFAULT_KERNEL_LAYOUT and all(op == "nn.conv2d" for op in applies):
+                layout = f"{data}:{DEFAULT_KERNEL_LAYOUT[data]}"
+            written.append(layout)
+        out["desired-layout"] = written
+    return {k: v for k, v in out.items() if k not in BUILD_DEFAULTS or BUILD_DEFAULTS[k] != v}
+
 
 COMPONENTS = ("executor", "runtime")
 # Entries in one `extends` list: enforced by `layering`, stated by validation's schema and checks
@@ -281,12 +316,62 @@ def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
     return out
 
 
-def pass_config_value(name: str, value: Any, origins: Origins) -> Any:
-    """Type-check a pass-config value when the registry knows the name (unknown names pass through)."""
-    type_ = registry.pass_configs().get(name)
-    if type_ in ("bool", "int", "str"):
-        return _check(value, KeySpec(type_, ""), f"pass-config.{name}", origins, join("/pass-config", name))
-    return value
+class PassConfigEntry(NamedTuple):
+    pointer: str  # where it is written, e.g. /pass-config/tirx.disable_vectorize
+    name: str  # as written (a nested table's keys joined with dots)
+    canonical: str  # the spelling of the config's TVM generation
+    type: str | None  # TVM's type of it; None: that generation registers no such config
+    value: Any
+
+
+def pass_config_entries(
+    table: Mapping[str, Any], generation: str | None, pointer: str = "/pass-config", prefix: str = ""
+) -> Iterator[PassConfigEntry]:
+    """The pass configs of a `pass-config` table. A nested table is a dotted name (TOML reads
+    `pass-config.tirx.disable_vectorize = true` that way) unless its own name is a config."""
+    for key, value in table.items():
+        name = prefix + key
+        canonical, type_ = registry.pass_config_spec(name, generation)
+        if type_ is None and type(value) is dict and value:
+            yield from pass_config_entries(value, generation, join(pointer, key), name + ".")
+        else:
+            yield PassConfigEntry(join(pointer, key), name, canonical, type_, value)
+
+
+def canonical_pass_config(
+    table: Mapping[str, Any], tvm_version: Any, origins: Origins, notes: list[str]
+) -> dict[str, Any]:
+    """Canonical names, values checked against TVM's types: one meaning, one form."""
+    generation = versions.generation(tvm_version)
+    legacy = generation == "legacy"
+    out: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    for entry in pass_config_entries(table, generation):
+        where = _where(origins, entry.pointer)
+        if entry.type is None:
+            known = registry.pass_configs_of(generation)
+            which = {
+                "legacy": "TVM <= 0.19 registers",
+                "modern": f"TVM {registry.tvm_version()} registers",
+                None: f"TVM {registry.tvm_version()} and TVM <= 0.19 register",
+            }
+            raise ConfigError(
+                f"pass-config.{entry.name}: {which[generation]} no PassContext config of this name",
+                where,
+                suggestions=did_you_mean(entry.canonical, list(known)),
+            )
+        value = _check(entry.value, KeySpec(entry.type, ""), f"pass-config.{entry.name}", origins, entry.pointer)
+        if entry.canonical in out and out[entry.canonical] != value:
+            raise ConfigError(
+                f"pass-config.{entry.name}: the same config as {written[entry.canonical]!r}, with another value",
+                where,
+            )
+        if entry.canonical != entry.name and not legacy and entry.name.startswith("tir."):
+            notes.append(f"pass-config {entry.name!r} is {entry.canonical!r} in TVM >= 0.25")
+        out[entry.canonical] = value
+        written[entry.canonical] = entry.name
+    canonical: dict[str, Any] = sort_keys(out)
+    return canonical
 
 
 def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[CompilationConfig, list[str]]:
@@ -349,11 +434,13 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         host=system.host,
         executor=component("executor", executor, origins) if executor is not None else None,
         runtime=component("runtime", runtime, origins) if runtime is not None else None,
-        pass_config=sort_keys({k: pass_config_value(k, v, origins) for k, v in pass_config.items()}),
+        pass_config=canonical_pass_config(pass_config, data.get("tvm-version"), origins, notes),
         disabled_pass=tuple(plain.get("disabled-pass", ())),
         opt_level=plain.get("opt-level", INTERNAL_DEFAULTS["opt-level"]),
         build=sort_keys(
-            {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
+            canonical_build(
+                {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
+            )
         ),
         description=plain.get("description"),
         tvm_version=plain.get("tvm-version"),

@@ -133,24 +133,38 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def json_type(tvm_type: str) -> str:
+    """The JSON type of a value of a TVM type (structured `*Config` pass-config types are tables)."""
+    if tvm_type == "bool":
+        return "boolean"
+    if tvm_type in ("int", "ir.IntImm"):
+        return "integer"
+    if tvm_type == "str":
+        return "string"
+    if tvm_type.startswith(("ffi.Array", "Array<")):
+        return "array"
+    return "object"
+
+
+_JSON_CLASSES: dict[str, type] = {"boolean": bool, "integer": int, "string": str, "array": list, "object": dict}
+
+
+def type_matches(value: Any, tvm_type: str) -> bool:
+    """Strict TVM typing of a value read from a file: no bool for int, no int for bool, no float for
+    int. The one type rule of resolution and validation. `IntImm` (old TVM's bool configs) takes both."""
+    if tvm_type == "IntImm":
+        return type(value) is int or type(value) is bool
+    return type(value) is _JSON_CLASSES[json_type(tvm_type)]
+
+
 def check_value(value: Any, type_: str) -> Any:
-    """Check (and normalise, TVM-style) a value read from a file; raises ValueTypeError."""
-    ok: bool
-    if type_ == "bool":
-        ok = isinstance(value, bool | int) and not isinstance(value, float)
-        value = bool(value) if ok else value
-    elif type_ == "int":
-        ok = isinstance(value, int)
-        value = int(value) if ok else value
-    elif type_ == "str":
-        ok = isinstance(value, str)
-    elif type_.startswith("Array<"):
-        inner = type_[6:-1]
-        ok = isinstance(value, list)
-        if ok:
-            value = [check_value(v, inner) for v in value]
-    else:
-        ok = True
-    if not ok:
+    """Check a value read from a file against its TVM type (`type_matches`, elements of arrays too);
+    raises ValueTypeError saying what was expected."""
+    if not type_matches(value, type_):
         raise ValueTypeError(f"expected type '{type_}' but got '{type_name(value)}'")
+    if type_.startswith("Array<"):
+        inner = type_[6:-1]
+        for item in value:
+            if not type_matches(item, inner):
+                raise ValueTypeError(f"expected type '{type_}' but an element is '{type_name(item)}'")
     return value

@@ -61,7 +61,7 @@ def accepted_and_same(config: CompilationConfig, version: str) -> old.Compiled:
 
 
 def _allows(config: CompilationConfig, version: str) -> bool:
-    from tvmc.build.plan import version_allows
+    from tvmc.versions import allows as version_allows
 
     spec = config.tvm_version
     return not spec or version_allows(spec, ((*map(int, version.split(".")), 0),))

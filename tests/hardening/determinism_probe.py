@@ -46,9 +46,9 @@ def commands() -> list[list[str]]:
         "--pass-config",
         "tirx.disable_vectorize=true",
         "--set",
-        'pass-config."z.b"=1',
+        'pass-config."tirx.UnrollLoop".z=1',
         "--set",
-        'pass-config."a.c"="x"',
+        'pass-config."tirx.UnrollLoop".a="x"',
     ]
     out.append(["config", "show", "--config", "aws/c5", *rewrites, "--format", "json", "--origin"])
     for fmt in ("json", "legacy"):

@@ -28,7 +28,7 @@ def test_a_key_cannot_forge_a_github_workflow_command(tmp_path: Path) -> None:
     for fmt in ("text", "github"):
         result = run_cli(["config", "validate", "--format", fmt, str(path)], report=True)
         lines = _printable_lines(result.stdout)
-        assert not any(line.startswith("::error") for line in lines), lines
+        assert not any(line.startswith("::error file=evil.py") for line in lines), lines
         newline = "%0A" if fmt == "github" else "\\n"  # GitHub shows %0A as a break inside the annotation
         assert f"{newline}::error file=evil.py" in result.stdout and "\\x1b[31mred" in result.stdout
 

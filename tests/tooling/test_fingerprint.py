@@ -56,12 +56,12 @@ description = "the description is not part of the meaning"
 targets = ["nvidia/nvidia-a100"]
 host = "llvm -mtriple=x86_64-linux-gnu"
 opt-level = 2
-pass-config = { "tirx.disable_vectorize" = 1 }
+pass-config = { "tir.disable_vectorize" = true }  # TVM <= 0.24's name of the same config
 """,
     "legacy.toml": f"""
 targets = ["{A100_LEGACY} -host='llvm -mtriple=x86_64-linux-gnu'"]
 opt-level = 2
-pass-config = {{ "tirx.disable_vectorize" = true }}
+pass-config.tirx.disable_vectorize = true  # a dotted name, as TOML nests it
 """,
     "host-on-target.json": json.dumps(
         {

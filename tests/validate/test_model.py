@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tvmc import registry
+from tvmc import registry, versions
 from tvmc.validate import model
 
 
@@ -27,7 +27,7 @@ from tvmc.validate import model
     ],
 )
 def test_tvm_generation(spec: object, generation: str | None) -> None:
-    assert model.tvm_generation(spec) == generation
+    assert versions.generation(spec) == generation
 
 
 def test_every_kind_is_modelled_with_its_options() -> None:

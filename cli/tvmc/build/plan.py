@@ -14,21 +14,19 @@ an error naming the key and where it was set; nothing is dropped silently.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmc import registry, targets
+from tvmc import registry, targets, versions
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
-from tvmc.config import CompilationConfig
+from tvmc.config import DEFAULT_KERNEL_LAYOUT, CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
 
 TVMC_ONLY_KEYS = ("compiler",)  # canonical target keys TVM does not know
 # Data layout → kernel layout that old tvmc's "default" kernel meant for conv2d.
-DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
 DEFAULT_LAYOUT_OPS = ("relax.nn.conv2d",)
 MODERN_VERSIONS = ((0, 25, 0), (0, 26, 0), (0, 27, 0), (0, 28, 0), (1, 0, 0))
 LEGACY_VERSIONS = tuple((0, minor, 0) for minor in range(8, 20))
@@ -184,7 +182,7 @@ class Planner:
 
     def check_version(self) -> None:
         spec = self.config.tvm_version
-        if spec and not version_allows(spec, MODERN_VERSIONS):
+        if spec and not versions.allows(spec, MODERN_VERSIONS):
             raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM >= 0.25")
 
     def target(self) -> tuple[dict[str, Any], tuple[Partition, ...]]:
@@ -396,43 +394,15 @@ def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-_CLAUSE = re.compile(r"\s*(==|>=|<=|!=|~=|>|<)?\s*v?(\d+(?:\.\d+)*)\S*\s*")
-
-
 def legacy_hint(spec: str | None) -> str:
     """Where a config goes that TVM >= 0.25 cannot build: the old releases `--emit tvmc`/`relay`
     write for that its `tvm-version` admits (`<=0.18`: TVM 0.18 only)."""
-    versions = [v for v in registry.generation_versions() if not spec or version_allows(spec, (_version(v),))]
-    return f"use --emit tvmc or --emit relay for TVM {' or '.join(versions)}" if versions else LEGACY_HINT
+    old = [v for v in registry.generation_versions() if not spec or versions.allows(spec, (_version(v),))]
+    return f"use --emit tvmc or --emit relay for TVM {' or '.join(old)}" if old else LEGACY_HINT
 
 
 def _version(text: str) -> tuple[int, ...]:
     return (*(int(part) for part in text.split(".")), 0)
-
-
-def version_allows(spec: str, candidates: tuple[tuple[int, ...], ...]) -> bool:
-    """Whether a `tvm-version` spec (`>=0.25`, `<=0.19`, `>=0.14,<0.20`, `0.27`) admits a candidate."""
-    clauses = []
-    for text in spec.split(","):
-        match = _CLAUSE.fullmatch(text)
-        if match is None:
-            return True  # not a version spec we understand: do not refuse on it
-        numbers = tuple(int(x) for x in match[2].split("."))
-        clauses.append((match[1] or "==", (*numbers, 0, 0)[:3]))
-
-    def ok(version: tuple[int, ...], op: str, bound: tuple[int, ...]) -> bool:
-        if op == "==":
-            return version[:2] == bound[:2]
-        return {
-            "~=": version >= bound,
-            "!=": version != bound,
-            ">=": version >= bound,
-            "<=": version <= bound,
-            ">": version > bound,
-            "<": version < bound,
-        }[op]
-
-    return any(all(ok(v, op, bound) for op, bound in clauses) for v in candidates)
 
 
 def plan_build(config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec) -> BuildPlan:

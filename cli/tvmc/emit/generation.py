@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tvmc import registry
-from tvmc.build.plan import version_allows
 from tvmc.errors import TvmcError, UsageError
+from tvmc.versions import allows as version_allows
 
 LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtimes
 

@@ -16,6 +16,7 @@ config cannot carry is listed in `dropped` with the reason (and as comments in t
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from tvmc.migrate import inputs, writer
 from tvmc.migrate.convert import convert
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
 from tvmc.provenance import Origin
-from tvmc.values import ValueTypeError, check_value
+from tvmc.values import ValueTypeError, coerce_text
 
 __all__ = ["Dropped", "MigrationResult", "migrate"]
 
@@ -128,10 +129,21 @@ def legacy_features(config: CompilationConfig) -> list[tuple[str, str]]:
     return out
 
 
+def _legacy_pass_configs(passes: dict[str, Any]) -> list[tuple[str, str]]:
+    """(what, last TVM version that had it) for the pass configs only legacy TVM registers."""
+    out = []
+    for name in passes:
+        if registry.pass_config_spec(name, "modern")[1] is None and registry.pass_config_spec(name, "legacy")[1]:
+            had = [v for v in registry.generation_versions() if name in registry.generation(v).pass_configs]
+            out.append((f"pass-config {name!r}", max(had, key=_version_key)))
+    return out
+
+
 def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[dict[str, Any], list[str]]:
     """The config document: typed, `tvm-version` set for legacy-only configs, checked to resolve."""
-    config, _ = canonicalize_config(data, {})
-    legacy = legacy_features(config)
+    passes = data.get("pass-config")
+    config, _ = canonicalize_config({k: v for k, v in data.items() if k != "pass-config"}, {})
+    legacy = legacy_features(config) + (_legacy_pass_configs(passes) if isinstance(passes, dict) else [])
     notes: list[str] = []
     doc: dict[str, Any] = {"description": f"Migrated from {about}"}
     if legacy:
@@ -144,7 +156,6 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
             "no executor given: old tvmc built with the graph executor and the cpp runtime "
             "(TVM <= 0.19); the config leaves them unset so that it builds with TVM >= 0.25"
         )
-    passes = data.get("pass-config")
     if isinstance(passes, dict):
         data["pass-config"] = {
             name: value for name, value in (_pass_config(n, v, not legacy, notes) for n, v in passes.items())
@@ -155,15 +166,17 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
 
 
 def _pass_config(name: str, value: Any, modern: bool, notes: list[str]) -> tuple[str, Any]:
-    """TVM renamed the `tir.*` pass configs to `tirx.*`; a modern config uses the new name."""
-    twin = registry.modern_pass_config(name)
-    if twin == name:
-        return name, value
-    known = registry.pass_configs()
-    if known[twin] in ("bool", "int", "str"):
+    """Old tvmc typed a pass config's text by TVM's registry (`=1` a bool); TVM >= 0.25 renamed the
+    `tir.*` configs to `tirx.*`, and a modern config uses the new name."""
+    twin, modern_type = registry.pass_config_spec(name, "modern")
+    legacy_type = registry.pass_config_spec(name, "legacy")[1]
+    type_ = (modern_type or legacy_type) if modern else (legacy_type or modern_type)
+    if type_ == "IntImm":  # old tvmc: digits are an integer, true/false a bool
+        type_ = "int" if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()) else "bool"
+    if type_ in ("bool", "int", "str"):
         with contextlib.suppress(ValueTypeError):  # a wrong value is reported when the config resolves
-            value = check_value(value, known[twin])
-    if modern:
+            value = coerce_text(value if isinstance(value, str) else json.dumps(value), type_)
+    if modern and twin != name:
         notes.append(f"pass-config {name!r} is {twin!r} in TVM >= 0.25")
         return twin, value
     return name, value

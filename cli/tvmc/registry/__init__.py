@@ -309,6 +309,42 @@ def modern_pass_config(name: str) -> str:
     return name
 
 
+@cache
+def legacy_pass_configs() -> dict[str, str]:
+    """The PassContext configs of the old releases tvmc writes for (newest's type wins)."""
+    out: dict[str, str] = {}
+    for version in generation_versions():
+        out.update(generation(version).pass_configs)
+    return out
+
+
+def pass_configs_of(generation: str | None) -> dict[str, str]:
+    """The pass configs a config of a generation may name ("modern", "legacy", None: either)."""
+    if generation == "legacy":
+        return legacy_pass_configs()
+    return pass_configs() if generation == "modern" else {**legacy_pass_configs(), **pass_configs()}
+
+
+def pass_config_spec(name: str, generation: str | None) -> tuple[str, str | None]:
+    """A pass config's canonical name for a config's TVM generation ("modern", "legacy", or None
+    for both), and its TVM type (None: unknown there). TVM >= 0.25 spells `tir.X` as
+    `tirx.X`/`s_tir.X`, the old releases `tirx.X` as `tir.X`; both spellings are accepted, and
+    this is the one place that decides which is canonical. For both generations a name that only
+    old TVM registers keeps its old spelling (the build for TVM >= 0.25 refuses it)."""
+    if generation != "legacy":
+        canonical = modern_pass_config(name)
+        type_ = pass_configs().get(canonical)
+        if type_ is not None or generation == "modern":
+            return canonical, type_
+    known = legacy_pass_configs()
+    for prefix in ("tirx.", "s_tir."):
+        if name.startswith(prefix) and name not in known and f"tir.{name[len(prefix) :]}" in known:
+            name = f"tir.{name[len(prefix) :]}"
+    type_ = known.get(name)
+    # Old TVM registered its bool configs as IntImm and took any integer (old tvmc passed `=10` on).
+    return name, "IntImm" if type_ == "bool" else type_
+
+
 def _components(section: str) -> dict[str, Component]:
     return {
         name: Component(

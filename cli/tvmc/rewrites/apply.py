@@ -7,7 +7,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from tvmc import registry
+from tvmc import registry, versions
 from tvmc.config import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.layering import Tree
@@ -53,8 +53,9 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
                 f"{tokens[1]!r} is not an option of {top} {comp.name!r}" + _suggest(str(tokens[1]), comp.options)
             )
         return None
-    if top == "pass-config" and len(tokens) == 2:
-        type_ = registry.pass_configs().get(str(tokens[1]))
+    if top == "pass-config" and len(tokens) >= 2:  # nested keys are a dotted name
+        generation = versions.generation(tree.data.get("tvm-version"))
+        _canonical, type_ = registry.pass_config_spec(".".join(map(str, tokens[1:])), generation)
         return type_ if type_ in ("bool", "int", "str") else None
     if top == "build" and len(tokens) == 2:
         spec = BUILD_OPTIONS.get(str(tokens[1]))

@@ -211,6 +211,11 @@ CPU_SIDE = (registry.CPU_DEVICE, 16)  # device types that run host code (hexagon
 
 def host_problem(host: Mapping[str, Any]) -> str | None:
     """Why a canonical target cannot be a host (None: it can). One rule for resolution and validation."""
+    if "compiler" in host:
+        return (
+            f"names a BYOC codegen (compiler {host['compiler']!r}); a codegen refines a device target, "
+            "never the host, and TVM's target has no 'compiler'"
+        )
     device = device_type(host)
     if device in CPU_SIDE:
         return None
@@ -218,6 +223,12 @@ def host_problem(host: Mapping[str, Any]) -> str | None:
         f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
         "a host must run on the CPU (device type cpu, or hexagon)"
     )
+
+
+def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """`mtriple 'x86_64-linux-gnu' vs 'aarch64-linux-gnu'`: the first keys on which two targets differ."""
+    keys = [k for k in dict.fromkeys([*a, *b]) if k != "keys" and a.get(k) != b.get(k)] or ["keys"]
+    return ", ".join(f"{k} {a.get(k)!r} vs {b.get(k)!r}" for k in keys[:2])
 
 
 def device_type(canonical: Mapping[str, Any]) -> int:

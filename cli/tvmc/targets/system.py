@@ -13,7 +13,7 @@ from typing import Any, Final
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import Spec, canonicalize, device_type, host_problem
+from tvmc.targets.canonical import Spec, canonicalize, device_type, difference, host_problem
 
 
 class TargetSystem(FrozenRecord):
@@ -84,8 +84,8 @@ def resolve_system(
                 target["host"] = T.copy_json(effective)
             elif own != effective:
                 raise TargetError(
-                    f"target {i + 1} ({_label(target)}) has its own host {own['kind']!r} "
-                    f"that differs from the config's host {effective['kind']!r}",
+                    f"targets[{i}] ({_label(target)}) has its own host, which differs from the config's host "
+                    f"({difference(own, effective)})",
                     loc(i),
                     hint="remove one of them, or make them equal",
                 )
@@ -104,17 +104,16 @@ def _default_host(
         for i, t in hosted[1:]:
             if t["host"] != first["host"]:
                 raise TargetError(
-                    f"targets {first_i + 1} and {i + 1} have different hosts "
-                    f"({first['host']['kind']!r} and {t['host']['kind']!r}); "
-                    "one build has one host",
+                    f"targets[{first_i}] and targets[{i}] have different hosts "
+                    f"({difference(first['host'], t['host'])}); one build has one host",
                     loc(i),
                     hint="set the host once, at the config level",
                 )
-        notes.append(f"host: the own host of target {first_i + 1} ({_label(first)})")
+        notes.append(f"host: the own host of targets[{first_i}] ({_label(first)})")
         return T.copy_json(first["host"])
     for i, t in enumerate(canon):
         if t["kind"] != "composite" and not is_specialisation(t) and device_type(t) == registry.CPU_DEVICE:
-            notes.append(f"host: target {i + 1} ({_label(t)}), the first CPU target")
+            notes.append(f"host: targets[{i}] ({_label(t)}), the first CPU target")
             return _without_host(t)
     notes.append("host: llvm (no target is a CPU target; TVM's build uses llvm then)")
     return canonicalize({"kind": "llvm"})
@@ -131,13 +130,13 @@ def _check_device_types(canon: list[dict[str, Any]], loc: Callable[[int], Locati
             name = str(t.get("compiler") or t["kind"])
             if (dev, name) in compilers:
                 raise TargetError(
-                    f"compiler {name!r} is given twice (targets {compilers[dev, name] + 1} and {i + 1})", loc(i)
+                    f"compiler {name!r} is given twice (targets[{compilers[dev, name]}] and targets[{i}])", loc(i)
                 )
             compilers[dev, name] = i
         elif dev in plain:
             j = plain[dev]
             raise TargetError(
-                f"targets {j + 1} ({_label(canon[j])}) and {i + 1} ({_label(t)}) are both plain targets for "
+                f"targets[{j}] ({_label(canon[j])}) and targets[{i}] ({_label(t)}) are both plain targets for "
                 f"device type {registry.DEVICE_NAMES.get(dev, dev)}",
                 loc(i),
                 hint="keep one; to offload to a BYOC library add {'compiler': ...} to the second",

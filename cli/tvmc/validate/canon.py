@@ -7,11 +7,11 @@ targets (the same tags, the same CPU), so results (and errors) are memoised in a
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import Any
 
 from tvmc import targets as tg
 from tvmc.errors import Location, Record, TargetError
+from tvmc.targets.canonical import difference as difference  # re-exported: validation's messages use it
 
 
 class Target(Record):
@@ -78,9 +78,3 @@ def _canonicalize_uncached(raw: Any, start: Location | None) -> Canonical:
         spec = {k: v for k, v in spec.items() if k != "compiler"}
     canonical = tg.canonicalize(spec, source=start)
     return canonical, compiler if isinstance(compiler, str) else None, parsed.lifted
-
-
-def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
-    """`mtriple 'x86_64-linux-gnu' vs 'aarch64-linux-gnu'`: the first keys on which two targets differ."""
-    keys = [k for k in dict.fromkeys([*a, *b]) if k != "keys" and a.get(k) != b.get(k)] or ["keys"]
-    return ", ".join(f"{k} {a.get(k)!r} vs {b.get(k)!r}" for k in keys[:2])

@@ -15,16 +15,15 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from tvmc import registry
-from tvmc.config import KeySpec
+from tvmc import registry, versions
+from tvmc.config import KeySpec, pass_config_entries
 from tvmc.errors import did_you_mean
 from tvmc.provenance import join
 from tvmc.validate import model
 from tvmc.validate.diagnostics import Finding, Severity
-from tvmc.values import type_name
+from tvmc.values import type_matches, type_name
 
 _MISSING: Any = object()
-_JSON_TYPES = {"boolean": bool, "integer": int, "string": str, "array": list, "object": dict}
 
 
 def first(candidates: list[str]) -> str | None:
@@ -54,18 +53,6 @@ def suggest_tag(name: str, extra: tuple[str, ...] = ()) -> str | None:
     return suggest(name, [*tags, *extra])
 
 
-def type_matches(value: Any, tvm_type: str) -> bool:
-    """Strict TVM typing: no bool for int, no int for bool, no float for int."""
-    t = type(value)
-    if tvm_type == "str":
-        return t is str
-    if tvm_type in ("int", "ir.IntImm"):
-        return t is int
-    if tvm_type == "bool":
-        return t is bool
-    return t is _JSON_TYPES[model.pass_config_json_type(tvm_type)]
-
-
 def _expected(tvm_type: str, value: Any) -> str:
     return f"expected type '{tvm_type}' but got '{type_name(value)}'"
 
@@ -74,7 +61,7 @@ class Checker:
     """Collects every structural finding of one tree (a file's document or a resolved config)."""
 
     def __init__(self) -> None:
-        self.legacy_tvm = False  # the document declares legacy TVM: our pass-config names are 0.27's
+        self.generation: str | None = None  # what the document's `tvm-version` admits
         self.findings: list[Finding] = []
         self.kinds = model.kinds()
 
@@ -124,7 +111,7 @@ class Checker:
     # ---- the document --------------------------------------------------------------------------
 
     def document(self, data: Mapping[str, Any]) -> list[Finding]:
-        self.legacy_tvm = model.tvm_generation(data.get("tvm-version")) == "legacy"
+        self.generation = versions.generation(data.get("tvm-version"))
         for key, value in data.items():
             pointer = join("", key)
             spec = model.TOP_LEVEL_KEYS.get(key)
@@ -149,7 +136,7 @@ class Checker:
                 self.extends(value, pointer)
             else:
                 self.keyspec(value, spec, pointer)
-                if key == "tvm-version" and type(value) is str and not model.TVM_VERSION_RE.match(value):
+                if key == "tvm-version" and type(value) is str and not versions.TVM_VERSION_RE.match(value):
                     self.add(
                         "invalid-value",
                         pointer,
@@ -193,22 +180,11 @@ class Checker:
         if type(value) is not dict:
             self.add("wrong-type", pointer, f"expected a table of name = value, got '{type_name(value)}'")
             return
-        known = registry.pass_configs()
-        for name, item in value.items():
-            here = join(pointer, name)
-            tvm_type = known.get(name)
-            if tvm_type is None:
-                if self.legacy_tvm:
-                    continue
-                self.add(
-                    "unknown-pass-config",
-                    here,
-                    "TVM registers no PassContext config of this name",
-                    suggest(name, list(known)),
-                    severity="warning",
-                )
-            elif not type_matches(item, tvm_type):
-                self.add("pass-config-type", here, _expected(tvm_type, item))
+        for entry in pass_config_entries(value, self.generation, pointer):
+            # A name no release registers is a semantic rule (`rules.pass_configs`): the schema
+            # cannot tell dotted names and other generations' spellings from unknown ones.
+            if entry.type is not None and not type_matches(entry.value, entry.type):
+                self.add("pass-config-type", entry.pointer, _expected(entry.type, entry.value))
 
     # ---- executor / runtime --------------------------------------------------------------------
 

@@ -17,7 +17,6 @@ from tvmc.errors import FrozenRecord
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
 TARGET_TYPES = (registry.TARGET, registry.TARGET_ARRAY)
-MODERN_SINCE = (0, 25)  # `tvm-version` lower bounds at or above this mean "modern TVM only"
 
 # Descriptions of the options every kind has (the registry only knows their types).
 COMMON_DESCRIPTIONS = {
@@ -35,12 +34,6 @@ COMMON_DESCRIPTIONS = {
 }
 FEATURE_PREFIX = "feature."
 FEATURE_PATTERN = r"^feature\..+$"
-
-# `tvm-version`: comma-separated PEP 440-like clauses such as ">=0.25", "<=0.19, >0.8", "0.27".
-_CLAUSE = r"(?:>=|<=|==|!=|~=|>|<|=)?\s*[0-9]+(?:\.[0-9]+){0,2}"
-TVM_VERSION_PATTERN = rf"^\s*{_CLAUSE}(?:\s*,\s*{_CLAUSE})*\s*$"
-TVM_VERSION_RE = re.compile(TVM_VERSION_PATTERN)
-_CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
 
 
 class KindModel(FrozenRecord):
@@ -190,19 +183,6 @@ def component_union(section: str) -> dict[str, ComponentOption]:
     return out
 
 
-def pass_config_json_type(tvm_type: str) -> str:
-    """The JSON type of a PassContext config value (structured `*Config` types are tables)."""
-    if tvm_type in ("bool",):
-        return "boolean"
-    if tvm_type in ("int", "ir.IntImm"):
-        return "integer"
-    if tvm_type == "str":
-        return "string"
-    if tvm_type.startswith(("ffi.Array", "Array<")):
-        return "array"
-    return "object"
-
-
 TOP_LEVEL_KEYS: dict[str, KeySpec] = {
     SCHEMA_KEY: KeySpec(
         "str",
@@ -214,37 +194,3 @@ TOP_LEVEL_KEYS: dict[str, KeySpec] = {
 BUILD_KEYS = BUILD_OPTIONS
 TOP_LEVEL_DEFAULTS = INTERNAL_DEFAULTS
 MAX_EXTENDS = MAX_EXTENDS_FANOUT  # what layering enforces
-
-
-def parse_version(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in text.split("."))
-
-
-def tvm_generation(spec: Any) -> str | None:
-    """What a `tvm-version` specifier admits: "modern" (only TVM >= 0.25), "legacy" (only TVM < 0.25),
-    or None (no specifier, an invalid one, or a range spanning both)."""
-    if not isinstance(spec, str) or not TVM_VERSION_RE.match(spec):
-        return None
-    lower: tuple[int, ...] = (0,)
-    upper: tuple[int, ...] | None = None  # exclusive
-    for clause in spec.split(","):
-        m = _CLAUSE_RE.fullmatch(clause)
-        if m is None:
-            return None
-        op, version = m.group(1) or "==", parse_version(m.group(2))
-        bumped = (*version[:-1], version[-1] + 1)  # the next release: ">0.24" means ">=0.25"
-        if op in (">=", "~="):
-            lower = max(lower, version)
-        elif op == ">":
-            lower = max(lower, bumped)
-        elif op == "<":
-            upper = version if upper is None else min(upper, version)
-        elif op == "<=":
-            upper = bumped if upper is None else min(upper, bumped)
-        elif op in ("==", "="):
-            lower, upper = max(lower, version), bumped if upper is None else min(upper, bumped)
-    if lower >= MODERN_SINCE:
-        return "modern"
-    if upper is not None and upper <= MODERN_SINCE:
-        return "legacy"
-    return None

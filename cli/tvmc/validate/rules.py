@@ -12,14 +12,15 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from tvmc import registry
+from tvmc import registry, versions
 from tvmc import targets as tg
+from tvmc.config import pass_config_entries
 from tvmc.errors import Location, TargetError
 from tvmc.provenance import display_path, join
 from tvmc.targets.canonical import host_problem
 from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
-from tvmc.validate.checks import first
+from tvmc.validate.checks import first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
 
 _OPTION_IN_MESSAGE = re.compile(r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)=""")
@@ -46,7 +47,7 @@ class _Rules:
         self.string_start = string_start
         self.findings: list[Finding] = []
         version = data.get("tvm-version")
-        generation = model.tvm_generation(version)
+        generation = versions.generation(version)
         # A config that declares legacy TVM may use legacy features; one that declares modern TVM may not.
         self.legacy_ok = generation == "legacy"
         self.legacy_severity: Severity = "error" if strict or generation == "modern" else "warning"
@@ -209,7 +210,9 @@ class _Rules:
 
     def hosts(self, targets: list[Target], host: Target | None) -> None:
         if host is not None:
-            self.cpu_side(host.canonical, host.pointer, host.raw, "the host")
+            # The same canonical host resolution judges (validation keeps `compiler` apart).
+            whole = host.canonical if host.compiler is None else {**host.canonical, "compiler": host.compiler}
+            self.cpu_side(whole, host.pointer, host.raw, "the host")
         for t in targets:
             own = t.canonical.get("host")
             if not isinstance(own, dict):
@@ -312,7 +315,34 @@ class _Rules:
                         "(the C interface calls operators with unpacked arguments)",
                     )
 
+    def pass_configs(self) -> None:
+        """Names the config's TVM generation does not register, and one config set twice under two
+        spellings with different values: the rules of `config.canonical_pass_config`."""
+        table = self.data.get("pass-config")
+        if not isinstance(table, dict) or not self.clean("/pass-config"):
+            return
+        generation = versions.generation(self.data.get("tvm-version"))
+        seen: dict[str, tuple[str, Any]] = {}
+        for entry in pass_config_entries(table, generation):
+            if entry.type is None:
+                known = registry.pass_configs_of(generation)
+                self.add(
+                    "unknown-pass-config",
+                    entry.pointer,
+                    "TVM registers no PassContext config of this name",
+                    suggest(entry.canonical, list(known)),
+                )
+            elif entry.canonical in seen and seen[entry.canonical][1] != entry.value:
+                self.add(
+                    "pass-config-type",
+                    entry.pointer,
+                    f"the same config as {seen[entry.canonical][0]!r}, with another value",
+                )
+            else:
+                seen[entry.canonical] = (entry.name, entry.value)
+
     def run(self) -> list[Finding]:
+        self.pass_configs()
         targets: list[Target] = []
         raw_targets = self.data.get("targets")
         if isinstance(raw_targets, list):

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tvmc import registry
+from tvmc import registry, versions
 from tvmc.config import KeySpec
 from tvmc.validate import model
+from tvmc.values import json_type
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_PATH = "schemas/compilation-config.schema.json"
@@ -39,7 +40,7 @@ def type_schema(tvm_type: str) -> dict[str, Any]:
     known = _PLAIN_TYPES.get(tvm_type)
     if known is not None:
         return json.loads(json.dumps(known))  # type: ignore[no-any-return]
-    return {"type": model.pass_config_json_type(tvm_type)}
+    return {"type": json_type(tvm_type)}
 
 
 def _keyspec(spec: KeySpec, default: Any = None) -> dict[str, Any]:
@@ -234,7 +235,7 @@ def build_schema() -> dict[str, Any]:
                 "maxItems": model.MAX_EXTENDS,
             }
         elif key == "tvm-version":
-            properties[key] = {**_keyspec(spec), "pattern": model.TVM_VERSION_PATTERN}
+            properties[key] = {**_keyspec(spec), "pattern": versions.TVM_VERSION_PATTERN}
         elif key == "host":
             properties[key] = {"description": spec.description, "$ref": "#/$defs/target"}
         elif key in ("executor", "runtime"):
