@@ -22,13 +22,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from tvmc import layering, rewrites, sources
-from tvmc.config import CompilationConfig, canonicalize_config
+from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, FrozenRecord, Location, TvmcError, UsageError
 from tvmc.layering import Tree
 
 if TYPE_CHECKING:
     from tvmc.explain import Explanation
-from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
+from tvmc.provenance import Origin, Origins, display_path, join, node_at, origin_of, printable, split, walk
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
@@ -339,12 +339,44 @@ def resolve_inputs(given: Inputs) -> Resolved:
     given = require_inputs(given)
     tree = build(given)
     try:
+        check(tree)
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
         _hint_old_json(err, tree)
-        raise
+        raise _blame_flags(err, tree) from None
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
     return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree, participation(given, tree))
+
+
+def check(tree: Tree) -> None:
+    """Validation is the one rule engine: the first error `config validate` would report for this
+    tree is the error of every command (then canonicalization only normalizes)."""
+    from tvmc.validate.checks import check_document
+    from tvmc.validate.rules import semantic_findings
+
+    structural = check_document(tree.data)
+    for finding in [*structural, *semantic_findings(tree.data, structural)]:
+        if finding.severity != "error":
+            continue
+        origin = origin_of(tree.origins, finding.pointer)
+        where = finding.location or (origin.location() if origin is not None else None)
+        path = display_path(finding.pointer)
+        raise ConfigError(
+            f"{path}: {finding.message}" if path else finding.message,
+            where,
+            suggestions=(finding.suggestion,) if finding.suggestion else (),
+            rule=finding.rule,
+        )
+
+
+def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:
+    """An error in a value a flag or `TVMC_*` variable set is a usage error (exit 2) naming it."""
+    if isinstance(err, UsageError) or err.location is None:
+        return err
+    if not any(o.kind in ("flag", "env") and o.location() == err.location for o in tree.origins.values()):
+        return err
+    usage = UsageError(err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule)
+    return usage
 
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:

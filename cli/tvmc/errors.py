@@ -104,9 +104,11 @@ class TvmcError(Exception):
         *,
         suggestions: Sequence[str] = (),
         hint: str | None = None,
+        rule: str | None = None,
     ) -> None:
         if isinstance(location, str):
             location = Location(location)
+        self.rule = rule  # the validation rule id, when a rule of the one rule engine raised it
         self.message = message
         self.location = location
         self.suggestions = tuple(suggestions)

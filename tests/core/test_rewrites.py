@@ -99,10 +99,10 @@ def test_bad_values_are_usage_errors_naming_the_flag(flag: str, value: str) -> N
 
 
 def test_opt_level_range_checked() -> None:
-    from tvmc.config import ConfigError
-
-    with pytest.raises(ConfigError, match="opt-level"):
+    # A bad value from a flag is a usage error (exit 2) naming the flag, as `-O x` is (issue 15).
+    with pytest.raises(UsageError, match="opt-level") as err:
         resolve(("-O", "7"))
+    assert str(err.value.location) == "-O 7" and err.value.exit_code == 2
 
 
 def test_executor_option_for_other_kind_is_an_error() -> None:

@@ -17,10 +17,7 @@ MODEL = ROOT / "models" / "mlp.onnx"
 
 # A config without targets is a mixin: valid as a layer, but there is nothing to show or build.
 MIXINS = {"ok/mixin.toml"}
-KNOWN = {
-    "semantic/aot-interface-api.toml": "issue 13: the aot interface-api rule exists only in validation",
-    "semantic/legacy-kind-modern.toml": "issue 13: a legacy kind for TVM >= 0.25 is refused only by validation",
-}
+KNOWN: dict[str, str] = {}  # corpus files where the commands still disagree (strict xfails), with why
 
 
 def _validate_errors(path: Path) -> list[str]:
