@@ -106,7 +106,7 @@ def test_stdin_is_read_with_a_limit() -> None:
         (b'a = 1\nb = "x\n', "toml", "f:2:7: invalid TOML: Illegal character '\\n'"),
         (b'a = "x', "toml", "f:1:7: invalid TOML: Unterminated string"),  # "at end of document"
         (b'a = 1\r\nb = "x', "toml", "f:2:7: invalid TOML: Unterminated string"),
-        (b"a = 1\na = 2\n", "toml", "f:2:6: invalid TOML: Cannot overwrite a value"),
+        (b"a = 1\na = 2\n", "toml", "f:2:1: invalid TOML: key 'a' is set twice (first on line 1)"),
         (b"a = [1,\n  2\n", "toml", "f:3:1: invalid TOML: Unclosed array"),
         (b'{\n  "a": 1,\n  "b": [1 2]\n}', "json", "f:3:11: invalid JSON: Expecting ',' delimiter"),
         (b'{"a": 1,}', "json", "f:1:8: invalid JSON: trailing comma before the end of the object"),
@@ -135,7 +135,10 @@ def test_duplicate_json_keys_are_errors_at_the_second_occurrence(data: bytes, ex
 
 
 def test_duplicate_toml_keys_are_tomllib_errors() -> None:
-    assert line_of(b"[t]\nx = 1\n[t]\n") == "ConfigSyntaxError: f:3:3: invalid TOML: Cannot declare ('t',) twice"
+    assert (
+        line_of(b"[t]\nx = 1\n[t]\n")
+        == "ConfigSyntaxError: f:3:1: invalid TOML: table [t] is set twice (first on line 1)"
+    )
 
 
 def test_bom_is_skipped_and_positions_are_unchanged() -> None:

@@ -381,6 +381,7 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
         drop(tree.origins, _pointer(tokens), removed)
         if isinstance(parent, list):
             assert isinstance(key, int)
+            tree.origins[_pointer(tokens[:-1])] = rw.origin  # the list is now as the flag left it
             for index in range(key, len(parent)):
                 rebase(
                     tree.origins, _pointer([*tokens[:-1], index + 1]), _pointer([*tokens[:-1], index]), parent[index]

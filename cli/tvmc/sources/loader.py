@@ -251,7 +251,14 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         else:  # "at end of document"; tomllib counts in text with CRLF → LF
             normalized = text.replace("\r\n", "\n")
             line, col = offset_position(normalized, len(normalized))
-        raise ConfigSyntaxError(f"invalid TOML: {message[: m.start()]}", Location(source, line, col)) from None
+        what = message[: m.start()]
+        if what.startswith("Cannot "):  # a duplicate: say which key, and where it was first set
+            from tvmc.sources.toml_positions import first_definition
+
+            first = first_definition(text.replace("\r\n", "\n"), line)
+            if first is not None:
+                what, col = f"{first[0]} is set twice (first on line {first[2]})", first[1]
+        raise ConfigSyntaxError(f"invalid TOML: {what}", Location(source, line, col)) from None
     except ValueError:
         # tomllib lets int()'s 4300-digit limit escape as a plain ValueError.
         from tvmc.sources import toml_positions

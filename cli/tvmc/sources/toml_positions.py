@@ -238,3 +238,43 @@ def index_toml(text: str) -> dict[str, int]:
     at its first mention. The document itself is located at offset 0.
     """
     return _TomlIndexer(text).run()
+
+
+_HEADER = re.compile(r"[ \t]*\[\[?[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
+_KEY_ATOM = r"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[A-Za-z0-9_\-]+)"
+_KEY_LINE = re.compile(rf"[ \t]*({_KEY_ATOM}(?:[ \t]*\.[ \t]*{_KEY_ATOM})*)[ \t]*=")
+_KEY_PART = re.compile(_KEY_ATOM)
+
+
+def _dotted(raw: str) -> list[str]:
+    return [_decode_key(p) if p[0] in "\"'" else p for p in _KEY_PART.findall(raw)]
+
+
+def first_definition(text: str, line: int) -> tuple[str, int, int] | None:
+    """For a duplicate that TOML refuses on `line` (1-based): the key or table as the user wrote it,
+    its column there, and the line where it was first set — or None when the line is not a plain
+    key or header."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    here = lines[line - 1]
+    table: list[str] = []
+    for previous in lines[: line - 1]:
+        if m := _HEADER.match(previous):
+            table = _dotted(m.group(1))
+    if m := _HEADER.match(here):
+        path, shown = _dotted(m.group(1)), f"table [{m.group(1)}]"
+    elif m := _KEY_LINE.match(here):
+        path, shown = [*table, *_dotted(m.group(1))], f"key {m.group(1).strip()!r}"
+    else:
+        return None
+    try:
+        offsets = _TomlIndexer("\n".join(lines[: line - 1]) + "\n").run()
+    except _Confused:
+        return None
+    pointer = "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path)
+    offset = offsets.get(pointer)
+    if offset is None:
+        return None
+    column = len(here) - len(here.lstrip(" \t")) + 1
+    return shown, column, text.count("\n", 0, offset) + 1
