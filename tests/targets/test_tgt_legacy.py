@@ -163,10 +163,15 @@ def test_legacy_string_errors(text: str, message: str) -> None:
     assert message in error(text).message
 
 
-def test_unknown_option_suggests_and_lists_known_options() -> None:
+def test_unknown_option_suggests_or_lists_known_options() -> None:
     err = error("llvm -mcpuu=x")
-    assert err.suggestions == ("mcpu",)
-    assert "'mattr'" in err.message
+    assert err.suggestions == ("mcpu",) and "Known options" not in err.message  # the suggestion says enough
+    assert "'mattr'" in error("llvm -zzz=x").message  # nothing close: the options are listed
+
+
+def test_every_unknown_option_of_a_string_is_reported_at_once() -> None:
+    err = error("llvm -mcpux=a -mtripel=b")
+    assert "'mcpux' (did you mean 'mcpu'?)" in err.message and "'mtripel' (did you mean 'mtriple'?)" in err.message
 
 
 def test_kind_names_are_case_sensitive_with_a_suggestion() -> None:

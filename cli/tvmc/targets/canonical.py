@@ -354,11 +354,25 @@ def _raise_first_error(
         check = {T.KEYS: T.STR_ARRAY, T.TAG: T.STR, T.FROM_DEVICE: T.INT}.get(code, code)
         if T.convert_scalar(check, value) is T.BAD:
             raise T.type_error(opt, table.types[opt], value, loc, where)
-    for opt in spec:
-        if opt in table.codes or opt == "compiler" or (opt.startswith("feature.") and len(opt) > 8):
-            continue
-        raise unknown_option(table, opt, loc, where)
+    unknown = [
+        opt
+        for opt in spec
+        if not (opt in table.codes or opt == "compiler" or (opt.startswith("feature.") and len(opt) > 8))
+    ]
+    if unknown:
+        raise unknown_options(table, unknown, loc, where)
     raise TargetError(f"{where}invalid target {spec!r}", loc)  # unreachable: a check above failed
+
+
+def unknown_options(table: T.KindTable, opts: list[str], loc: Location | None, where: str) -> TargetError:
+    """The error for options a kind does not have: every one at once, each with its did-you-mean."""
+    if len(opts) == 1:
+        return unknown_option(table, opts[0], loc, where)
+    named = ", ".join(
+        f"'{opt}'" + (f" (did you mean {close[0]!r}?)" if (close := did_you_mean(opt, table.order)) else "")
+        for opt in opts
+    )
+    return TargetError(f"{where}Unknown config options of target kind '{table.name}': {named}", loc)
 
 
 def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: str) -> TargetError:
@@ -373,12 +387,9 @@ def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: st
         hint = f"it was removed after TVM {last}"
         if legacy.lifts_to:
             hint += f"; it is now {legacy.lifts_to}"
-    return TargetError(
-        f"{where}Unknown config option '{opt}'. Known options: {known}",
-        loc,
-        suggestions=[renamed] if renamed else did_you_mean(opt, table.order),
-        hint=hint,
-    )
+    suggestions = [renamed] if renamed else did_you_mean(opt, table.order)
+    known = "" if suggestions else f". Known options: {known}"  # a did-you-mean says enough
+    return TargetError(f"{where}Unknown config option '{opt}'{known}", loc, suggestions=suggestions, hint=hint)
 
 
 # ---------------------------------------------------------------------------------------------

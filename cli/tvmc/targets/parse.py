@@ -16,7 +16,7 @@ from tvmc import registry
 from tvmc.errors import FrozenRecord, LimitError, Location, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_option
+from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_options
 from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
@@ -145,6 +145,8 @@ def _parse_nested(text: str, loc: Location | None, ctx: _Ctx) -> Any:
 def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     spec: Spec = {}
     tables = T.tables()
+    unknown: list[tuple[str, Location | None]] = []
+    kind_table: list[T.KindTable] = []
 
     def begin(first: str, first_loc: Location | None) -> TypeOf:
         if first in tables:
@@ -163,6 +165,8 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
                 "legacy TVM accepted a tag only on its own)"
             )
 
+        kind_table.append(table)
+
         def type_of(key: str, key_loc: Location | None) -> tuple[int, str]:
             if key in table.codes:
                 return table.codes[key], table.types[key]
@@ -176,12 +180,15 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
                 return table.codes[renamed], table.types[renamed]
             if table.open_options:
                 return T.ANY, "str"
-            raise unknown_option(table, key, key_loc, "")
+            unknown.append((key, key_loc))  # reported together once the whole string is read
+            return T.ANY, "str"
 
         return type_of
 
     values = ValueContext(parse_target=lambda text, at: _parse_nested(text, at, ctx), notes=ctx.notes)
     _, pairs = parse_pairs(text, loc, begin, values)
+    if unknown:
+        raise unknown_options(kind_table[0], [key for key, _ in unknown], unknown[0][1], "")
     for key, value in pairs:
         spec[key] = value
     return _convert_dict(spec, loc, ctx, legacy_text=True)
