@@ -451,6 +451,21 @@ def explain(
     return explaining.history(path, inputs(configs, rewrite_list, env, search, stdin, isolated))
 
 
+def _host_carrier(tree: Tree, host: Any) -> int | None:
+    """The index of the written target whose own host (inside a tag) is the canonical host."""
+    from tvmc import targets as tg
+
+    entries = tree.data.get("targets")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        try:
+            own = tg.canonicalize(tg.parse_target(entry).spec).get("host")
+        except TvmcError:
+            continue
+        if own == host:
+            return index
+    return None
+
+
 def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     """Map every canonical node to the origin of the input that produced it.
 
@@ -464,13 +479,15 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
         raise TypeError(f"tree: expected a tvmc.layering.Tree, got {_type_name(tree)}")
     out: Origins = {}
     mirror = _mirror(canonical)
-    for pointer, _ in walk(canonical):
+    host = canonical.get("host")
+    # A host no layer wrote that is a target's own host (inside a tag): it comes from that target.
+    carrier = _host_carrier(tree, host) if host is not None and "/host" not in tree.origins else None
+
+    def origin_of_node(pointer: str) -> Origin:
         found = _source_pointer(tree, pointer, mirror)
         if found is not None:
-            out[pointer] = tree.origins[found]
-            continue
+            return tree.origins[found]
         ancestor = pointer
-        origin = None
         while ancestor:
             ancestor = ancestor.rsplit("/", 1)[0]
             src = _source_pointer(tree, ancestor, mirror) if ancestor else None
@@ -478,13 +495,16 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
                 continue
             node = node_at(tree.data, src)
             if isinstance(node, str):  # a tag or legacy string expanded into this value
-                origin = tree.origins[src]
-            elif isinstance(node, dict) and "tag" in node and "kind" not in node:
-                origin = tree.origins.get(join(src, "tag"), tree.origins[src])
+                return tree.origins[src]
+            if isinstance(node, dict) and "tag" in node and "kind" not in node:
+                return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
-        if origin is None:
-            owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
-            kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
-            origin = Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")
-        out[pointer] = origin
+        if pointer.startswith("/host") and carrier is not None and mirror is None:
+            return tree.origins.get(f"/targets/{carrier}", Origin.default())
+        owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
+        kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
+        return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")
+
+    for pointer, _ in walk(canonical):
+        out[pointer] = origin_of_node(pointer)
     return out

@@ -106,3 +106,30 @@ def test_options_of_the_default_kind_imply_it() -> None:
     assert cpp.runtime == {"kind": "cpp", "system-lib": True}
     with pytest.raises(UsageError, match="no executor is set"):  # aot is never implied
         api.resolve([], [("--executor-aot-unpacked-api", "true")], env={})
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags"),
+    [
+        (["nvidia/nvidia-a100"], [("--target-cuda-arch", "80")]),
+        (["aws/c5"], [("--set", "targets[0].compiler=cublass")]),
+        (["aws/c5"], [("--set", "targets[0].mcpu+=x")]),
+        (["aws/c5"], [("--unset", "targets[0]")]),
+        ([], [("-O", "x")]),
+        ([], [("-O", "7")]),
+        ([], [("--executor-vm-exec-mode", "bogus")]),
+        ([], [("--set", "executor.kind=bogus")]),
+        ([], [("--pass-config", "tirx.no_such_config=1")]),
+    ],
+)
+def test_a_mistake_in_a_flag_exits_2_naming_the_flag(configs: list[str], flags: list[tuple[str, str]]) -> None:
+    with pytest.raises(UsageError) as err:
+        api.resolve(configs, flags, env={})
+    flag = flags[-1][0]
+    assert err.value.exit_code == 2 and str(err.value.location).startswith(flag), err.value.one_line()
+
+
+def test_a_mistake_in_a_tvmc_variable_exits_2_naming_it() -> None:
+    with pytest.raises(UsageError) as err:
+        api.resolve([], [], env={"TVMC_OPT_LEVEL": "9"})
+    assert str(err.value.location) == "env TVMC_OPT_LEVEL"

@@ -160,3 +160,24 @@ def test_device_config_over_a_cpu_config_keeps_the_cpu_as_host(cfgdir: Path) -> 
     # A CPU over a CPU is a plain replacement.
     arm = api.resolve(["aws/c5", "aws/c6g"]).config
     assert arm.host is not None and arm.host["mcpu"] == arm.targets[0]["mcpu"] == "neoverse-n1"
+
+
+def test_caret_name_refines_the_next_config_of_that_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user"
+    (user / "aws").mkdir(parents=True)
+    (user / "aws" / "c5.toml").write_text('extends = ["^aws/c5"]\nopt-level = 2\n')
+    monkeypatch.setenv("TVMC_CONFIG_PATH", str(user))
+    config = api.resolve(["aws/c5"]).config
+    assert config.opt_level == 2 and config.targets[0]["mcpu"] == "skylake-avx512"  # the shipped aws/c5 below
+    with pytest.raises(ConfigLayerError, match="only valid in extends"):
+        api.resolve(["^aws/c5"])
+    elsewhere = tmp_path / "x.toml"
+    elsewhere.write_text('extends = ["^aws/c5"]\n')
+    with pytest.raises(ConfigLayerError, match="not on the search path"):
+        api.resolve([str(elsewhere)])
+
+
+def test_a_host_inside_a_tag_comes_from_the_tag() -> None:
+    resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"])
+    origin = resolved.origin("/host/mcpu")
+    assert origin.kind == "file" and origin.source.endswith("jetson-agx-orin-64gb.toml")

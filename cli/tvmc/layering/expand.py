@@ -87,9 +87,31 @@ def find(dirs: Sequence[sources.SearchDir], stdin: sources.Layer | None = None) 
     def load(ref: str, relative_to: Path | None) -> sources.Layer:
         if ref == STDIN_REF and stdin is not None and relative_to is None:
             return stdin
+        if ref.startswith(NEXT_PREFIX):
+            return sources.find_config(ref[1:], dirs_after(dirs, ref, relative_to), tag_lookup=registry.is_tag)
         return sources.find_config(ref, dirs, relative_to=relative_to, tag_lookup=registry.is_tag)
 
     return load
+
+
+NEXT_PREFIX = "^"  # `extends = ["^aws/c5"]`: the next `aws/c5` on the search path, after this file's
+
+
+def dirs_after(dirs: Sequence[sources.SearchDir], ref: str, relative_to: Path | None) -> list[sources.SearchDir]:
+    """The search directories after the one holding the extending file (for `^NAME`)."""
+    if relative_to is None:
+        raise ConfigLayerError(f"{ref!r}: ^NAME refines a config of the same name; it is only valid in extends")
+    here = relative_to.resolve()
+    for index, directory in enumerate(dirs):
+        try:
+            here.relative_to(directory.path.resolve())
+        except (OSError, ValueError):
+            continue
+        return list(dirs[index + 1 :])
+    raise ConfigLayerError(
+        f"{ref!r}: ^NAME names the next config on the search path, but the file extending it is not on the "
+        "search path"
+    )
 
 
 class _TooDeep(Exception):

@@ -46,7 +46,7 @@ class Resolver:
     def load(self, ref: str, relative_to: Path | None) -> sources.Layer:
         # A NAME does not depend on the extending file's directory: one lookup (and, when it misses,
         # one listing of the search path for the did-you-mean) serves every file naming it.
-        key = (ref, str(relative_to) if sources.is_path_ref(ref) else "")
+        key = (ref, str(relative_to) if sources.is_path_ref(ref) or ref.startswith("^") else "")
         hit = self._cache.get(key)
         if hit is None:
             try:
