@@ -109,8 +109,7 @@ def dirs_after(dirs: Sequence[sources.SearchDir], ref: str, relative_to: Path | 
             continue
         return list(dirs[index + 1 :])
     raise ConfigLayerError(
-        f"{ref!r}: ^NAME names the next config on the search path, but the file extending it is not on the "
-        "search path"
+        f"{ref!r}: ^NAME names the next config on the search path, but the file extending it is not on the search path"
     )
 
 
