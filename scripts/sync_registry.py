@@ -3,7 +3,8 @@
 
     python scripts/sync_registry.py [--legacy-data scripts/registry_sources] [--check]
 
-Writes `cli/tvmc/registry/data/kinds.json` and `tags.json`. These files are the single source
+Writes `cli/tvmc/registry/data/kinds.json`, `tags.json`, `generations.json` and `llvm.json` (the
+CPU and feature names the LLVM inside TVM knows, per architecture). These files are the single source
 for flags, schema, validation and canonicalization; they are checked in so that tvmc runs without
 TVM. `--check` exits 1 when regenerating would change them (tests/registry uses the same code).
 
@@ -390,6 +391,68 @@ def codegen_options(generations: dict[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
+# One triple per LLVM target whose names tvmc checks: llvm's mcpu/mattr (the triple's
+# architecture), cuda's arch and nvptx's mcpu (nvptx64), rocm's mcpu (amdgcn), hexagon's mcpu/mattr.
+LLVM_TRIPLES = {
+    "x86": "x86_64-linux-gnu",  # i386 and x86_64: one LLVM target, the same names
+    "aarch64": "aarch64-linux-gnu",
+    "arm": "armv7a-linux-gnueabihf",  # arm* and thumb*
+    "riscv": "riscv64-linux-gnu",  # riscv32 and riscv64 list the same names
+    "nvptx": "nvptx64-nvidia-cuda",
+    "amdgcn": "amdgcn-amd-amdhsa",
+    "hexagon": "hexagon-unknown-elf",
+}
+# LLVM prints its CPU and feature lists (to stderr, once per process) when a subtarget is created
+# with the feature "+help": the lists `llc -mattr=help` shows, from the LLVM inside TVM.
+_LLVM_PROBE = """
+import sys, tvm
+from tvm.target import codegen
+target = tvm.target.Target({"kind": "llvm", "mtriple": sys.argv[1], "mattr": ["+help"]})
+codegen.llvm_get_cpu_features(target)
+print(codegen.llvm_version_major())
+"""
+
+
+def _llvm_names(text: str, heading: str) -> list[str]:
+    """The names listed under an LLVM help heading (`  name  - description` lines)."""
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    names = []
+    for line in lines[start:]:
+        if line.startswith("Available ") or line.startswith("Use +feature"):
+            break
+        match = re.match(r"  (\S+)\s+- ", line)
+        if match:
+            names.append(match[1])
+    return sorted(set(names))
+
+
+def llvm_facts() -> dict[str, Any]:
+    """LLVM's CPU and feature names per architecture, asked of the LLVM inside the installed TVM."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    def probe(triple: str) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _LLVM_PROBE, triple], capture_output=True, text=True, check=True, timeout=300
+        )
+        return done.stdout.strip(), done.stderr
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = dict(zip(LLVM_TRIPLES, pool.map(probe, LLVM_TRIPLES.values()), strict=True))
+    arches = {}
+    for arch, (_, text) in answers.items():
+        arches[arch] = {
+            "triple": LLVM_TRIPLES[arch],
+            "cpus": _llvm_names(text, "Available CPUs for this target:"),
+            "features": _llvm_names(text, "Available features for this target:"),
+        }
+    versions = {version for version, _ in answers.values()}
+    if len(versions) != 1:
+        raise SystemExit(f"LLVM probes disagree on the LLVM version: {sorted(versions)}")
+    return {"llvm_version": int(versions.pop()), "arches": arches}
+
+
 def build(legacy_dir: Path) -> dict[str, str]:
     modern = modern_facts()
     generations = generation_facts(legacy_dir)
@@ -406,7 +469,14 @@ def build(legacy_dir: Path) -> dict[str, str]:
     tags = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"], "tags": modern_tags()}
     dump = lambda obj: json.dumps(obj, indent=1, sort_keys=False, ensure_ascii=False) + "\n"  # noqa: E731
     gens = {"generated_by": "scripts/sync_registry.py", "generations": generations}
-    return {"kinds.json": dump(registry), "tags.json": dump(tags), "generations.json": dump(gens)}
+    llvm = {"generated_by": "scripts/sync_registry.py", "tvm_version": modern["tvm_version"], **llvm_facts()}
+    compact = json.dumps(llvm, indent=None, separators=(",", ":"), ensure_ascii=False)
+    return {
+        "kinds.json": dump(registry),
+        "tags.json": dump(tags),
+        "generations.json": dump(gens),
+        "llvm.json": compact.replace('],"', '],\n"') + "\n",  # one line per list: small diffs
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,14 +11,15 @@ strings (the value as typed on a command line: `("-O", "2")`) or `Rewrite` objec
 is a `TypeError` saying what was expected.
 
 Stages: load (`sources`) → layer (`layering`) → rewrite (`rewrites`) → canonicalize
-(`config`, `targets`); validation and emitters consume the `Resolved` result.
+(`config`, `targets`); validation and emitters consume the `Resolved` result. `compile` and `run`
+are `tvmc compile` and `tvmc run` (the CLI calls them).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from tvmc import layering, rewrites, sources
@@ -508,3 +509,116 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     for pointer, _ in walk(canonical):
         out[pointer] = origin_of_node(pointer)
     return out
+
+
+# ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
+
+if TYPE_CHECKING:
+    from tvmc.build.compile import Compiled
+    from tvmc.build.run import Fill, RunResult
+
+
+def _no_note(_text: str) -> None:
+    return None
+
+
+def compile(
+    model: str | os.PathLike[str],
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    output: str | os.PathLike[str] | None = None,
+    model_format: str | None = None,
+    input_shapes: str | Mapping[str, Sequence[int | None]] | None = None,
+    verbose: bool = False,
+    env: Mapping[str, str] | None = None,
+    isolated: bool = False,
+    on_stage: Callable[[str], None] = _no_note,
+    on_warning: Callable[[str], None] = _no_note,
+) -> Compiled:
+    """Build MODEL for the resolved config, exactly as `tvmc compile MODEL` does (TVM >= 0.25).
+
+    `output` is `-o` (a directory, or a path ending in "/", receives MODEL.so; default MODEL.so
+    here); `input_shapes` is `--input-shapes` text or {name: shape} (None: a dynamic dimension).
+    Returns what was written; warnings (also passed to `on_warning` as they come) are in
+    `.warnings`. `verbose` (or `TVMC_VERBOSE=1` in `env`, unless isolated) shows TVM's own output.
+    Raises the CLI's errors: UsageError (bad arguments), TvmcError (anything else).
+    """
+    from tvmc.build import compile as building
+    from tvmc.build.model import model_spec
+    from tvmc.shapes import parse_input_shapes
+
+    if isinstance(input_shapes, str):
+        shapes = parse_input_shapes(input_shapes)
+    elif input_shapes is not None:
+        shapes = {
+            str(name): tuple(None if d is None or d < 0 else int(d) for d in dims)
+            for name, dims in input_shapes.items()
+        }
+    else:
+        shapes = None
+    spec = model_spec(os.fspath(model), model_format, shapes)
+    resolved = resolve(configs, rewrite_list, env=env, isolated=isolated)
+    environment = os.environ if env is None else env
+    if not resolved.participation.isolated and environment.get("TVMC_VERBOSE", "") not in ("", "0"):
+        verbose = True
+    notes = list(resolved.notes)
+    for note in notes:
+        on_warning(note)
+    result = building.build(
+        resolved,
+        spec,
+        None if output is None else _output_text(output),
+        verbose=verbose,
+        on_stage=on_stage,
+        on_warning=on_warning,
+    )
+    result.warnings[:0] = notes
+    return result
+
+
+def _output_text(output: str | os.PathLike[str]) -> str:
+    # Text, not Path: Path drops the trailing "/" that says "into this directory".
+    return output if isinstance(output, str) else os.fspath(output)
+
+
+def run(
+    library: str | os.PathLike[str],
+    inputs: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    *,
+    check: str | os.PathLike[str] | None = None,
+    device: str = "cpu",
+    fill: Fill = "random",
+    batch: int = 1,
+    rtol: float = 1e-4,
+    atol: float = 1e-4,
+    time_it: bool = False,
+    repeat: int = 3,
+    number: int = 10,
+    profile: bool = False,
+    on_stage: Callable[[str], None] = _no_note,
+) -> RunResult:
+    """Run a library `compile` built, exactly as `tvmc run LIBRARY` does: inputs from an .npz path or
+    a {name: array} mapping, or generated from `check`'s ONNX signature (`fill`, `batch` for dynamic
+    dimensions); `check` compares the outputs with the ONNX reference (`result.checks`, each with
+    `.ok`); `time_it` times main (`result.timing`), `profile` gives the VM's per-operator profile
+    (`result.profile`). Raises UsageError / TvmcError as the CLI reports them."""
+    from pathlib import Path
+
+    from tvmc.build import run as running
+
+    return running.run_library(
+        Path(library),
+        inputs if isinstance(inputs, Mapping) or inputs is None else Path(inputs),
+        check=None if check is None else Path(check),
+        device=device,
+        fill=fill,
+        batch=batch,
+        rtol=rtol,
+        atol=atol,
+        time_it=time_it,
+        repeat=repeat,
+        number=number,
+        profile=profile,
+        on_stage=on_stage,
+    )

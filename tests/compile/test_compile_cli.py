@@ -140,7 +140,7 @@ def test_output_is_checked_before_building(invoke: Invoke, model: Path, tmp_path
 
 
 def test_progress_ticks_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
-    from tvmc.cli.compile_cmd import Progress
+    from tvmc.cli.progress import Progress
 
     with Progress(enabled=True) as progress:
         progress.stage("build")

@@ -74,9 +74,27 @@ def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
         shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
         warnings.append(
             f"{what} needs {shown}, which this machine (LLVM: {cpu_here}) lacks: the library will not run "
-            f"here; to run it here, build for this CPU (e.g. --target 'llvm -mcpu={cpu_here}')"
+            f"here; to run it here, build for --config host/native (this machine, mcpu {cpu_here})"
         )
     return warnings
+
+
+GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal", "hexagon", "webgpu")
+
+
+def no_runtime_here(target: Mapping[str, Any]) -> list[str]:
+    """A warning when the installed TVM cannot load what the build makes: the pip wheel has no CUDA
+    (or other GPU) runtime, so its library builds but does not load here."""
+    try:
+        tvm = importlib.import_module("tvm")
+    except ImportError:  # nothing to load it with, and nothing built either
+        return []
+    kinds = [str(n.get("kind")) for n in (target, *(target.get("devices") or ())) if isinstance(n, Mapping)]
+    return [
+        f"{kind}: the library builds, but this TVM has no {kind} runtime to load it here (tvmc run needs one)"
+        for kind in dict.fromkeys(kinds)
+        if kind in GPU_KINDS and not tvm.runtime.enabled(kind)
+    ]
 
 
 def cross_compiler_problem(cc: str | None, origin: Location | None) -> BuildError | None:

@@ -8,8 +8,10 @@ TVM has no type hints: its objects are `Any`, imported with importlib.
 from __future__ import annotations
 
 import importlib
+import re
+import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -40,11 +42,26 @@ class Check:
 
 
 @dataclass
+class OpProfile:
+    """One function the VM called (a kernel, or a VM builtin): calls and time over the profiled runs."""
+
+    name: str
+    calls: int
+    total_us: float
+    shapes: str  # the argument shapes of its first call
+
+    @property
+    def mean_us(self) -> float:
+        return self.total_us / self.calls if self.calls else 0.0
+
+
+@dataclass
 class RunResult:
     inputs: dict[str, Any]
     outputs: dict[str, Any]  # name → numpy array
     timing: Timing | None = None
     checks: list[Check] = field(default_factory=list)
+    profile: list[OpProfile] | None = None  # slowest first
 
 
 def _np() -> Any:
@@ -118,8 +135,51 @@ def generate_inputs(
     return out
 
 
+# ELF e_machine values of the architectures TVM builds for, as platform.machine() names them.
+_ELF_MACHINES = {62: "x86_64", 3: "i386", 183: "aarch64", 40: "arm", 243: "riscv64", 164: "hexagon", 8: "mips"}
+_SAME_MACHINE = {"amd64": "x86_64", "arm64": "aarch64", "i686": "i386", "armv7l": "arm", "armv8l": "arm"}
+
+
+def refuse_foreign(library: Path) -> None:
+    """A library that cannot load on this machine is refused before loading, with the reason (the
+    loader's own message for another CPU's ELF file is "cannot open shared object file")."""
+    import platform
+    import tarfile
+
+    with open(library, "rb") as file:
+        head = file.read(20)
+    if not head.startswith(b"\x7fELF"):
+        if tarfile.is_tarfile(library):
+            raise BuildError(
+                f"{library} is a tar of object files (build.output-format = tar): link it into a .so first",
+                "LIBRARY",
+            )
+        return  # not ELF (Mach-O, DLL): the loader says what it is
+    machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+    arch = _ELF_MACHINES.get(machine)
+    here = platform.machine().lower()
+    here = _SAME_MACHINE.get(here, here)
+    if arch is not None and arch != here:
+        raise BuildError(
+            f"{library} is a library for {arch}; this machine is {here}: run it on that machine",
+            "LIBRARY",
+        )
+
+
+def _load_error(library: Path, err: BaseException) -> BuildError:
+    match = re.search(r"created using \{(\w+)\} but a loader of that name is not registered", str(err))
+    if match:
+        return BuildError(
+            f"{library} holds {match[1]} code, but this TVM has no {match[1]} runtime to load it",
+            "LIBRARY",
+            hint=f"run it where TVM is built with {match[1]} (the pip wheel has only the CPU runtime)",
+        )
+    return BuildError(f"cannot load {library}: {short(err)}", "LIBRARY")
+
+
 def _vm(library: Path, device: str) -> tuple[Any, Any, Any]:
     tvm = require_tvm()
+    refuse_foreign(library)
     try:
         dev = tvm.device(device, 0)
         present = bool(dev.exist)
@@ -131,7 +191,7 @@ def _vm(library: Path, device: str) -> tuple[Any, Any, Any]:
         lib = tvm.runtime.load_module(str(library))
         return tvm, dev, tvm.relax.VirtualMachine(lib, dev)
     except Exception as err:  # TVM raises its own error types
-        raise BuildError(f"cannot load {library}: {short(err)}", "LIBRARY") from None
+        raise _load_error(library, err) from None
 
 
 def _ordered(vm: Any, inputs: Mapping[str, Any]) -> list[Any]:
@@ -159,13 +219,22 @@ def run(
     time_it: bool = False,
     repeat: int = 3,
     number: int = 10,
+    profile: bool = False,
+    on_stage: Callable[[str], None] = lambda _stage: None,
 ) -> RunResult:
+    on_stage("load")
     tvm, dev, vm = _vm(library, device)
     args = [tvm.runtime.tensor(a, dev) for a in _ordered(vm, inputs)]
+    on_stage("run")
     try:
         values = _outputs(vm["main"](*args))
         timing = None
+        ops = None
+        if profile:
+            on_stage("profile")
+            ops = _profile(vm, dev, args, repeat)
         if time_it:
+            on_stage("time")
             measured = vm.time_evaluator("main", dev, number=number, repeat=repeat)(*args)
             ms = [r * 1000 for r in measured.results]
             np = _np()
@@ -174,16 +243,89 @@ def run(
             )
     except Exception as err:
         raise BuildError(f"running {library} failed: {short(err)}", "run") from None
-    return RunResult(dict(inputs), {f"output_{i}": v for i, v in enumerate(values)}, timing)
+    return RunResult(dict(inputs), {f"output_{i}": v for i, v in enumerate(values)}, timing, profile=ops)
 
 
-def check(result: RunResult, model: Path, *, rtol: float, atol: float) -> list[Check]:
+def _profile(vm: Any, dev: Any, args: list[Any], runs: int) -> list[OpProfile]:
+    """Per function the VM calls (kernels and VM builtins): calls and time, over `runs` runs of main,
+    measured with the VM's instrument hook (before/after each call; the device synchronised)."""
+    started: dict[str, int] = {}
+    seen: dict[str, OpProfile] = {}
+
+    def instrument(_func: Any, symbol: str, before: bool, _ret: Any, *call_args: Any) -> int:
+        now = time.perf_counter_ns()
+        if before:
+            started[symbol] = now
+            return 0
+        dev.sync()
+        elapsed = (time.perf_counter_ns() - started.pop(symbol, now)) / 1000
+        entry = seen.get(symbol)
+        if entry is None:
+            shapes = " ".join(str(tuple(a.shape)).replace(" ", "") for a in call_args if hasattr(a, "shape"))
+            seen[symbol] = OpProfile(str(symbol), 1, elapsed, shapes)
+        else:
+            entry.calls += 1
+            entry.total_us += elapsed
+        return 0
+
+    vm.set_instrument(instrument)
+    try:
+        for _ in range(runs):
+            vm["main"](*args)
+    finally:
+        vm.set_instrument(None)
+    return sorted(seen.values(), key=lambda op: -op.total_us)
+
+
+def run_library(
+    library: Path,
+    inputs: Path | Mapping[str, Any] | None,
+    *,
+    check: Path | None = None,
+    device: str = "cpu",
+    fill: Fill = "random",
+    batch: int = 1,
+    rtol: float = 1e-4,
+    atol: float = 1e-4,
+    time_it: bool = False,
+    repeat: int = 3,
+    number: int = 10,
+    profile: bool = False,
+    on_stage: Callable[[str], None] = lambda _stage: None,
+) -> RunResult:
+    """`tvmc run` (and `tvmc.api.run`): inputs from an npz file, a mapping, or generated from the
+    check model's signature; run; profile and time on request; check against the ONNX reference."""
+    if fill not in ("random", "zeros", "ones"):
+        raise UsageError(f"unknown fill {fill!r} (random, zeros or ones)", "--fill")
+    if not library.is_file():
+        raise UsageError(f"{library} is not a file", "LIBRARY")
+    if isinstance(inputs, Path):
+        given = load_inputs(inputs)
+    elif inputs is not None:
+        given = dict(inputs)
+    elif check is not None:
+        given = generate_inputs(model_signature(check), fill, batch)
+    else:
+        raise UsageError("give --inputs NPZ, or --check MODEL to generate inputs from the model", "tvmc run")
+    result = run(
+        library, given, device=device, time_it=time_it, repeat=repeat, number=number, profile=profile, on_stage=on_stage
+    )
+    if check is not None:
+        on_stage("check")
+        check_outputs(result, check, rtol=rtol, atol=atol)
+    return result
+
+
+def check_outputs(result: RunResult, model: Path, *, rtol: float, atol: float) -> list[Check]:
     """Compare each output with the ONNX reference evaluator on the same inputs."""
     np = _np()
     onnx = importlib.import_module("onnx")
     reference = importlib.import_module("onnx.reference")
     proto = onnx.load(str(model))
-    expected = reference.ReferenceEvaluator(proto).run(None, result.inputs)
+    try:
+        expected = reference.ReferenceEvaluator(proto).run(None, result.inputs)
+    except Exception as err:  # the reference evaluator raises many kinds (unsupported op, bad input)
+        raise BuildError(f"the ONNX reference evaluator failed on {model}: {short(err)}", "--check") from None
     if len(expected) != len(result.outputs):
         raise BuildError(f"the library has {len(result.outputs)} outputs, the model {len(expected)}", "--check")
     checks = []

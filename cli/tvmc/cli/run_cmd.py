@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+
+if TYPE_CHECKING:
+    from tvmc.build.run import OpProfile, RunResult
 
 _Library = Annotated[Path, typer.Argument(metavar="LIBRARY", help="A library `tvmc compile` wrote (.so).")]
 _Device = Annotated[str, typer.Option("--device", help="cpu, cuda, rocm, vulkan, opencl or metal.")]
@@ -23,6 +28,10 @@ _Check = Annotated[
     Path | None,
     typer.Option("--check", metavar="MODEL", help="Compare with the ONNX reference evaluator on the same inputs."),
 ]
+_Profile = Annotated[
+    bool, typer.Option("--profile", help="Per-function VM profile over --repeat runs: calls, time, shapes.")
+]
+_Format = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
 _Rtol = Annotated[float, typer.Option("--rtol", help="--check: relative tolerance.")]
 _Atol = Annotated[float, typer.Option("--atol", help="--check: absolute tolerance.")]
 
@@ -46,49 +55,45 @@ def run_command(
     check: _Check = None,
     rtol: _Rtol = 1e-4,
     atol: _Atol = 1e-4,
+    profile: _Profile = False,
+    fmt: _Format = "text",
 ) -> None:
     """Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.
 
     Inputs come from --inputs NPZ or are generated from --check's model signature (--fill,
     --batch for dynamic dimensions); outputs are summarised or saved (--outputs); --print-time
-    times main with TVM's time_evaluator. Exit 1 when a check is outside the tolerance.
+    times main with TVM's time_evaluator; --profile lists the functions the VM called with their
+    time. Exit 1 when a check is outside the tolerance.
     """
     import io
 
-    from tvmc.build import run as running
+    from tvmc import api
+    from tvmc.cli.progress import Progress
     from tvmc.errors import UsageError
 
-    if fill not in ("random", "zeros", "ones"):
-        raise UsageError(f"unknown fill {fill!r} (random, zeros or ones)", "--fill")
-    if not library.is_file():
-        raise UsageError(f"{library} is not a file", "LIBRARY")
-    if inputs is not None:
-        given = running.load_inputs(inputs)
-    elif check is not None:
-        given = running.generate_inputs(running.model_signature(check), fill, batch)  # type: ignore[arg-type]
-    else:
-        raise UsageError("give --inputs NPZ, or --check MODEL to generate inputs from the model", "tvmc run")
-    result = running.run(library, given, device=device, time_it=print_time, repeat=repeat, number=number)
-    lines = []
-    for name, value in result.outputs.items():
-        lines.append(f"{name}: shape {tuple(value.shape)} {value.dtype}")
-        if print_top:
-            flat = value.reshape(-1)
-            top = flat.argsort()[::-1][:print_top]
-            lines.append("  top: " + ", ".join(f"[{int(i)}] {float(flat[i]):.6g}" for i in top))
-    if result.timing:
-        t = result.timing
-        lines.append(
-            f"time: mean {t.mean_ms:.6g} ms, median {t.median_ms:.6g} ms, std {t.std_ms:.3g} ms, "
-            f"min {t.min_ms:.6g} ms, max {t.max_ms:.6g} ms ({t.repeat} x {t.number} runs)"
+    if fmt not in ("text", "json"):
+        raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
+    with Progress(sys.stderr.isatty()) as progress:
+        result = api.run(
+            library,
+            inputs,
+            check=check,
+            device=device,
+            fill=fill,  # type: ignore[arg-type]  # checked by api.run
+            batch=batch,
+            rtol=rtol,
+            atol=atol,
+            time_it=print_time,
+            repeat=repeat,
+            number=number,
+            profile=profile,
+            on_stage=progress.stage,
         )
-    failed = False
-    if check is not None:
-        for c in running.check(result, check, rtol=rtol, atol=atol):
-            failed = failed or not c.ok
-            verdict = "ok" if c.ok else f"OUTSIDE rtol {rtol:g} / atol {atol:g}"
-            lines.append(f"check {c.output}: max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}: {verdict}")
-    write_stdout("\n".join(lines) + "\n")
+    failed = any(not c.ok for c in result.checks)
+    if fmt == "json":
+        write_stdout(json.dumps(_json(result, print_top, rtol, atol), indent=2) + "\n")
+    else:
+        write_stdout(_text(result, print_top, rtol, atol))
     if outputs is not None:
         import numpy as np
 
@@ -99,3 +104,75 @@ def run_command(
         write_atomic(outputs, buffer.getvalue())
     if failed:
         raise typer.Exit(1)
+
+
+def _top(value: Any, n: int) -> list[tuple[int, float]]:
+    flat = value.reshape(-1)
+    return [(int(i), float(flat[i])) for i in flat.argsort()[::-1][:n]]
+
+
+def _text(result: RunResult, print_top: int, rtol: float, atol: float) -> str:
+    lines = []
+    for name, value in result.outputs.items():
+        lines.append(f"{name}: shape {tuple(value.shape)} {value.dtype}")
+        if print_top:
+            lines.append("  top: " + ", ".join(f"[{i}] {v:.6g}" for i, v in _top(value, print_top)))
+    if result.profile is not None:
+        lines.append(_profile_table(result.profile))
+    if result.timing:
+        t = result.timing
+        lines.append(
+            f"time: mean {t.mean_ms:.6g} ms, median {t.median_ms:.6g} ms, std {t.std_ms:.3g} ms, "
+            f"min {t.min_ms:.6g} ms, max {t.max_ms:.6g} ms ({t.repeat} x {t.number} runs)"
+        )
+    for c in result.checks:
+        verdict = "ok" if c.ok else f"OUTSIDE rtol {rtol:g} / atol {atol:g}"
+        lines.append(f"check {c.output}: max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}: {verdict}")
+    return "\n".join(lines) + "\n"
+
+
+def _profile_table(ops: list[OpProfile]) -> str:
+    if not ops:
+        return "profile: the VM recorded no calls (exec-mode compiled runs without the VM's instrument hook)"
+    total = sum(op.total_us for op in ops) or 1.0
+    width = max(len("function"), *(len(op.name) for op in ops))
+    rows = [f"{'function':<{width}}  {'calls':>6}  {'total us':>10}  {'mean us':>9}  {'%':>5}  shapes"]
+    for op in ops:
+        rows.append(
+            f"{op.name:<{width}}  {op.calls:>6}  {op.total_us:>10.1f}  {op.mean_us:>9.2f}  "
+            f"{100 * op.total_us / total:>5.1f}  {op.shapes}"
+        )
+    return "\n".join(rows)
+
+
+def _json(result: RunResult, print_top: int, rtol: float, atol: float) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "outputs": [
+            {
+                "name": name,
+                "shape": list(value.shape),
+                "dtype": str(value.dtype),
+                **({"top": [{"index": i, "value": v} for i, v in _top(value, print_top)]} if print_top else {}),
+            }
+            for name, value in result.outputs.items()
+        ]
+    }
+    if result.profile is not None:
+        doc["profile"] = [
+            {
+                "function": op.name,
+                "calls": op.calls,
+                "total_us": op.total_us,
+                "mean_us": op.mean_us,
+                "shapes": op.shapes,
+            }
+            for op in result.profile
+        ]
+    if result.timing:
+        doc["time_ms"] = vars(result.timing)
+    if result.checks:
+        doc["checks"] = [
+            {"output": c.output, "max_abs": c.max_abs, "max_rel": c.max_rel, "ok": c.ok, "rtol": rtol, "atol": atol}
+            for c in result.checks
+        ]
+    return doc

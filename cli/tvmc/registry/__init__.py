@@ -396,3 +396,56 @@ def generation(version: str) -> Generation:
     from tvmc.registry.generations import load
 
     return load(version)
+
+
+class LlvmNames(FrozenRecord):
+    """The CPU and feature names one LLVM target knows (`llc -mattr=help` of the LLVM in TVM)."""
+
+    __match_args__ = ("target", "cpus", "features")
+    __slots__ = __match_args__
+    target: Final[str]  # the LLVM target: x86, aarch64, arm, riscv, nvptx, amdgcn, hexagon
+    cpus: Final[frozenset[str]]
+    features: Final[frozenset[str]]
+
+    def __init__(self, target: str, cpus: frozenset[str], features: frozenset[str]) -> None:
+        self.target = target
+        self.cpus = cpus
+        self.features = features
+
+
+@cache
+def _llvm() -> dict[str, Any]:
+    data: dict[str, Any] = _load("llvm.json")
+    return data
+
+
+def llvm_version() -> int:
+    """The major version of the LLVM inside the TVM the registry was generated from."""
+    return int(_llvm()["llvm_version"])
+
+
+@cache
+def llvm_names(target: str) -> LlvmNames | None:
+    """What LLVM target `target` (see `llvm_target`) knows; None for a target tvmc has no data for."""
+    entry = _llvm()["arches"].get(target)
+    if entry is None:
+        return None
+    return LlvmNames(target, frozenset(entry["cpus"]), frozenset(entry["features"]))
+
+
+def llvm_target(triple: str) -> str | None:
+    """The LLVM target of a triple's architecture, as LLVM's Triple parses it (None: no data)."""
+    arch = triple.split("-", 1)[0].lower()
+    if arch in ("x86_64", "amd64", "x86_64h") or (len(arch) == 4 and arch[0] == "i" and arch[2:] == "86"):
+        return "x86"
+    if arch.startswith(("aarch64", "arm64")):
+        return "aarch64"
+    if arch.startswith(("arm", "thumb", "xscale")):
+        return "arm"
+    if arch in ("riscv32", "riscv64"):
+        return "riscv"
+    if arch in ("nvptx", "nvptx64"):
+        return "nvptx"
+    if arch in ("amdgcn", "hexagon"):
+        return arch
+    return None

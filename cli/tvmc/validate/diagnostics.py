@@ -40,6 +40,7 @@ RULES: dict[str, str] = {
     "duplicate-device": "Two plain targets for the same device type without a distinguishing 'compiler' (or "
     "the same compiler twice).",
     "compiler-mismatch": "A 'compiler' that cannot refine the target kind it is set on.",
+    "unknown-cpu": "An mcpu, an mattr feature (or one without +/-) or a cuda arch that TVM's LLVM does not know.",
     # The legacy-* rules are warnings; errors with --strict or when tvm-version says >= 0.25; silent when
     # tvm-version says < 0.25 (the config is meant for legacy TVM).
     "legacy-kind": "A target kind only legacy TVM has.",

@@ -208,6 +208,29 @@ class _Rules:
                 f"{', '.join(suits) or 'no modern kind'}",
             )
 
+    def llvm_names(self, target: Target) -> None:
+        """mcpu, mattr and cuda arch are names TVM's LLVM knows (tvmc.targets.llvm_names); a config
+        for legacy TVM is built by another LLVM, whose names tvmc does not have."""
+        from tvmc.targets.llvm_names import name_problems
+
+        if self.legacy_ok:
+            return
+        for problem in name_problems(target.canonical):
+            raw, pointer = target.raw, target.pointer
+            for key in problem.path:  # as deep as the written target goes
+                inside = raw.get(key) if isinstance(raw, dict) and isinstance(key, str) else None
+                if inside is None and isinstance(raw, list) and isinstance(key, int) and key < len(raw):
+                    inside = raw[key]
+                if inside is None:
+                    break
+                raw, pointer = inside, join(pointer, key)
+            # A value a TVM tag brings (not written here): TVM's own data, so a warning.
+            tagged = (isinstance(raw, str) and registry.is_tag(raw)) or (
+                isinstance(raw, dict) and "tag" in raw and "kind" not in raw
+            )
+            message = f"{problem.message} (from the TVM tag: it builds generic code)" if tagged else problem.message
+            self.add("unknown-cpu", pointer, message, problem.suggestion, "warning" if tagged else "error")
+
     def hosts(self, targets: list[Target], host: Target | None) -> None:
         if host is not None:
             # The same canonical host resolution judges (validation keeps `compiler` apart).
@@ -359,6 +382,8 @@ class _Rules:
             self.legacy(t)
         for t in targets:
             self.compiler(t)
+        for t in [*targets, *([host] if host else [])]:
+            self.llvm_names(t)
         self.hosts(targets, host)
         self.devices(targets)
         self.components(targets)

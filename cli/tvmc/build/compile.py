@@ -1,0 +1,158 @@
+"""The build behind `tvmc compile MODEL` and `tvmc.api.compile`: one implementation, so the CLI and
+the Python API have the same semantics (output path, preflight, errors).
+
+    resolved config → plan → preflight (names, cross compiler, output path, TVM, ISA, runtime)
+      → build in a child process → write the library (and dumps) atomically
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tvmc.build.model import ModelSpec
+from tvmc.build.plan import BuildPlan
+from tvmc.errors import BuildError, TvmcError, UsageError
+
+if TYPE_CHECKING:
+    from tvmc.api import Resolved
+
+Notify = Callable[[str], None]
+
+
+def _ignore(_text: str) -> None:
+    return None
+
+
+@dataclass
+class Compiled:
+    """What a build wrote: the library, its size, the plan it ran, and what it said on the way."""
+
+    path: Path
+    size: int
+    model: str
+    plan: BuildPlan
+    elapsed: float  # seconds, from the preflight to the written library
+    timings: dict[str, float] = field(default_factory=dict)  # stage → seconds (import, build, export)
+    dumps: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def output_path(output: str | None, spec: ModelSpec, output_format: str, inputs: set[Path]) -> Path:
+    """Where `-o` writes: MODEL.so here by default; a directory (or a path ending in /) receives
+    MODEL.so, like cp; a missing directory is an error, never a file named after it."""
+    path = Path(output) if output else Path(spec.default_output(output_format))
+    if output and (output.endswith(("/", os.sep)) or path.is_dir()):
+        if not path.is_dir():
+            raise TvmcError(f"cannot write into {output}: the directory does not exist", f"-o {output}")
+        path = path / spec.default_output(output_format)
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory", f"-o {path}")
+    if not path.resolve().parent.is_dir():
+        raise TvmcError(f"cannot write {path}: directory {path.resolve().parent} does not exist", f"-o {path}")
+    if path.resolve() in {p.resolve() for p in inputs}:
+        raise UsageError(f"refusing to overwrite the input file {path}", f"-o {path}")
+    return path
+
+
+def check_names(resolved: Resolved, on_warning: Notify) -> None:
+    """The rule engine's unknown-cpu rule (mcpu, mattr, cuda arch that TVM's LLVM does not know) on
+    the resolved config: its first error stops the build, at the key that set the value."""
+    from tvmc.provenance import origin_of
+    from tvmc.validate.rules import semantic_findings
+
+    for finding in semantic_findings(resolved.tree.data, []):
+        if finding.rule != "unknown-cpu":
+            continue
+        if finding.severity == "warning":
+            on_warning(finding.message)
+            continue
+        origin = origin_of(resolved.tree.origins, finding.pointer)
+        raise BuildError(
+            finding.message,
+            origin.location() if origin else None,
+            suggestions=[finding.suggestion] if finding.suggestion else (),
+        )
+
+
+def _native(node: Mapping[str, Any], cpu: str) -> dict[str, Any]:
+    out = {k: _native(v, cpu) if k == "host" and isinstance(v, Mapping) else v for k, v in node.items()}
+    if out.get("kind") == "llvm" and out.get("mcpu") == "native":
+        out["mcpu"] = cpu
+    return out
+
+
+def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
+    """`mcpu = "native"` → this machine's CPU as LLVM names it (LLVM itself would build generic code)."""
+    nodes = [plan.target, plan.host or {}]
+    if not any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in nodes):
+        return plan
+    from tvmc.targets.llvm_names import native_cpu
+
+    cpu = native_cpu()
+    on_warning(f"mcpu 'native' is this machine's CPU: building for mcpu {cpu!r} (LLVM's name for it)")
+    return dataclasses.replace(plan, target=_native(plan.target, cpu))
+
+
+def build(
+    resolved: Resolved,
+    spec: ModelSpec,
+    output: str | None = None,
+    *,
+    verbose: bool = False,
+    on_stage: Notify = _ignore,
+    on_warning: Notify = _ignore,
+) -> Compiled:
+    """Check, build and write the library; every problem a TvmcError with its one line."""
+    from tvmc.build import runner
+    from tvmc.build.model import check_exists
+    from tvmc.build.plan import plan_build
+    from tvmc.build.preflight import cross_compiler_problem, no_runtime_here, will_not_run_here
+    from tvmc.fileio import write_atomic
+
+    said: list[str] = []
+
+    def warn(message: str) -> None:
+        said.append(message)
+        on_warning(message)
+
+    check_names(resolved, warn)
+    plan = plan_build(resolved.config, resolved.origins, spec)
+    for note in plan.notes:
+        warn(note)
+    check_exists(spec)
+    cc_origin = resolved.origin("/build/cross-compiler") if plan.cc else None
+    problem = cross_compiler_problem(plan.cc, cc_origin.location() if cc_origin else None)
+    if problem is not None:
+        raise problem
+    inputs = {*resolved.tree.inputs, Path(spec.path)}  # files tvmc read: never overwritten
+    path = output_path(output, spec, plan.output_format, inputs)
+    started = time.perf_counter()
+    runner.require_tvm()
+    plan = resolve_native(plan, warn)
+    for message in [*will_not_run_here(plan.target), *no_runtime_here(plan.target)]:
+        warn(message)
+    from tvmc.build import frontends, isolated
+
+    frontends.check_available(spec)
+    result = isolated.build(plan, on_stage=on_stage, verbose=verbose)
+    write_atomic(path, result.library, inputs=inputs)
+    dumps = []
+    for fmt, text in result.dumps.items():
+        write_atomic(f"{path}.{fmt}", text, inputs=inputs)
+        dumps.append(Path(f"{path}.{fmt}"))
+    return Compiled(
+        path=path,
+        size=len(result.library),
+        model=spec.path,
+        plan=plan,
+        elapsed=time.perf_counter() - started,
+        timings=dict(result.timings),
+        dumps=dumps,
+        warnings=said,
+    )
