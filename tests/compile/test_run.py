@@ -101,3 +101,79 @@ def test_model_inspect_lists_inputs_and_outputs(invoke: Invoke, mlp_path: Path, 
     (tmp_path / "bad.onnx").write_text("not a model")
     bad = invoke("model", "inspect", str(tmp_path / "bad.onnx"))
     assert bad.exit_code == 1 and "cannot read the ONNX model" in bad.stderr
+
+
+def test_profile_as_table_and_json(invoke: Invoke, library: Path, mlp_path: Path) -> None:
+    import json
+
+    text = invoke("run", str(library), "--check", str(mlp_path), "--profile", "--repeat", "2")
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("function "))
+    assert lines[header].split() == ["function", "calls", "total", "us", "mean", "us", "%", "shapes"]
+    rows = {line.split()[0]: line.split() for line in lines[header + 1 :] if not line.startswith("check ")}
+    assert {"matmul", "relu", "add"} <= set(rows) and rows["matmul"][1] == "2"  # once per run
+    doc = json.loads(invoke("run", str(library), "--check", str(mlp_path), "--profile", "-f", "json").stdout)
+    kernels = {op["function"]: op for op in doc["profile"]}
+    assert kernels["matmul"]["calls"] == 3 and kernels["matmul"]["shapes"] == "(1,8) (8,16) (1,16)"
+    assert doc["checks"][0]["ok"] is True and doc["outputs"][0]["shape"] == [1, 4]
+
+
+def test_api_compile_and_run_are_the_cli(tmp_path: Path, mlp_path: Path) -> None:
+    from tvmc import api
+    from tvmc.errors import TvmcError, UsageError
+
+    (tmp_path / "out").mkdir()
+    compiled = api.compile(
+        mlp_path, ["host/native"], [("-O", "1")], output=tmp_path / "out", input_shapes={"x": (2, 8)}
+    )
+    assert compiled.path == tmp_path / "out" / "mlp.so" and compiled.path.stat().st_size == compiled.size
+    assert compiled.plan.opt_level == 1 and set(compiled.timings) == {"import", "build", "export"}
+    result = api.run(compiled.path, check=mlp_path, batch=2, time_it=True, repeat=2, number=2)
+    assert [c.ok for c in result.checks] == [True] and result.timing is not None and result.timing.repeat == 2
+    x = np.ones((2, 8), "float32")
+    again = api.run(compiled.path, {"x": x})
+    assert again.outputs["output_0"].shape == (2, 4)
+    with pytest.raises(UsageError, match="is not a file"):
+        api.run(tmp_path / "missing.so", {"x": x})
+    with pytest.raises(TvmcError, match="is not a CPU LLVM 22"):
+        api.compile(mlp_path, ["host/default"], [("--target-llvm-mcpu", "skylake-avx51")], output=tmp_path / "y.so")
+    with pytest.raises(TvmcError, match="the directory does not exist"):
+        api.compile(mlp_path, [], [], output=f"{tmp_path / 'missing'}/")
+
+
+def test_foreign_libraries_are_refused_before_loading(invoke: Invoke, library: Path, tmp_path: Path) -> None:
+    np.savez(tmp_path / "in.npz", x=np.ones((1, 8), "float32"))
+    arm = tmp_path / "arm.so"
+    data = bytearray(library.read_bytes())
+    data[18:20] = (183).to_bytes(2, "little")  # e_machine: AArch64
+    arm.write_bytes(bytes(data))
+    result = invoke("run", str(arm), "--inputs", str(tmp_path / "in.npz"))
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == f"tvmc: error: LIBRARY: {arm} is a library for aarch64; this machine is x86_64: run it on that machine\n"
+    )
+
+
+def test_a_cuda_library_without_cuda_runtime_is_refused_with_the_reason(
+    invoke: Invoke, mlp_path: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from tvmc.build.preflight import no_runtime_here
+
+    if tvm.runtime.enabled("cuda"):  # a TVM built with CUDA loads it: nothing to refuse
+        assert no_runtime_here({"kind": "cuda"}) == []
+        return
+    assert no_runtime_here({"kind": "cuda"}) == [
+        "cuda: the library builds, but this TVM has no cuda runtime to load it here (tvmc run needs one)"
+    ]
+    if not shutil.which("nvcc"):  # TVM's CUDA codegen needs nvcc to build the library
+        return
+    out = tmp_path / "t4.so"
+    built = invoke("compile", str(mlp_path), "--config", "nvidia/nvidia-t4", "-o", str(out))
+    assert built.exit_code == 0, built.output
+    assert "tvmc: warning: cuda: the library builds, but this TVM has no cuda runtime to load it here" in built.stderr
+    ran = invoke("run", str(out), "--check", str(mlp_path))
+    assert ran.exit_code == 1 and "holds cuda code, but this TVM has no cuda runtime to load it" in ran.stderr
