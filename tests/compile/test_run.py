@@ -167,13 +167,13 @@ def test_a_cuda_library_without_cuda_runtime_is_refused_with_the_reason(
         assert no_runtime_here({"kind": "cuda"}) == []
         return
     assert no_runtime_here({"kind": "cuda"}) == [
-        "cuda: the library builds, but this TVM has no cuda runtime to load it here (tvmc run needs one)"
+        "cuda: this TVM has no cuda runtime: the library cannot be loaded here (tvmc run needs one)"
     ]
     if not shutil.which("nvcc"):  # TVM's CUDA codegen needs nvcc to build the library
         return
     out = tmp_path / "t4.so"
     built = invoke("compile", str(mlp_path), "--config", "nvidia/nvidia-t4", "-o", str(out))
     assert built.exit_code == 0, built.output
-    assert "tvmc: warning: cuda: the library builds, but this TVM has no cuda runtime to load it here" in built.stderr
+    assert "tvmc: warning: cuda: this TVM has no cuda runtime: the library cannot be loaded here" in built.stderr
     ran = invoke("run", str(out), "--check", str(mlp_path))
     assert ran.exit_code == 1 and "holds cuda code, but this TVM has no cuda runtime to load it" in ran.stderr

@@ -91,7 +91,7 @@ def no_runtime_here(target: Mapping[str, Any]) -> list[str]:
         return []
     kinds = [str(n.get("kind")) for n in (target, *(target.get("devices") or ())) if isinstance(n, Mapping)]
     return [
-        f"{kind}: the library builds, but this TVM has no {kind} runtime to load it here (tvmc run needs one)"
+        f"{kind}: this TVM has no {kind} runtime: the library cannot be loaded here (tvmc run needs one)"
         for kind in dict.fromkeys(kinds)
         if kind in GPU_KINDS and not tvm.runtime.enabled(kind)
     ]
