@@ -105,12 +105,32 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
     return directory / "c0.toml"
 
 
+def cpu_name(i: int) -> str:
+    """The i-th of LLVM's x86 CPU names (rewrites must name real CPUs: the unknown-cpu rule)."""
+    from tvmc import registry
+
+    names = registry.llvm_names("x86")
+    assert names is not None
+    cpus = sorted(names.cpus)
+    return cpus[i % len(cpus)]
+
+
+def feature_name(i: int) -> str:
+    """The i-th of LLVM's x86 feature names."""
+    from tvmc import registry
+
+    names = registry.llvm_names("x86")
+    assert names is not None
+    features = sorted(names.features)
+    return features[i % len(features)]
+
+
 def rewrite_flags(count: int) -> list[tuple[str, str]]:
     """A mix: new keys, a generated target flag, list appends, -O, a top-level string."""
     makers: list[Callable[[int], tuple[str, str]]] = [
         lambda i: ("--set", f'pass-config.{OPEN_TABLE}."rw{i}"={i}'),
-        lambda i: ("--target-llvm-mcpu", f"cpu{i}"),
-        lambda i: ("--set", f"targets[kind=llvm].mattr+=+f{i}"),
+        lambda i: ("--target-llvm-mcpu", cpu_name(i)),
+        lambda i: ("--set", f"targets[kind=llvm].mattr+=+{feature_name(i)}"),
         lambda i: ("-O", str(i % 4)),
         lambda i: ("--set", f'description="d{i}"'),
     ]

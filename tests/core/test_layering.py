@@ -68,13 +68,13 @@ def test_tag_change_replaces_table() -> None:
 
 def test_extends_order_and_relative_paths(cfgdir: Path) -> None:
     (cfgdir / "base").mkdir()
-    (cfgdir / "base" / "cpu.toml").write_text('opt-level = 1\n[[targets]]\nkind = "llvm"\nmcpu = "a"\n')
+    (cfgdir / "base" / "cpu.toml").write_text('opt-level = 1\n[[targets]]\nkind = "llvm"\nmcpu = "znver3"\n')
     (cfgdir / "base" / "extra.toml").write_text('opt-level = 2\n[pass-config]\n"tir.disable_vectorize" = true\n')
     (cfgdir / "board.toml").write_text('extends = ["./base/cpu.toml", "base/extra"]\n[build]\nmodule-name = "m"\n')
     resolved = api.resolve(["board"])
     assert resolved.config.opt_level == 2
     assert resolved.config.pass_config == {"tirx.disable_vectorize": True}  # TVM >= 0.25's spelling
-    assert resolved.config.targets[0]["mcpu"] == "a"
+    assert resolved.config.targets[0]["mcpu"] == "znver3"
     mcpu = resolved.origin("/targets/0/mcpu")
     assert mcpu.source.endswith("cpu.toml") and mcpu.location().line == 4
     assert any("extends" in step for step in mcpu.chain)

@@ -18,7 +18,7 @@ from tvmc.errors import ConfigLayerError, TvmcError
 from tvmc.layering import DEFAULT_BASE, base_refs
 from typer.testing import CliRunner
 
-TWO = 'targets = [{ kind = "cuda", arch = "sm_80" }, { kind = "llvm", mcpu = "x" }]\n'
+TWO = 'targets = [{ kind = "cuda", arch = "sm_80" }, { kind = "llvm", mcpu = "znver3" }]\n'
 
 
 def validate(app: typer.Typer, *paths: Path) -> tuple[int, str]:
@@ -35,7 +35,7 @@ def test_selector_in_extends_selects(cfgdir: Path, app: typer.Typer) -> None:
     (cfgdir / "gpu.toml").write_text('extends = ["two.toml:cuda"]\n')
     config = api.resolve(["gpu"]).config
     assert [t["kind"] for t in config.targets] == ["cuda"]
-    assert config.host is not None and config.host["mcpu"] == "x"  # item 5: the dropped CPU stays the host
+    assert config.host is not None and config.host["mcpu"] == "znver3"  # item 5: the dropped CPU stays the host
 
 
 def test_bogus_part_and_two_colons_are_errors(cfgdir: Path, app: typer.Typer) -> None:
@@ -124,7 +124,7 @@ def test_file_host_replaces_whole(cfgdir: Path) -> None:
 def test_part_keeps_its_host(cfgdir: Path) -> None:
     (cfgdir / "two.toml").write_text(TWO)
     config = api.resolve([str(cfgdir / "two.toml") + ":cuda"]).config
-    assert config.host is not None and config.host["mcpu"] == "x"
+    assert config.host is not None and config.host["mcpu"] == "znver3"
     for board, mcpu in [("nvidia/jetson-agx-orin-64gb", "cortex-a78"), ("nvidia/jetson-agx-xavier", "carmel")]:
         cpu = api.resolve([f"{board}:cpu"]).config
         assert [t["kind"] for t in cpu.targets] == ["llvm"] and cpu.targets[0]["mcpu"] == mcpu

@@ -146,10 +146,10 @@ def test_unknown_keys_and_options_suggest() -> None:
 
 
 def test_rewrites_apply_in_order() -> None:
-    config = resolve(("--target", "llvm"), ("--set", "targets[0].mcpu=a"), ("--target", "cuda")).config
-    assert [t["kind"] for t in config.targets] == ["llvm", "cuda"] and config.targets[0]["mcpu"] == "a"
-    config = resolve(("--target", "llvm"), ("--target", "cuda"), ("--set", "targets[0].mcpu=a")).config
-    assert config.targets[0]["mcpu"] == "a"
+    config = resolve(("--target", "llvm"), ("--set", "targets[0].mcpu=znver3"), ("--target", "cuda")).config
+    assert [t["kind"] for t in config.targets] == ["llvm", "cuda"] and config.targets[0]["mcpu"] == "znver3"
+    config = resolve(("--target", "llvm"), ("--target", "cuda"), ("--set", "targets[0].mcpu=znver3")).config
+    assert config.targets[0]["mcpu"] == "znver3"
 
 
 def test_env_rewrites_sit_between_configs_and_flags(monkeypatch: pytest.MonkeyPatch, cfgdir: Path) -> None:

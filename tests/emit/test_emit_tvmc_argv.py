@@ -195,8 +195,8 @@ def test_false_bool_option_is_refused() -> None:
 @pytest.mark.parametrize(
     ("flags", "model", "expected"),
     [
-        ([("--target", "llvm -mcpu='sky lake'")], MODEL, "has a space, which old tvmc un-quotes"),
-        ([("--target", "llvm -mcpu=a$b")], MODEL, "it would silently drop '$'"),
+        ([("--target", "llvm -model='sky lake'")], MODEL, "has a space, which old tvmc un-quotes"),
+        ([("--target", "llvm -model=a$b")], MODEL, "it would silently drop '$'"),
         ([("--pass-config", "tir.usmp.algorithm=a=b")], MODEL, "strings without '='"),
         ([("--pass-config", "tir.vtcm_capacity=-1")], MODEL, "non-negative integers"),
         ([("--set", 'build.output-format="tar"')], MODEL, "its --output-format is so"),

@@ -24,11 +24,11 @@ def dropped(result: Any) -> dict[str, str]:
 
 def test_double_quoted_values_are_quoted_like_single_quoted_ones() -> None:
     # old: test_parse_quotes_and_separators_on_options
-    for quoted in ("'+v1.0x,+value'", '"+v1.0x,+value"'):
+    for quoted in ("'+v8.2a,+neon'", '"+v8.2a,+neon"'):  # real features: the unknown-cpu rule
         shown = api.resolve([], [("--target", f"llvm -mattr={quoted}")]).config.targets[0]
-        assert shown["mattr"] == ["+v1.0x", "+value"]
+        assert shown["mattr"] == ["+v8.2a", "+neon"]
         assert migrate(f"tvmc compile --target 'llvm -mattr={quoted}' m.onnx").config["targets"] == [
-            {"kind": "llvm", "mattr": ["+v1.0x", "+value"]}
+            {"kind": "llvm", "mattr": ["+v8.2a", "+neon"]}
         ]
     # old: test_tokenize_target_with_commas_and_double_quotes
     parsed = parse_targets('compute-library -opt1="v, a, l, u, e", llvm')
