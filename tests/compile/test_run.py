@@ -177,3 +177,26 @@ def test_a_cuda_library_without_cuda_runtime_is_refused_with_the_reason(
     assert "tvmc: warning: cuda: this TVM has no cuda runtime: the library cannot be loaded here" in built.stderr
     ran = invoke("run", str(out), "--check", str(mlp_path))
     assert ran.exit_code == 1 and "holds cuda code, but this TVM has no cuda runtime to load it" in ran.stderr
+
+
+def test_a_library_needing_missing_cpu_features_is_refused_before_loading(
+    invoke: Invoke, mlp_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compile records the target in the library (one string); run compares its CPU features with
+    this machine's, here a baseline x86-64 CPU, and refuses instead of dying with Illegal instruction."""
+    from tvmc.build import preflight
+    from tvmc.build import run as running
+
+    out = tmp_path / "spr.so"
+    built = invoke("compile", str(mlp_path), "--target", "llvm -mcpu=sapphirerapids", "-o", str(out))
+    assert built.exit_code == 0, built.output
+    assert running.build_info(out) == {"target": {"keys": ["cpu"], "kind": "llvm", "mcpu": "sapphirerapids", "tag": ""}}
+    real = preflight.missing_isa
+    monkeypatch.setattr(preflight, "missing_isa", lambda target: real(target, system_cpu="x86-64"))
+    ran = invoke("run", str(out), "--check", str(mlp_path))
+    assert ran.exit_code == 1
+    assert f"tvmc: error: LIBRARY: {out} was built for mcpu sapphirerapids, which needs " in ran.stderr
+    assert (
+        "amx-bf16" in ran.stderr
+        and "more; this machine lacks them: it would die with Illegal instruction" in ran.stderr
+    )

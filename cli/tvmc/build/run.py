@@ -166,6 +166,45 @@ def refuse_foreign(library: Path) -> None:
         )
 
 
+def build_info(library: Path) -> dict[str, Any] | None:
+    """What `tvmc compile` recorded in the library (the target), or None (another tool built it)."""
+    import json
+
+    from tvmc.build.runner import BUILD_INFO_MARK
+
+    data = library.read_bytes()
+    start = data.find(BUILD_INFO_MARK.encode())
+    if start < 0:
+        return None
+    end = data.find(b"\0", start)
+    try:
+        info = json.loads(data[start + len(BUILD_INFO_MARK) : end if end >= 0 else None])
+    except ValueError:
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def refuse_missing_isa(library: Path) -> None:
+    """A library whose code needs CPU features this machine lacks is refused before loading (it
+    would die with `Illegal instruction`), naming them."""
+    from tvmc.build.preflight import missing_isa
+
+    info = build_info(library)
+    target = info.get("target") if info else None
+    if not isinstance(target, dict):
+        return
+    found = missing_isa(target)
+    if found:
+        what, lacking = found[0]
+        shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
+        raise BuildError(
+            f"{library} was built for {what}, which needs {shown}; this machine lacks them: it would die "
+            "with Illegal instruction",
+            "LIBRARY",
+            hint="build it for this machine: tvmc compile MODEL --config host/native",
+        )
+
+
 def _load_error(library: Path, err: BaseException) -> BuildError:
     match = re.search(r"created using \{(\w+)\} but a loader of that name is not registered", str(err))
     if match:
@@ -180,6 +219,7 @@ def _load_error(library: Path, err: BaseException) -> BuildError:
 def _vm(library: Path, device: str) -> tuple[Any, Any, Any]:
     tvm = require_tvm()
     refuse_foreign(library)
+    refuse_missing_isa(library)
     try:
         dev = tvm.device(device, 0)
         present = bool(dev.exist)

@@ -133,6 +133,21 @@ def host_source(executable: Any, fmt: str) -> str | None:
     return None
 
 
+BUILD_INFO_MARK = "TVMC-BUILD-INFO:"
+
+
+def build_info_source(plan: BuildPlan, folder: Path) -> Path:
+    """A C file linked into the library: one string, the target it was built for, so that `tvmc run`
+    can refuse a library this machine cannot run (missing CPU features) before loading it."""
+    import json
+
+    text = BUILD_INFO_MARK + json.dumps({"target": plan.target}, sort_keys=True, separators=(",", ":"))
+    literal = json.dumps(text)  # a JSON string is a valid C string literal for ASCII text
+    path = folder / "tvmc_build_info.c"
+    path.write_text(f"__attribute__((used)) const char tvmc_build_info[] = {literal};\n", encoding="ascii")
+    return path
+
+
 def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) -> BuildResult:
     """Import, transform, build and export; returns the library's bytes (the caller writes it)."""
     tvm = require_tvm()
@@ -161,7 +176,10 @@ def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) 
             executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)
     with stage("export", timings, on_stage), tempfile.TemporaryDirectory(prefix="tvmc-") as tmp:
         path = Path(tmp) / f"lib.{plan.output_format}"
-        executable.export_library(str(path), **plan.export_kwargs())
+        kwargs = plan.export_kwargs()
+        if plan.output_format == "so":
+            kwargs["addons"] = [str(build_info_source(plan, Path(tmp)))]
+        executable.export_library(str(path), **kwargs)
         result.library = path.read_bytes()
     for fmt in plan.dump_code:
         if fmt == "tir" and seen:
