@@ -105,10 +105,14 @@ class TvmcError(Exception):
         suggestions: Sequence[str] = (),
         hint: str | None = None,
         rule: str | None = None,
+        pointer: str | None = None,
     ) -> None:
         if isinstance(location, str):
             location = Location(location)
-        self.rule = rule  # the validation rule id, when a rule of the one rule engine raised it
+        # One problem record: the rule id (when a rule of the one rule engine raised it) and the
+        # JSON pointer of the value at fault (when it is one), never recovered from the message.
+        self.rule = rule
+        self.pointer = pointer
         self.message = message
         self.location = location
         self.suggestions = tuple(suggestions)
@@ -118,6 +122,9 @@ class TvmcError(Exception):
     def one_line(self) -> str:
         """The message as printed by the CLI: `source: message (did you mean …?)`."""
         text = self.message
+        if self.pointer:  # one readable line even for a pointer 64 levels deep
+            shown = self.pointer if len(self.pointer) <= 60 else f"…{self.pointer[-50:]}"
+            text = f"{shown}: {text}"
         if self.suggestions:
             text += " (did you mean " + " or ".join(repr(s) for s in self.suggestions) + "?)"
         if self.hint:

@@ -38,6 +38,8 @@ class Problem(NamedTuple):
 
 
 def raise_problem(problem: Problem) -> None:
+    if problem.error.rule is None:
+        problem.error.rule = problem.rule  # the record keeps its rule id, wherever it is reported
     raise problem.error
 
 

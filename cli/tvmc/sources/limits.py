@@ -64,11 +64,6 @@ def _shorten(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:10]}…{text[-10:]} ({len(text)} digits)"
 
 
-def _short(pointer: str) -> str:
-    # Messages stay one readable line even for a pointer 64 levels deep.
-    return pointer if len(pointer) <= 60 else f"…{pointer[-50:]}"
-
-
 def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
     if len(text) > MAX_STRING:
         return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
@@ -153,7 +148,7 @@ def first_problem(layer: Layer) -> None:
         if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
                 pointer = make_pointer(path)
-                raise LimitError(f"{_short(pointer)}: nesting deeper than {MAX_DEPTH} levels", layer.locate(pointer))
+                raise LimitError(f"nesting deeper than {MAX_DEPTH} levels", layer.locate(pointer), pointer=pointer)
             if isinstance(value, dict):
                 children: list[tuple[tuple[str | int, ...], Any, int]] = []
                 for key, child in value.items():
@@ -169,4 +164,4 @@ def first_problem(layer: Layer) -> None:
         if problem is not None:
             error_type, message = problem
             pointer = make_pointer(path)
-            raise error_type(f"{_short(pointer)}: {message}", layer.locate(pointer))
+            raise error_type(message, layer.locate(pointer), pointer=pointer)

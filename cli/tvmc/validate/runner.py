@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -127,7 +126,10 @@ _LIST_FROM = 8  # arguments in one directory from which listing it is cheaper th
 
 
 def rule_for(err: TvmcError) -> str:
-    """The rule id of a core error that ends a file's (or a resolution's) validation."""
+    """The rule id of a core error that ends a file's (or a resolution's) validation: the one it
+    carries, else the one its type stands for."""
+    if err.rule is not None:
+        return err.rule
     if isinstance(err, ConfigSyntaxError):
         return "syntax"
     if isinstance(err, LimitError):
@@ -135,22 +137,16 @@ def rule_for(err: TvmcError) -> str:
     if isinstance(err, ConfigNotFoundError):
         return "extends-unresolved" if err.location is not None and err.location.line else "config-not-found"
     if isinstance(err, ConfigLayerError):
-        return "extends-cycle" if "cycle" in err.message else "extends-unresolved"
+        return "extends-unresolved"  # the expander names its other rules itself
     if isinstance(err, TargetError):
         return "invalid-target"
     return "internal"
 
 
-_POINTER_PREFIX = re.compile(r"(/[^:\s]*): (.+)", re.DOTALL)
-
-
 def error_diagnostic(err: TvmcError, rule: str, name: str) -> Diagnostic:
     loc = err.location or Location(name)
     text = err.message + (f"; {err.hint}" if err.hint else "")
-    pointer = ""
-    m = _POINTER_PREFIX.fullmatch(text)
-    if m is not None:  # the loader writes "/targets/0/num-cores: message": keep the pointer apart
-        pointer, text = m.group(1), m.group(2)
+    pointer = err.pointer or ""
     suggestion = err.suggestions[0] if err.suggestions else None
     return Diagnostic(rule, "error", pointer, text, loc.source, loc.line, loc.col, suggestion)
 
