@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from tvmc import sources
 from tvmc.config import MAX_EXTENDS_FANOUT
-from tvmc.errors import ConfigLayerError, Location, TvmcError
+from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
 from tvmc.layering.select import select_part
 from tvmc.layering.tree import Tree, extends_refs, layer_key, layer_tree, merge, own_data
 from tvmc.provenance import printable
@@ -38,8 +38,8 @@ class Problem(NamedTuple):
 
 
 def raise_problem(problem: Problem) -> None:
-    if problem.error.rule is None:
-        problem.error.rule = problem.rule  # the record keeps its rule id, wherever it is reported
+    if problem.error.rule is None and isinstance(problem.error, ConfigLayerError | ConfigNotFoundError):
+        problem.error.rule = problem.rule  # the record keeps its rule id (a syntax error keeps its own)
     raise problem.error
 
 
@@ -213,7 +213,15 @@ class Expander:
         except TvmcError as err:
             if err.location is None:
                 err.location = ref.where
-            self._report(Problem("extends-unresolved", err, ref.layer, ref.pointer))
+            missing = "extends-unresolved" if ref.layer is not None else "config-not-found"  # named where
+            self._report(
+                Problem(
+                    missing if isinstance(err, ConfigNotFoundError) else "extends-unresolved",
+                    err,
+                    ref.layer,
+                    ref.pointer,
+                )
+            )
             return []
         key = layer_key(layer)
         if key in stack:
