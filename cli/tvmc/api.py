@@ -572,9 +572,19 @@ def compile(
         verbose=verbose,
         on_stage=on_stage,
         on_warning=on_warning,
+        label=_config_label(configs),
     )
     result.warnings[:0] = notes
     return result
+
+
+def _config_label(configs: object) -> str | None:
+    """`--config apple/m1-gpu`: the configs a build was asked for, for its crash report."""
+    names = [configs] if isinstance(configs, str | os.PathLike) else configs
+    if not isinstance(names, Sequence) or not names:
+        return None
+    shown = [os.fspath(c) if isinstance(c, str | os.PathLike) else str(c[0]) for c in names]
+    return " ".join(f"--config {printable(name)}" for name in shown)
 
 
 def _output_text(output: str | os.PathLike[str]) -> str:

@@ -163,7 +163,7 @@ SHIPPED = sorted(
     for p in glob.glob(str(ROOT / "configs" / "**" / "*.toml"), recursive=True)
 )
 # What a config that TVM 0.27 cannot build says in its description (and so in `config list`).
-CANNOT_BUILD = "Does not build with TVM 0.27: "
+CANNOT_BUILD = "Does not build with TVM 0.27"
 
 
 def claim(name: str) -> str:

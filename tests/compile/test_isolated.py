@@ -86,3 +86,24 @@ def test_the_line_that_says_what_went_wrong_is_kept() -> None:
     assert short(link) == "RuntimeError: /usr/bin/ld: lib0.o: error adding symbols: file in wrong format"
     assert short(ValueError("one line")) == "ValueError: one line"
     assert short(ValueError("first\nsecond")) == "ValueError: second"
+
+
+def test_a_crash_names_the_configs_built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`compile --config X` that crashes TVM says which configs it was building (no TVM needed)."""
+    from tvmc import api
+    from tvmc.build import frontends, isolated, preflight, runner
+
+    def crash(plan: object, on_stage: object = None, verbose: bool = False) -> runner.BuildResult:
+        raise BuildError("TVM crashed (SIGSEGV) in the build stage building for 'llvm'", "compile")
+
+    monkeypatch.setattr(runner, "require_tvm", lambda: None)
+    monkeypatch.setattr(preflight, "will_not_run_here", lambda target: [])
+    monkeypatch.setattr(preflight, "no_runtime_here", lambda target: [])
+    monkeypatch.setattr(frontends, "check_available", lambda spec: None)
+    monkeypatch.setattr(isolated, "build", crash)
+    model = Path(__file__).resolve().parents[2] / "models" / "mlp.onnx"
+    with pytest.raises(BuildError) as err:
+        api.compile(model, ["host/default"], output=tmp_path / "x.so")
+    assert err.value.one_line().startswith(
+        "compile: TVM crashed (SIGSEGV) in the build stage building for 'llvm' (--config host/default)"
+    )

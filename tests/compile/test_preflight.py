@@ -59,3 +59,22 @@ def test_compile_warns_when_this_machine_cannot_run_the_library(
     assert result.exit_code == 0, result.output
     warned = "the library will not run here" in result.stderr
     assert warned == (not _machine_has_avx512()), result.stderr
+
+
+def test_objects_the_default_compiler_cannot_link_are_refused_before_the_build() -> None:
+    """aws/c6g without its cross compiler, or a macOS host: said before the build, with the way out."""
+    import platform
+
+    from tvmc.build.preflight import link_problem
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the cases are written for an x86-64 build machine")
+    arm = link_problem({"kind": "llvm", "mtriple": "aarch64-linux-gnu"}, "so", None)
+    assert arm is not None and "the code is for aarch64-linux-gnu, which this machine's default compiler" in str(arm)
+    assert "--set build.output-format=tar" in arm.one_line()
+    mac = link_problem({"kind": "metal", "host": {"kind": "llvm", "mtriple": "x86_64-apple-macos"}}, "so", None)
+    assert mac is not None and "x86_64-apple-macos" in str(mac)
+    assert link_problem({"kind": "llvm", "mtriple": "aarch64-linux-gnu"}, "tar", None) is None
+    assert link_problem({"kind": "llvm", "mtriple": "aarch64-linux-gnu"}, "so", "aarch64-linux-gnu-gcc") is None
+    assert link_problem({"kind": "llvm", "mtriple": "x86_64-linux-gnu"}, "so", None) is None
+    assert link_problem({"kind": "llvm"}, "so", None) is None

@@ -107,12 +107,14 @@ def build(
     verbose: bool = False,
     on_stage: Notify = _ignore,
     on_warning: Notify = _ignore,
+    label: str | None = None,
 ) -> Compiled:
-    """Check, build and write the library; every problem a TvmcError with its one line."""
+    """Check, build and write the library; every problem a TvmcError with its one line (`label`
+    names the build in a crash report: the configs)."""
     from tvmc.build import runner
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
-    from tvmc.build.preflight import cross_compiler_problem, no_runtime_here, will_not_run_here
+    from tvmc.build.preflight import cross_compiler_problem, link_problem, no_runtime_here, will_not_run_here
     from tvmc.fileio import write_atomic
 
     said: list[str] = []
@@ -128,6 +130,7 @@ def build(
     check_exists(spec)
     cc_origin = resolved.origin("/build/cross-compiler") if plan.cc else None
     problem = cross_compiler_problem(plan.cc, cc_origin.location() if cc_origin else None)
+    problem = problem or link_problem(plan.target, plan.output_format, plan.cc)
     if problem is not None:
         raise problem
     inputs = {*resolved.tree.inputs, Path(spec.path)}  # files tvmc read: never overwritten
@@ -140,7 +143,12 @@ def build(
     from tvmc.build import frontends, isolated
 
     frontends.check_available(spec)
-    result = isolated.build(plan, on_stage=on_stage, verbose=verbose)
+    try:
+        result = isolated.build(plan, on_stage=on_stage, verbose=verbose)
+    except BuildError as err:
+        if label and err.message.startswith("TVM crashed"):  # name the build: which configs crashed
+            raise BuildError(f"{err.message} ({label})", err.location, hint=err.hint) from None
+        raise
     write_atomic(path, result.library, inputs=inputs)
     dumps = []
     for fmt, text in result.dumps.items():

@@ -79,6 +79,35 @@ def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
     return warnings
 
 
+_OTHER_OBJECT_FORMATS = ("apple", "darwin", "macos", "ios", "windows", "msvc")
+
+
+def link_problem(target: Mapping[str, Any], output_format: str, cc: str | None) -> BuildError | None:
+    """A .so linked by this machine's default compiler from objects it cannot read: another CPU
+    architecture, or another object format (macOS's Mach-O, Windows' COFF). Said before the build,
+    not after it as `export failed: file format not recognized`."""
+    import platform
+
+    from tvmc import registry
+
+    if output_format != "so" or cc is not None:
+        return None
+    here = registry.llvm_target(platform.machine().lower())
+    for node in _llvm_nodes(target):
+        triple = node.get("mtriple")
+        if not isinstance(triple, str):
+            continue
+        parts = triple.lower().split("-")
+        if registry.llvm_target(parts[0]) != here or any(p.startswith(_OTHER_OBJECT_FORMATS) for p in parts[1:]):
+            return BuildError(
+                f"the code is for {triple}, which this machine's default compiler cannot link into a .so",
+                "compile",
+                hint="name a compiler that can (build.cross-compiler), or write the objects as a tar: "
+                "--set build.output-format=tar",
+            )
+    return None
+
+
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal", "hexagon", "webgpu")
 
 

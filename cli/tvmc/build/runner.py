@@ -50,7 +50,7 @@ def require_tvm() -> Any:
     return tvm
 
 
-_TELLING = re.compile(r"error|wrong format|undefined reference|not found|cannot|no such", re.IGNORECASE)
+_TELLING = re.compile(r"error|wrong format|not recognized|undefined reference|not found|cannot|no such", re.IGNORECASE)
 
 
 def short(err: BaseException) -> str:
