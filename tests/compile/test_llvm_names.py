@@ -91,3 +91,9 @@ def test_native_is_resolved_to_this_cpu_with_a_note(monkeypatch: pytest.MonkeyPa
     assert resolved_plan.target["mcpu"] == "znver4"
     assert notes == ["mcpu 'native' is this machine's CPU: building for mcpu 'znver4' (LLVM's name for it)"]
     assert building.resolve_native(resolved_plan, notes.append) is resolved_plan
+
+
+def test_emit_says_what_native_becomes(invoke: Invoke) -> None:
+    result = invoke("compile", str(MODEL), "--target", "llvm -mcpu=native", "--emit", "plan")
+    assert result.exit_code == 0, result.output
+    assert "tvmc: warning: mcpu 'native' is passed to TVM as written: its LLVM does not resolve it" in result.stderr

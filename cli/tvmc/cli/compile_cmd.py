@@ -60,6 +60,11 @@ def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec, tvm_version: str
         from tvmc.build.plan import plan_build
 
         plan = plan_build(resolved.config, resolved.origins, spec)
+        if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
+            warn(
+                "mcpu 'native' is passed to TVM as written: its LLVM does not resolve it (generic code); "
+                "tvmc compile builds for this machine's CPU instead"
+            )
         if fmt is EmitFormat.python:
             from tvmc.emit import python
 
