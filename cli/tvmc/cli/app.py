@@ -64,6 +64,11 @@ def _run() -> click.Command:
 
 
 @cache
+def _tune() -> click.Command:
+    return _top_level("tune")
+
+
+@cache
 def _model() -> click.Command:
     from tvmc.cli import model_cmd
 
@@ -76,6 +81,7 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
     "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
+    "tune": ("Tune MODEL with MetaSchedule; records per target fingerprint (tune db: the database).", _tune),
     "model": ("Look inside models.", _model),
 }
 

@@ -1,0 +1,8 @@
+"""Tuning (`tvmc tune`): MetaSchedule records kept per *target fingerprint*, applied by `tvmc compile`.
+
+fingerprint  the part of a config that changes generated code, and its hash (no TVM)
+store        the database directory: partitions, MetaSchedule's JSON files, merge/export/prune (no TVM)
+session      a tuning run: a child process tunes, the parent shows progress and keeps the records
+worker       the child: task extraction and MetaSchedule (imports TVM)
+remote       --rpc-tracker HOST:PORT parsing and TVM's RPC tracker session
+"""

@@ -1,0 +1,214 @@
+"""The tuning child: `python -m tvmc.tune.worker JOB EVENTS_FD` (started by `tvmc.tune.session`).
+
+JOB is a pickled `Job`. The child imports the model as `compile` does (same plan, same transforms),
+fuses it, extracts MetaSchedule's tasks for the plan's target and tunes the ones not done yet into
+the run directory's JSONDatabase (MetaSchedule appends one line per measured candidate). Progress
+goes to EVENTS_FD as JSON lines: {"tasks": [...]}, {"task": i, "trials": n, "best": s}, {"done": n},
+or {"error": "one line"}.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import importlib.util
+import json
+import math
+import os
+import pickle
+import signal
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from tvmc.build.plan import BuildPlan
+
+
+@dataclass
+class Job:
+    plan: BuildPlan
+    run_dir: str
+    trials: int
+    trials_per_task: int | None
+    timeout: float
+    jobs: int
+    done: dict[str, int]  # measured candidates per workload hash, before this run
+    rpc: tuple[str, int, str] | None = None  # tracker host, port, key
+    seed: int | None = None
+
+
+def _die_with_parent() -> None:
+    """Linux: a SIGKILLed `tvmc tune` takes this child with it (PR_SET_PDEATHSIG)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def budget_of(job: Job, count: int) -> int:
+    if job.trials_per_task is not None:
+        return job.trials_per_task
+    return max(1, math.ceil(job.trials / max(count, 1)))
+
+
+def static(func: Any) -> bool:
+    """Whether every buffer of a kernel has a constant shape (MetaSchedule measures only those)."""
+    arg_info = importlib.import_module("tvm.s_tir.meta_schedule.arg_info")
+    try:
+        infos = arg_info.ArgInfo.from_prim_func(func)
+    except Exception:
+        return False
+    for info in infos:
+        for dim in getattr(info, "shape", []):
+            try:
+                int(dim)
+            except (TypeError, ValueError):
+                return False
+    return True
+
+
+def tune(job: Job, events: TextIO) -> None:
+    from tvmc.build.frontends import import_model
+    from tvmc.build.runner import require_tvm, transform
+    from tvmc.tune import tvmside
+
+    def emit(event: dict[str, Any]) -> None:
+        events.write(json.dumps(event) + "\n")
+        events.flush()
+
+    tvm = require_tvm()
+    plan = job.plan
+    target_dict = dict(plan.target)
+    if target_dict.get("kind") == "llvm" and "num-cores" not in target_dict:
+        target_dict["num-cores"] = job.jobs  # MetaSchedule's llvm rules need it; the build does not
+    target = tvm.target.Target(target_dict)
+    if tvmside.is_cpu(target):
+        tvmside.light_tensor_intrinsics()
+    ms = importlib.import_module("tvm.s_tir.meta_schedule")
+    derived_object = importlib.import_module("tvm.ir.utils").derived_object
+
+    mod = import_model(plan.model)
+    with tvm.transform.PassContext(
+        opt_level=plan.opt_level, config=plan.pass_config, disabled_pass=list(plan.disabled_pass)
+    ):
+        mod = transform(tvm, plan, mod)
+        with target:
+            mod = tvm.transform.Sequential(tvmside.fuse_passes(tvm, target))(mod)
+        extracted = list(ms.relax_integration.extract_tasks(mod, target))
+    database = ms.database.JSONDatabase(work_dir=job.run_dir)
+    tasks = []
+    for task in extracted:
+        func = task.dispatched[0]
+        shash = str(database.commit_workload(func).as_json()[0])
+        tasks.append((task, shash, all(static(f) for f in func.functions.values())))
+    names = {shash: str(task.task_name) for task, shash, _ in tasks}
+    tmp = os.path.join(job.run_dir, ".tasks.json")
+    with open(tmp, "w", encoding="utf-8") as sink:
+        json.dump(names, sink)
+    os.replace(tmp, os.path.join(job.run_dir, "tasks.json"))
+    budget = budget_of(job, len(tasks))
+    pending = [(t, s) for t, s, ok in tasks if ok and job.done.get(s, 0) < budget]
+    emit(
+        {
+            "tasks": [
+                {
+                    "name": str(t.task_name),
+                    "shash": s,
+                    "done": job.done.get(s, 0),
+                    "budget": budget,
+                    "state": "dynamic" if not ok else ("done" if job.done.get(s, 0) >= budget else "pending"),
+                }
+                for t, s, ok in tasks
+            ]
+        }
+    )
+    if not pending:
+        emit({"done": 0})
+        return
+    index = {s: i for i, (_, s, _) in enumerate(tasks)}
+    order = [index[s] for _, s in pending]
+    best: dict[int, float] = {}
+    counts: dict[int, int] = {}
+
+    base: Any = ms.measure_callback.PyMeasureCallback
+
+    class Progress(base):  # type: ignore[misc]
+        def apply(self, _scheduler: Any, task_id: int, _cands: Any, _builds: Any, runs: Any) -> None:
+            which = order[task_id]
+            counts[which] = counts.get(which, 0) + len(runs)
+            for result in runs:
+                secs = [float(x) for x in (result.run_secs or [])]
+                if result.error_msg is None and secs and max(secs) < 1e9:
+                    value = sum(secs) / len(secs)
+                    best[which] = min(best.get(which, value), value)
+            emit({"task": which, "trials": counts[which], "best": best.get(which)})
+
+    progress = derived_object(Progress)
+
+    contexts = []
+    for position, (task, _shash) in enumerate(pending):
+        contexts.append(
+            ms.TuneContext(
+                mod=task.dispatched[0],
+                target=task.target,
+                space_generator="post-order-apply",
+                search_strategy="evolutionary",
+                task_name=str(task.task_name),
+                num_threads=job.jobs,
+                rand_state=(job.seed or 0) + position + 1,
+                logger=ms.logging.get_logger(f"tvmc.tune.{position}"),
+            )
+        )
+    evaluator = ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=20)
+    initializer = tvmside.light_tensor_intrinsics if tvmside.is_cpu(target) else None
+    builder = ms.builder.LocalBuilder(max_workers=job.jobs, timeout_sec=job.timeout, initializer=initializer)
+    if job.rpc is not None:
+        host, port, key = job.rpc
+        config = ms.runner.RPCConfig(
+            tracker_host=host, tracker_port=port, tracker_key=key, session_timeout_sec=job.timeout
+        )
+        runner: Any = ms.runner.RPCRunner(config, evaluator, max_workers=1)
+    else:
+        runner = ms.runner.LocalRunner(timeout_sec=job.timeout, evaluator_config=evaluator)
+    # MetaSchedule's default cost model (xgb) needs xgboost; without it, random.
+    cost_model = "xgb" if importlib.util.find_spec("xgboost") is not None else "random"
+    per_task = budget
+    total = min(job.trials, sum(budget - job.done.get(s, 0) for _, s in pending))
+    ms.tune_tasks(
+        tasks=contexts,
+        task_weights=[float(t.weight) for t, _ in pending],
+        work_dir=job.run_dir,
+        max_trials_global=max(total, 1),
+        max_trials_per_task=per_task,
+        num_trials_per_iter=min(64, per_task),
+        builder=builder,
+        runner=runner,
+        database=database,
+        cost_model=cost_model,
+        measure_callbacks=[*ms.MeasureCallback.create("default"), progress()],
+    )
+    emit({"done": sum(counts.values())})
+
+
+def main(job_file: str, events_fd: str) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent keeps what was measured
+    events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
+    with open(job_file, "rb") as source:
+        job: Job = pickle.load(source)
+    from tvmc.build.runner import short
+    from tvmc.errors import TvmcError
+
+    try:
+        tune(job, events)
+    except TvmcError as err:
+        events.write(json.dumps({"error": err.one_line()}) + "\n")
+    except Exception as err:  # TVM raises many types
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+        events.write(json.dumps({"error": f"tuning failed: {short(err)}"}) + "\n")
+    events.close()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
