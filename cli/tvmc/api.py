@@ -535,8 +535,12 @@ def compile(
     isolated: bool = False,
     on_stage: Callable[[str], None] = _no_note,
     on_warning: Callable[[str], None] = _no_note,
+    tuning: bool = True,
+    database: str | os.PathLike[str] | None = None,
 ) -> Compiled:
     """Build MODEL for the resolved config, exactly as `tvmc compile MODEL` does (TVM >= 0.25).
+
+    `tuning=False` is `--no-tuning`, `database` is `--database` (tuning records, tvmc.tune).
 
     `output` is `-o` (a directory, or a path ending in "/", receives MODEL.so; default MODEL.so
     here); `input_shapes` is `--input-shapes` text or {name: shape} (None: a dynamic dimension).
@@ -573,6 +577,8 @@ def compile(
         on_stage=on_stage,
         on_warning=on_warning,
         label=_config_label(configs),
+        tuning=tuning,
+        database=None if database is None else _path(database),
     )
     result.warnings[:0] = notes
     return result
@@ -585,6 +591,12 @@ def _config_label(configs: object) -> str | None:
         return None
     shown = [os.fspath(c) if isinstance(c, str | os.PathLike) else str(c[0]) for c in names]
     return " ".join(f"--config {printable(name)}" for name in shown)
+
+
+def _path(value: str | os.PathLike[str]) -> Any:
+    from pathlib import Path  # here: pathlib is not imported at start-up
+
+    return Path(os.fspath(value))
 
 
 def _output_text(output: str | os.PathLike[str]) -> str:

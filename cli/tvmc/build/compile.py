@@ -41,6 +41,7 @@ class Compiled:
     timings: dict[str, float] = field(default_factory=dict)  # stage → seconds (import, build, export)
     dumps: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    tuning: str = ""  # which tuning records were applied, or why none (tvmc.tune.apply)
 
 
 def output_path(output: str | None, spec: ModelSpec, output_format: str, inputs: set[Path]) -> Path:
@@ -108,9 +109,12 @@ def build(
     on_stage: Notify = _ignore,
     on_warning: Notify = _ignore,
     label: str | None = None,
+    tuning: bool = True,
+    database: Path | None = None,
 ) -> Compiled:
     """Check, build and write the library; every problem a TvmcError with its one line (`label`
-    names the build in a crash report: the configs)."""
+    names the build in a crash report: the configs). The tuning records of the config's target
+    fingerprint are applied unless `tuning` is false (tvmc.tune)."""
     from tvmc.build import runner
     from tvmc.build.model import check_exists
     from tvmc.build.plan import plan_build
@@ -124,7 +128,11 @@ def build(
         on_warning(message)
 
     check_names(resolved, warn)
-    plan = plan_build(resolved.config, resolved.origins, spec)
+    from tvmc.tune.apply import choose
+
+    plan, tuning_line = choose(
+        plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning, database=database
+    )
     for note in plan.notes:
         warn(note)
     check_exists(spec)
@@ -163,4 +171,7 @@ def build(
         timings=dict(result.timings),
         dumps=dumps,
         warnings=said,
+        tuning=tuning_line
+        if result.tuned is None
+        else f"{result.tuned[0]} of {result.tuned[1]} kernels from tuning records, {tuning_line}",
     )

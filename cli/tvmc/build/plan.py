@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tvmc import registry, targets, versions
@@ -58,6 +59,8 @@ class BuildPlan:
     cc_options: tuple[str, ...] = ()
     dump_code: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    tuning_records: str | None = None  # build.tuning-records: a tuning database directory (tvmc.tune)
+    tuning: str | None = None  # the database partition applied (set by compile: tvmc.tune.apply)
 
     @property
     def host(self) -> dict[str, Any] | None:
@@ -107,6 +110,15 @@ class BuildPlan:
             steps.append({"step": "partition", "compiler": part.compiler, "call": part.function, "args": {}})
         if self.partitions:
             steps.append({"step": "codegen", "call": "tvm.relax.transform.RunCodegen", "args": {}})
+        if self.tuning:
+            steps.append(
+                {
+                    "step": "apply-tuning",
+                    "call": "tvm.relax.transform.MetaScheduleApplyDatabase",
+                    "database": "tvm.s_tir.meta_schedule.database.JSONDatabase",
+                    "args": {"work_dir": self.tuning},
+                }
+            )
         steps.append(
             {
                 "step": "build",
@@ -176,6 +188,7 @@ class Planner:
             cc_options=options,
             dump_code=dumps,
             notes=tuple(self.notes),
+            tuning_records=self.tuning_records(),
         )
 
     # ---- config sections -------------------------------------------------------------------
@@ -314,14 +327,8 @@ class Planner:
         self,
     ) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...], tuple[str, ...]]:
         build = self.config.build
-        for key in ("module-name", "tuning-records"):
-            if key in build:
-                why = (
-                    "relax.build has no module name"
-                    if key == "module-name"
-                    else "TVM >= 0.25 cannot apply AutoTVM/auto-scheduler records (it tunes with MetaSchedule)"
-                )
-                raise self.refuse(join("/build", key), why)
+        if "module-name" in build:
+            raise self.refuse("/build/module-name", "relax.build has no module name")
         fmt = str(build.get("output-format", "so"))
         if fmt == "mlf":
             raise self.refuse("/build/output-format", "Model Library Format exists only in TVM <= 0.18")
@@ -332,6 +339,26 @@ class Planner:
             raise self.refuse(join("/build", key), "a tar of object files is not linked", hint="use output-format so")
         dumps = tuple(build.get("dump-code", ()))
         return self.layouts(), self.mixed_precision(), fmt, cc, options, dumps
+
+    def tuning_records(self) -> str | None:
+        """build.tuning-records: a tvmc tuning database directory (`tvmc tune`), relative to the config
+        file that set it. Old AutoTVM/auto-scheduler log files cannot be applied by TVM >= 0.25."""
+        value = self.config.build.get("tuning-records")
+        if value is None:
+            return None
+        path = Path(str(value)).expanduser()
+        origin = origin_of(self.origins, "/build/tuning-records")
+        source = origin.location().source if origin is not None and origin.kind == "file" else ""
+        if not path.is_absolute() and source and Path(source).is_file():
+            path = Path(source).resolve().parent / path
+        if path.is_file():
+            raise self.refuse(
+                "/build/tuning-records",
+                f"{value} is a file: TVM >= 0.25 cannot apply AutoTVM/auto-scheduler logs; "
+                "give a tvmc tuning database directory (tvmc tune --database DIR)",
+                hint=None,
+            )
+        return str(path)
 
     def layouts(self) -> dict[str, list[str]]:
         build = self.config.build

@@ -31,6 +31,7 @@ class BuildResult:
     library: bytes
     dumps: dict[str, str] = field(default_factory=dict)  # dump-code format → text
     timings: dict[str, float] = field(default_factory=dict)  # stage → seconds
+    tuned: tuple[int, int] | None = None  # (kernels from tuning records, kernels) when a database was applied
 
 
 def require_tvm() -> Any:
@@ -173,7 +174,12 @@ def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) 
             mod = transform(tvm, plan, mod)
             if "relax" in plan.dump_code:
                 result.dumps["relax"] = mod.script()
-            executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)
+            if plan.tuning:
+                from tvmc.tune.tvmside import build_tuned
+
+                executable, result.tuned = build_tuned(tvm, plan, mod, target)
+            else:
+                executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)
     with stage("export", timings, on_stage), tempfile.TemporaryDirectory(prefix="tvmc-") as tmp:
         path = Path(tmp) / f"lib.{plan.output_format}"
         kwargs = plan.export_kwargs()

@@ -30,7 +30,7 @@ EMIT_HELP = (
     "Print the build instead of running it (no TVM needed): python (TVM >= 0.25), tvmc or relay "
     "(old tvmc's command line or a Relay script, TVM 0.18/0.19), plan (JSON)."
 )
-TVM_VERSION_HELP = "For --emit tvmc/relay: 0.18 or 0.19 (default: the newest the config admits)."
+TVM_VERSION_HELP = "For --emit tvmc/relay: 0.18 or 0.19."
 
 
 class EmitFormat(StrEnum):
@@ -55,11 +55,20 @@ def _inputs(resolved: Resolved, model: str) -> set[Path]:
     return {*resolved.tree.inputs, Path(model)}
 
 
-def _emit(fmt: EmitFormat, resolved: Resolved, spec: ModelSpec, tvm_version: str | None = None) -> str:
+def _emit(
+    fmt: EmitFormat,
+    resolved: Resolved,
+    spec: ModelSpec,
+    tvm_version: str | None = None,
+    tuning: tuple[bool, Path | None] = (True, None),
+) -> str:
     if fmt in (EmitFormat.python, EmitFormat.plan):
         from tvmc.build.plan import plan_build
+        from tvmc.tune.apply import choose
 
-        plan = plan_build(resolved.config, resolved.origins, spec)
+        plan, _ = choose(
+            plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning[0], database=tuning[1]
+        )
         if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
             warn(
                 "mcpu 'native' is passed to TVM as written: its LLVM does not resolve it (generic code); "
@@ -109,6 +118,8 @@ def summary(compiled: Compiled) -> str:
         f"{'auto' if plan.system_lib is None else str(plan.system_lib).lower()}",
         f"  time    {stages}",
     ]
+    if compiled.tuning:
+        lines.append(f"  tuning  {compiled.tuning}")
     lines += [f"  dump    {dump}" for dump in compiled.dumps]
     return "\n".join(lines) + "\n"
 
@@ -129,10 +140,12 @@ def compile_command(
     input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
     tvm_version: Annotated[str | None, typer.Option("--tvm-version", metavar="X.Y", help=TVM_VERSION_HELP)] = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show TVM's own output (log, full errors); also TVMC_VERBOSE=1.")
-    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's output (also TVMC_VERBOSE=1).")] = False,
     isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
+    no_tuning: Annotated[bool, typer.Option("--no-tuning", help="Apply no tuning records (tvmc tune).")] = False,
+    database: Annotated[
+        Path | None, typer.Option("--database", metavar="DIR", help="The tuning database to apply.")
+    ] = None,
 ) -> None:
     """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
     from tvmc import api
@@ -157,6 +170,8 @@ def compile_command(
                 isolated=isolated,
                 on_stage=progress.stage,
                 on_warning=progress.warn,
+                tuning=not no_tuning,
+                database=database,
             )
         write_stdout(summary(compiled))
         return
@@ -166,7 +181,7 @@ def compile_command(
     for note in resolved.notes:
         warn(note)
     path = Path(output) if output is not None else None
-    text = _emit(emit, resolved, spec, tvm_version)
+    text = _emit(emit, resolved, spec, tvm_version, (not no_tuning, database))
     if path is None:
         write_stdout(text)
         return

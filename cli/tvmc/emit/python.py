@@ -80,7 +80,7 @@ def main():
     target = tvm.target.Target(TARGET)
     with tvm.transform.PassContext(opt_level=OPT_LEVEL, config=PASS_CONFIG, disabled_pass=DISABLED_PASS,
                                    instruments={instruments}):
-{transforms}        executable = relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)
+{transforms}        executable = {build}
     # Export next to OUTPUT, then rename: a failed build never leaves a half-written library.
     directory = os.path.dirname(os.path.abspath(OUTPUT))
     with tempfile.TemporaryDirectory(dir=directory, prefix=".tvmc-") as tmp:
@@ -114,6 +114,39 @@ DUMPS = {
 }
 
 
+TUNED = '''
+
+def tuned_pipeline(target):
+    """The relax pipeline with TUNING_DATABASE applied after fusion, as `tvmc compile` builds it: the
+    kernels MetaSchedule tuned (`tvmc tune`) are fused the same way, so their hashes match."""
+    import importlib
+
+    from tvm.s_tir import dlight
+
+    gpu = relax.pipeline.BackendDispatcher.is_gpu_target(target)
+    name = {"cuda": "cuda", "rocm": "rocm", "llvm": "cpu_generic"}.get(target.kind.name)
+    if name is None:
+        name = "adreno" if "adreno" in target.keys else "gpu_generic" if gpu else "cpu_generic"
+    backend = importlib.import_module(f"tvm.relax.backend.{name}.pipeline")
+    fuse = [*backend.library_dispatch_passes(target), relax.transform.LegalizeOps(),
+            relax.transform.AnnotateTIROpPattern(), relax.transform.FoldConstant(),
+            relax.transform.FuseOps(), relax.transform.FuseTIR(), relax.transform.MetaScheduleApplyDatabase()]
+    if gpu:
+        fuse.append(dlight.ApplyDefaultSchedule(dlight.gpu.Matmul(), dlight.gpu.GEMV(), dlight.gpu.Reduction(),
+                                                dlight.gpu.GeneralReduction(), dlight.gpu.Fallback()))
+    lower = [*backend.dataflow_lower_passes(target), *backend.finalize_passes(target)]
+    return tvm.transform.Sequential(fuse + lower)
+
+
+def build_tuned(mod, target):
+    from tvm.s_tir import meta_schedule as ms
+
+    with target, ms.database.JSONDatabase(work_dir=TUNING_DATABASE, allow_missing=False):
+        return relax.build(mod, target, relax_pipeline=tuned_pipeline(target), exec_mode=EXEC_MODE,
+                           system_lib=SYSTEM_LIB)
+'''
+
+
 def _constants(plan: BuildPlan, output: str | None) -> list[str]:
     shapes = None if plan.model.shapes is None else {k: list(v) for k, v in plan.model.shapes.items()}
     default = output or plan.model.default_output(plan.output_format)
@@ -130,6 +163,7 @@ def _constants(plan: BuildPlan, output: str | None) -> list[str]:
         f"PASS_CONFIG = {py(plan.pass_config, 14)}",
         f"DISABLED_PASS = {py(list(plan.disabled_pass), 16)}",
         f"EXPORT_OPTIONS = {py(plan.export_kwargs(), 17)}",
+        *([f"TUNING_DATABASE = {py(plan.tuning)}  # tvmc tune's records for this target"] if plan.tuning else []),
     ]
 
 
@@ -159,6 +193,8 @@ def render(plan: BuildPlan, output: str | None = None) -> tuple[str, list[str]]:
     text += "".join(line + "\n" for line in imports)
     text += "\n" + "\n".join(_constants(plan, output)) + "\n"
     text += FUNCTIONS.format(loader=LOADERS[plan.model.format])
+    if plan.tuning:
+        text += TUNED
     if "tir" in plan.dump_code:
         text += TIR_RECORDER
     dumps = ""
@@ -167,6 +203,9 @@ def render(plan: BuildPlan, output: str | None = None) -> tuple[str, list[str]]:
     text += MAIN.format(
         instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
         transforms="".join(line + "\n" for line in transforms),
+        build="build_tuned(mod, target)"
+        if plan.tuning
+        else "relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)",
         dumps=dumps,
     )
     return text, list(plan.notes)

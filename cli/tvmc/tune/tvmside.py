@@ -48,12 +48,22 @@ def is_cpu(target: Any) -> bool:
     return kinds == {"llvm"}
 
 
+def backend(tvm: Any, target: Any) -> Any:
+    """The relax backend pipeline module for a target, as relax.pipeline picks it. Imported from the
+    module itself: TVM 0.27's relax.pipeline.dataflow_lower_passes fails for llvm (AttributeError:
+    tvm.relax.backend.cpu_generic does not export dataflow_lower_passes)."""
+    kind = str(target.kind.name)
+    name = {"cuda": "cuda", "rocm": "rocm", "metal": "gpu_generic", "llvm": "cpu_generic"}.get(kind)
+    if name is None and kind == "opencl" and "adreno" in [str(k) for k in target.keys]:
+        name = "adreno"
+    if name is None:
+        name = "gpu_generic" if tvm.relax.pipeline.BackendDispatcher.is_gpu_target(target) else "cpu_generic"
+    return importlib.import_module(f"tvm.relax.backend.{name}.pipeline")
+
+
 def fuse_passes(tvm: Any, target: Any) -> list[Any]:
     relax = tvm.relax
-    try:
-        dispatch = list(relax.pipeline.library_dispatch_passes(target))
-    except (ValueError, AttributeError):
-        dispatch = []
+    dispatch = list(backend(tvm, target).library_dispatch_passes(target))
     return [
         *dispatch,
         relax.transform.LegalizeOps(),
@@ -78,12 +88,9 @@ def tuned_pipeline(tvm: Any, target: Any, counts: list[int]) -> Any:
     `counts` receives [kernels from the database, kernels]."""
     relax = tvm.relax
     dlight = importlib.import_module("tvm.s_tir.dlight")
-    pipeline = relax.pipeline
-    try:
-        lower = list(pipeline.dataflow_lower_passes(target)) + list(pipeline.finalize_passes(target))
-    except (ValueError, AttributeError):
-        lower = []
-    gpu = bool(pipeline.BackendDispatcher.is_gpu_target(target))
+    module = backend(tvm, target)
+    lower = [*module.dataflow_lower_passes(target), *module.finalize_passes(target)]
+    gpu = bool(relax.pipeline.BackendDispatcher.is_gpu_target(target))
 
     def apply(mod: Any, _ctx: Any) -> Any:
         mod = tvm.transform.Sequential(fuse_passes(tvm, target))(mod)
@@ -107,3 +114,18 @@ def tuned_pipeline(tvm: Any, target: Any, counts: list[int]) -> Any:
 def open_database(path: str) -> Any:
     ms = importlib.import_module("tvm.s_tir.meta_schedule")
     return ms.database.JSONDatabase(work_dir=path, allow_missing=False)
+
+
+def build_tuned(tvm: Any, plan: Any, mod: Any, target: Any) -> tuple[Any, tuple[int, int]]:
+    """relax.build with the partition `plan.tuning` applied; also (kernels from records, kernels)."""
+    counts: list[int] = [0, 0]
+    database = open_database(str(plan.tuning))
+    with target, database:
+        executable = tvm.relax.build(
+            mod,
+            target,
+            relax_pipeline=tuned_pipeline(tvm, target, counts),
+            exec_mode=plan.exec_mode,
+            system_lib=plan.system_lib,
+        )
+    return executable, (counts[0], counts[1])
