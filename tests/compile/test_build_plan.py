@@ -170,7 +170,7 @@ def test_pass_config() -> None:
     ("setting", "expected"),
     [
         ('build.module-name="net"', "build.module-name: relax.build has no module name"),
-        ('build.tuning-records="t.json"', "build.tuning-records: TVM >= 0.25 cannot apply AutoTVM"),
+        (f'build.tuning-records="{ROOT / "pyproject.toml"}"', "cannot apply AutoTVM/auto-scheduler logs"),  # a file
         ('build.output-format="mlf"', "build.output-format: Model Library Format exists only in TVM <= 0.18"),
         ('build={output-format="tar", cross-compiler="aarch64-linux-gnu-gcc"}', "a tar of object files is not linked"),
         ('build.mixed-precision-ops=["nn.dense"]', None),  # only a note: inert without mixed-precision

@@ -52,6 +52,15 @@ def budget_of(job: Job, count: int) -> int:
     return max(1, math.ceil(job.trials / max(count, 1)))
 
 
+def search(ms: Any, budget: int) -> Any:
+    """MetaSchedule's evolutionary search, its population scaled to the budget: the default 512
+    candidates per generation cost more than measuring a small budget (64 is the floor)."""
+    population = min(512, max(64, 8 * budget))
+    return ms.search_strategy.EvolutionarySearch(
+        population_size=population, init_min_unmeasured=min(50, population // 2)
+    )
+
+
 def static(func: Any) -> bool:
     """Whether every buffer of a kernel has a constant shape (MetaSchedule measures only those)."""
     arg_info = importlib.import_module("tvm.s_tir.meta_schedule.arg_info")
@@ -153,7 +162,7 @@ def tune(job: Job, events: TextIO) -> None:
                 mod=task.dispatched[0],
                 target=task.target,
                 space_generator="post-order-apply",
-                search_strategy="evolutionary",
+                search_strategy=search(ms, budget),
                 task_name=str(task.task_name),
                 num_threads=job.jobs,
                 rand_state=(job.seed or 0) + position + 1,
