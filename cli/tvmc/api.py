@@ -619,12 +619,14 @@ def run(
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = _no_note,
+    rpc: tuple[str, int, str] | None = None,
 ) -> RunResult:
     """Run a library `compile` built, exactly as `tvmc run LIBRARY` does: inputs from an .npz path or
     a {name: array} mapping, or generated from `check`'s ONNX signature (`fill`, `batch` for dynamic
     dimensions); `check` compares the outputs with the ONNX reference (`result.checks`, each with
     `.ok`); `time_it` times main (`result.timing`), `profile` gives the VM's per-operator profile
-    (`result.profile`). Raises UsageError / TvmcError as the CLI reports them."""
+    (`result.profile`); `rpc` = (tracker host, port, device key) runs it on a device of TVM's RPC
+    tracker (`--rpc-tracker HOST:PORT --rpc-key KEY`). Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
     from tvmc.build import run as running
@@ -643,4 +645,5 @@ def run(
         number=number,
         profile=profile,
         on_stage=on_stage,
+        remote=rpc,
     )

@@ -216,8 +216,27 @@ def _load_error(library: Path, err: BaseException) -> BuildError:
     return BuildError(f"cannot load {library}: {short(err)}", "LIBRARY")
 
 
-def _vm(library: Path, device: str) -> tuple[Any, Any, Any]:
+def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str]) -> tuple[Any, Any, Any]:
+    """The library on a device of TVM's RPC tracker (HOST, PORT, KEY): uploaded, loaded, run there."""
+    host, port, key = remote
+    where = f"--rpc-tracker {host}:{port}"
+    try:
+        session = tvm.rpc.connect_tracker(host, port).request(key, priority=1, session_timeout=120)
+    except Exception as err:  # TVM raises its own error types (and socket errors)
+        raise BuildError(f"cannot get a {key!r} device from the tracker: {short(err)}", where) from None
+    try:
+        session.upload(str(library))
+        lib = session.load_module(library.name)
+        dev = session.device(device, 0)
+        return tvm, dev, tvm.relax.VirtualMachine(lib, dev)
+    except Exception as err:
+        raise BuildError(f"cannot load {library} on the {key!r} device: {short(err)}", where) from None
+
+
+def _vm(library: Path, device: str, remote: tuple[str, int, str] | None = None) -> tuple[Any, Any, Any]:
     tvm = require_tvm()
+    if remote is not None:  # another machine's library: not checked against this one
+        return _remote_vm(tvm, library, device, remote)
     refuse_foreign(library)
     refuse_missing_isa(library)
     try:
@@ -261,9 +280,10 @@ def run(
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = lambda _stage: None,
+    remote: tuple[str, int, str] | None = None,  # an RPC tracker's host, port and device key
 ) -> RunResult:
     on_stage("load")
-    tvm, dev, vm = _vm(library, device)
+    tvm, dev, vm = _vm(library, device, remote)
     args = [tvm.runtime.tensor(a, dev) for a in _ordered(vm, inputs)]
     on_stage("run")
     try:
@@ -332,6 +352,7 @@ def run_library(
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = lambda _stage: None,
+    remote: tuple[str, int, str] | None = None,
 ) -> RunResult:
     """`tvmc run` (and `tvmc.api.run`): inputs from an npz file, a mapping, or generated from the
     check model's signature; run; profile and time on request; check against the ONNX reference."""
@@ -348,7 +369,15 @@ def run_library(
     else:
         raise UsageError("give --inputs NPZ, or --check MODEL to generate inputs from the model", "tvmc run")
     result = run(
-        library, given, device=device, time_it=time_it, repeat=repeat, number=number, profile=profile, on_stage=on_stage
+        library,
+        given,
+        device=device,
+        time_it=time_it,
+        repeat=repeat,
+        number=number,
+        profile=profile,
+        on_stage=on_stage,
+        remote=remote,
     )
     if check is not None:
         on_stage("check")

@@ -190,7 +190,7 @@ def tune(job: Job, events: TextIO) -> None:
         work_dir=job.run_dir,
         max_trials_global=max(total, 1),
         max_trials_per_task=per_task,
-        num_trials_per_iter=min(64, per_task),
+        num_trials_per_iter=min(16, per_task),  # progress (and a Ctrl-C) every 16 measurements
         builder=builder,
         runner=runner,
         database=database,

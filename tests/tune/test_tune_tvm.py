@@ -1,0 +1,139 @@
+"""Integration: `tvmc tune` with the installed TVM (MetaSchedule, a few trials), then `tvmc compile`
+applies the records and `tvmc run --check` passes; Ctrl-C and SIGKILL keep what was measured and a
+rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from testkit import cli_env, load_script
+
+pytestmark = pytest.mark.tvm
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
+pytest.importorskip("onnx", reason="onnx is not installed (pip install -e '.[tvm]')")
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = ["--config", "host/native", "--input-shapes", "x:[1,8]"]
+CNN = ["--config", "host/native"]
+
+
+def tvmc(*args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`tvmc ARGS --database DB` (`tvmc run` takes no database)."""
+    extra = ["--database", str(db)] if db is not None else []
+    return subprocess.run(
+        [sys.executable, "-m", "tvmc", *args, *extra],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("models")
+    bench: ModuleType = load_script("bench_tune")
+    cnn = directory / "cnn.onnx"
+    cnn.write_bytes(bench.make_cnn(size=16).SerializeToString())
+    return {"mlp": ROOT / "models" / "mlp.onnx", "cnn": cnn}
+
+
+@pytest.fixture(scope="module")
+def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) -> Path:
+    db = tmp_path_factory.mktemp("mlp-db")
+    done = tvmc("tune", str(models["mlp"]), *MLP, "--trials", "4", "-j", "1", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
+    assert "4 candidates measured, 4 new records" in done.stdout
+    return db
+
+
+def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
+    lib = tmp_path / "mlp.so"
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), db=mlp_db)
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  2 of 2 kernels from tuning records, database " in built.stdout
+    ran = tvmc("run", str(lib), "--check", str(models["mlp"]))
+    assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
+    off = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), "--no-tuning", db=mlp_db)
+    assert "  tuning  off (--no-tuning)" in off.stdout
+
+
+def test_another_mcpu_uses_no_record(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
+    built = tvmc(
+        "compile", str(models["mlp"]), *MLP, "--target-llvm-mcpu", "haswell", "-o", str(tmp_path / "m.so"), db=mlp_db
+    )
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  no records for target fingerprint" in built.stdout
+
+
+def start(*args: str, db: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tvmc", "tune", *args, "--database", str(db)],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
+    """stderr lines until the first measured batch (records are in the run's database then)."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 300
+    for line in proc.stderr:
+        yield line
+        if ": " in line and " trials, best " in line:
+            return
+        assert time.monotonic() < deadline, "no progress within 300 s"
+    raise AssertionError(f"tune ended before measuring: {proc.wait()}")
+
+
+def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    proc = start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db)
+    lines = list(wait_for_progress(proc))
+    assert any("tasks for target fingerprint" in line for line in lines)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert out.startswith("tvmc: interrupted ") and "new records" in out
+    listed = tvmc("tune", "db", "list", db=db)
+    assert listed.returncode == 0 and " records, best total " in listed.stdout, listed.stdout + listed.stderr
+    assert not list(db.glob("*/.run-*"))  # merged into the partition
+    resumed = tvmc("tune", str(models["cnn"]), *CNN, "--trials-per-task", "1", "-j", "1", db=db)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already done" in resumed.stderr
+    lib = tmp_path / "cnn.so"
+    built = tvmc("compile", str(models["cnn"]), *CNN, "-o", str(lib), db=db)
+    assert built.returncode == 0, built.stderr
+    line = next(x for x in built.stdout.splitlines() if x.startswith("  tuning  "))
+    used, total = (int(n) for n in line.split()[1:4:2])
+    assert 1 <= used <= total, line
+    ran = tvmc("run", str(lib), "--check", str(models["cnn"]))
+    assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_sigkill_leaves_a_readable_database_and_a_rerun_resumes(models: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    proc = start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db)
+    list(wait_for_progress(proc))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert list(db.glob("*/.run-*"))  # the killed run's records, not merged yet
+    time.sleep(1)  # the child dies with its parent (PR_SET_PDEATHSIG)
+    listed = tvmc("tune", "db", "list", db=db)
+    assert listed.returncode == 0, listed.stderr
+    records = int(listed.stdout.split(" records,")[0].rsplit(" ", 1)[1])
+    assert records >= 1 and not list(db.glob("*/.run-*"))
+    resumed = tvmc("tune", str(models["mlp"]), *MLP, "--trials-per-task", "1", "-j", "1", db=db)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already done" in resumed.stderr
