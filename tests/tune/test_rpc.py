@@ -1,0 +1,134 @@
+"""Integration: remote measurement through TVM's RPC tracker. A tracker and an RPC server are started
+on 127.0.0.1 (free ports in a bounded range, stopped at the end); `tvmc tune --rpc-tracker/--rpc-key`
+measures the MLP through them and `tvmc run --rpc-tracker/--rpc-key --check` runs the result there."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from testkit import cli_env
+
+pytestmark = pytest.mark.tvm
+tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
+pytest.importorskip("tornado", reason="TVM's RPC tracker needs tornado (pip install -e '.[tvm]')")
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "tvmc-test"
+PORTS = range(19190, 19390)  # the range searched for free ports
+
+
+def free_port(exclude: set[int]) -> int:
+    for port in PORTS:
+        if port in exclude:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.fail(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+
+
+def ends(port: int) -> list[str]:
+    return ["--port-end", str(port + 1), "--silent"]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def summary(port: int) -> str:
+    """TVM's own query of the tracker, in a child (TVM's client leaks sockets when it retries)."""
+    query = [sys.executable, "-m", "tvm.exec.query_rpc_tracker", "--host", "127.0.0.1", "--port", str(port)]
+    return subprocess.run(query, capture_output=True, text=True, timeout=60).stdout
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def tracker() -> Iterator[tuple[str, int]]:
+    tracker_port = free_port(set())
+    server_port = free_port({tracker_port})
+    python = [sys.executable, "-m"]
+    procs = [
+        subprocess.Popen(
+            [*python, "tvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", str(tracker_port), *ends(tracker_port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if listening(tracker_port):
+                break
+            assert time.monotonic() < deadline, "the RPC tracker did not start"
+            time.sleep(0.5)
+        procs.append(
+            subprocess.Popen(
+                [
+                    *python,
+                    "tvm.exec.rpc_server",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(server_port),
+                    *ends(server_port),
+                    "--tracker",
+                    f"127.0.0.1:{tracker_port}",
+                    "--key",
+                    KEY,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        while True:
+            info = summary(tracker_port)
+            if KEY in info:
+                break
+            assert time.monotonic() < deadline, f"the RPC server did not register: {info}"
+            time.sleep(0.5)
+        yield "127.0.0.1", tracker_port
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+
+
+def tvmc(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tvmc", *args], env=cli_env(), capture_output=True, text=True, timeout=600
+    )
+
+
+def test_tune_and_run_through_the_tracker(tracker: tuple[str, int], tmp_path: Path) -> None:
+    host, port = tracker
+    remote = ["--rpc-tracker", f"{host}:{port}", "--rpc-key", KEY]
+    model = ROOT / "models" / "mlp.onnx"
+    common = [str(model), "--config", "host/native", "--input-shapes", "x:[1,8]", "--database", str(tmp_path)]
+    tuned = tvmc("tune", *common, "--trials", "2", "-j", "1", *remote)
+    assert tuned.returncode == 0, tuned.stdout + tuned.stderr
+    assert "2 candidates measured, 2 new records" in tuned.stdout
+    lib = tmp_path / "mlp.so"
+    built = tvmc("compile", *common, "-o", str(lib))
+    assert built.returncode == 0 and "kernels from tuning records" in built.stdout, built.stderr
+    ran = tvmc("run", str(lib), "--check", str(model), *remote)
+    assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
