@@ -82,13 +82,15 @@ def tune_command(
         ModelFormat | None, typer.Option("--model-format", help="The model format (default: from the suffix).")
     ] = None,
     input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
-    trials: Annotated[int, typer.Option("--trials", min=1, help="Measured candidates in all, over all tasks.")] = 200,
+    trials: Annotated[
+        int, typer.Option("--trials", metavar="N", min=1, show_default=False, help="Candidates in all (200).")
+    ] = 200,
     trials_per_task: Annotated[
         int | None,
-        typer.Option("--trials-per-task", min=1, help="Measured candidates per task (default: --trials / tasks)."),
+        typer.Option("--trials-per-task", metavar="N", min=1, help="Per task (default: --trials / tasks)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=1, metavar="S", help="Seconds per build and per measurement.")
+        float, typer.Option("--timeout", min=1, metavar="S", show_default=False, help="Per build and run (30 s).")
     ] = 30.0,
     database: _Database = None,
     rpc_tracker: Annotated[
@@ -96,16 +98,11 @@ def tune_command(
     ] = None,
     rpc_key: Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=0, help="Parallel builds and threads per task (0: the CPU count).")
+        int, typer.Option("--jobs", "-j", metavar="N", min=0, show_default=False, help="Parallel builds (CPU count).")
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's own output.")] = False,
 ) -> None:
-    """Tune MODEL's kernels with MetaSchedule for the resolved config; `tvmc compile` applies the records.
-
-    Records are kept in the database under the config's target fingerprint; a rerun resumes (a task
-    with its trials measured is skipped) and Ctrl-C keeps every record measured. `tvmc tune db --help`
-    lists the database commands (list, show, merge, export, prune).
-    """
+    """Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database)."""
     from tvmc import api
     from tvmc.build import frontends, runner
     from tvmc.build.model import check_exists, model_spec
