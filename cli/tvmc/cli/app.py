@@ -81,7 +81,10 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
     "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
-    "tune": ("Tune MODEL with MetaSchedule; records per target fingerprint (tune db: the database).", _tune),
+    "tune": (
+        "Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database).",
+        _tune,
+    ),
     "model": ("Look inside models.", _model),
 }
 

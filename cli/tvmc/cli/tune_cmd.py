@@ -46,6 +46,7 @@ class Display:
     def __init__(self, fingerprint: str) -> None:
         self.fingerprint = fingerprint
         self.tasks: list[dict[str, Any]] = []
+        self.shown: dict[int, tuple[Any, ...]] = {}  # what was last shown per task
 
     def __call__(self, event: Any) -> None:
         from tvmc.tune.store import format_seconds
@@ -62,6 +63,9 @@ class Display:
             sys.stderr.write(f"tvmc: {text}\n")
         elif "task" in event:
             index = int(event["task"])
+            if self.shown.get(index) == (event["trials"], event.get("best")):
+                return  # the scheduler picked a task whose search space is exhausted: nothing new
+            self.shown[index] = (event["trials"], event.get("best"))
             task = self.tasks[index] if index < len(self.tasks) else {"name": "?", "budget": "?"}
             sys.stderr.write(
                 f"tvmc: task {index + 1}/{len(self.tasks)} {task['name']}: {event['trials']}/{task['budget']} trials, "
