@@ -167,3 +167,23 @@ def test_tune_refuses_half_an_rpc_setting(app: typer.Typer, tmp_path: Path) -> N
     assert result.exit_code == 2 and "--rpc-tracker and --rpc-key go together" in result.output
     result = CliRunner().invoke(app, ["tune", str(model), "--rpc-tracker", "nohost", "--rpc-key", "k"])
     assert result.exit_code == 2 and "is not HOST:PORT" in result.output
+
+
+def test_emit_python_and_plan_include_the_database(app: typer.Typer, tmp_path: Path) -> None:
+    own = store.Partition(tmp_path, target_fingerprint(api.resolve([], []).config))
+    write_db(own.path, [workload(0)], [(0, record(1e-5))])
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"")
+    runner = CliRunner()
+    script = runner.invoke(app, ["compile", str(model), "--emit", "python", "--database", str(tmp_path)])
+    assert script.exit_code == 0, script.output
+    assert f"TUNING_DATABASE = {str(own.path)!r}" in script.stdout
+    assert "executable = build_tuned(mod, target)" in script.stdout
+    compile(script.stdout, "build.py", "exec")
+    plan = runner.invoke(app, ["compile", str(model), "--emit", "plan", "--database", str(tmp_path)])
+    steps = json.loads(plan.stdout)["steps"]
+    assert {"step": "apply-tuning", "args": {"work_dir": str(own.path)}}.items() <= {
+        k: v for s in steps if s["step"] == "apply-tuning" for k, v in s.items()
+    }.items()
+    off = runner.invoke(app, ["compile", str(model), "--emit", "python", "--no-tuning", "--database", str(tmp_path)])
+    assert "TUNING_DATABASE" not in off.stdout and "relax.build(mod, target, exec_mode" in off.stdout
