@@ -128,6 +128,9 @@ def tune_command(
     plan = plan_build(resolved.config, resolved.origins, spec)
     check_exists(spec)
     runner.require_tvm()
+    from tvmc.build.compile import resolve_native
+
+    plan = resolve_native(plan, warn)  # as compile builds it: mcpu "native" is this machine's CPU
     frontends.check_available(spec)
     root = _root(database)
     fingerprint = target_fingerprint(resolved.config)
