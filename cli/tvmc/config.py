@@ -104,6 +104,57 @@ BUILD_DEFAULTS: dict[str, Any] = {
 DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
 
 
+class BuildProblem(NamedTuple):
+    pointer: str
+    message: str
+    legacy_only: bool  # the option exists, but only TVM <= 0.19 builds with it
+
+
+def modern_build_problems(build: Mapping[str, Any]) -> list[BuildProblem]:
+    """What the build of TVM >= 0.25 (relax) cannot do with a canonical `build` table: the one list
+    that the build plan refuses and validation reports for configs written for TVM >= 0.25."""
+    out: list[BuildProblem] = []
+    if "module-name" in build:
+        out.append(BuildProblem("/build/module-name", "relax.build has no module name", True))
+    fmt = build.get("output-format", BUILD_DEFAULTS["output-format"])
+    if fmt == "mlf":
+        out.append(BuildProblem("/build/output-format", "Model Library Format exists only in TVM <= 0.18", True))
+    if fmt == "tar" and ("cross-compiler" in build or build.get("cross-compiler-options")):
+        key = "cross-compiler" if "cross-compiler" in build else "cross-compiler-options"
+        out.append(BuildProblem(f"/build/{key}", "a tar of object files is not linked", False))
+    if build.get("mixed-precision", False):
+        if "mixed-precision-ops" in build:
+            out.append(
+                BuildProblem(
+                    "/build/mixed-precision-ops", "relax's ToMixedPrecision chooses the operators itself", False
+                )
+            )
+        if build.get("mixed-precision-calculation-type", "float16") != "float16":
+            out.append(
+                BuildProblem(
+                    "/build/mixed-precision-calculation-type",
+                    "relax's ToMixedPrecision computes in float16 only",
+                    False,
+                )
+            )
+    layouts = build.get("desired-layout")
+    if isinstance(layouts, list):
+        ops = build.get("desired-layout-ops", BUILD_DEFAULTS["desired-layout-ops"])
+        if len(layouts) not in (1, len(ops)):
+            message = f"{len(layouts)} layouts for {len(ops)} operators (give one, or one per operator)"
+            out.append(BuildProblem("/build/desired-layout", message, False))
+        else:
+            for index, op in enumerate(ops):
+                kernel = str(layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")[2]
+                if kernel in ("", "default"):
+                    message = (
+                        f"give the kernel layout for relax.{op} as DATA:KERNEL (relax's ConvertLayout has no default)"
+                    )
+                    out.append(BuildProblem("/build/desired-layout", message, False))
+                    break
+    return out
+
+
 def canonical_build(build: Mapping[str, Any]) -> dict[str, Any]:
     """One spelling per meaning: operator names without `relax.`, conv2d's kernel layout written
     out, defaults dropped."""

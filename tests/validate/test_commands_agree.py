@@ -55,6 +55,12 @@ TABLE = {
     "system-lib-int": 'targets = ["llvm"]\n[runtime]\nsystem-lib = 1\n',
     "host-cuda": 'targets = ["llvm"]\nhost = { kind = "cuda" }\n',
     "own-host-cuda": 'targets = [{ kind = "llvm", host = { kind = "cuda" } }]\n',
+    "system-lib-int-cuda-host": 'targets = ["llvm"]\nhost = {kind = "cuda"}\n[runtime]\nsystem-lib = 1\n',
+    "pass-config-maybe": 'targets = ["llvm"]\n[pass-config]\n"tir.disable_vectorize" = "maybe"\n',
+    "pass-config-nested-unknown": 'targets = ["llvm"]\npass-config.tirx.no_such_config = true\n',
+    "host-compiler": 'targets = ["llvm"]\nhost = { kind = "c", compiler = "ethos-u" }\n',
+    "module-name-modern": 'tvm-version = ">=0.25"\ntargets = ["llvm"]\nbuild.module-name = "net"\n',
+    "two-targets-modern": 'tvm-version = ">=0.25"\ntargets = ["cuda", "llvm"]\n',
 }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from tvmc import registry, targets, versions
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
-from tvmc.config import DEFAULT_KERNEL_LAYOUT, CompilationConfig
+from tvmc.config import CompilationConfig, modern_build_problems
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
@@ -229,6 +229,8 @@ class Planner:
                     part.pointer, f"compiler {part.compiler!r} cannot offload from a {base['kind']} target", hint=None
                 )
         host = strip_tvmc_keys(self.config.host) if self.config.host else None
+        if base.get("host") == {k: v for k, v in base.items() if k != "host"}:
+            base = {k: v for k, v in base.items() if k != "host"}  # its own host, written out: one meaning
         if "host" not in base and host is not None and host != base:
             # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
             base = {**base, "host": host}
@@ -327,16 +329,14 @@ class Planner:
         self,
     ) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...], tuple[str, ...]]:
         build = self.config.build
-        if "module-name" in build:
-            raise self.refuse("/build/module-name", "relax.build has no module name")
+        for problem in modern_build_problems(build):
+            hint = LEGACY_HINT if problem.legacy_only else None
+            if problem.pointer.startswith("/build/cross-compiler"):
+                hint = "use output-format so"
+            raise self.refuse(problem.pointer, problem.message, hint=hint)
         fmt = str(build.get("output-format", "so"))
-        if fmt == "mlf":
-            raise self.refuse("/build/output-format", "Model Library Format exists only in TVM <= 0.18")
         cc = build.get("cross-compiler")
         options = tuple(build.get("cross-compiler-options", ()))
-        if fmt == "tar" and (cc is not None or options):
-            key = "cross-compiler" if cc is not None else "cross-compiler-options"
-            raise self.refuse(join("/build", key), "a tar of object files is not linked", hint="use output-format so")
         dumps = tuple(build.get("dump-code", ()))
         return self.layouts(), self.mixed_precision(), fmt, cc, options, dumps
 
@@ -371,23 +371,9 @@ class Planner:
             op if op.startswith("relax.") else f"relax.{op}"
             for op in build.get("desired-layout-ops", DEFAULT_LAYOUT_OPS)
         ]
-        if len(layouts) not in (1, len(ops)):
-            raise self.refuse(
-                "/build/desired-layout",
-                f"{len(layouts)} layouts for {len(ops)} operators (give one, or one per operator)",
-                hint=None,
-            )
-        out: dict[str, list[str]] = {}
+        out: dict[str, list[str]] = {}  # modern_build_problems refused what does not fit
         for index, op in enumerate(ops):
             data, _, kernel = (layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")
-            if not kernel or kernel == "default":
-                kernel = DEFAULT_KERNEL_LAYOUT.get(data, "") if op == "relax.nn.conv2d" else ""
-                if not kernel:
-                    raise self.refuse(
-                        "/build/desired-layout",
-                        f"give the kernel layout for {op} as {data}:KERNEL (relax's ConvertLayout has no default)",
-                        hint=None,
-                    )
             out[op] = [data, kernel]
         return out
 
@@ -398,18 +384,6 @@ class Planner:
             if extra:
                 self.notes.append(f"build.{extra[0]} has no effect without build.mixed-precision = true")
             return None
-        if "mixed-precision-ops" in build:
-            raise self.refuse(
-                "/build/mixed-precision-ops",
-                "relax's ToMixedPrecision chooses the operators itself",
-                hint="remove the key (or use --emit relay for TVM <= 0.19)",
-            )
-        if build.get("mixed-precision-calculation-type", "float16") != "float16":
-            raise self.refuse(
-                "/build/mixed-precision-calculation-type",
-                "relax's ToMixedPrecision computes in float16 only",
-                hint=None,
-            )
         return str(build.get("mixed-precision-acc-type", "float16"))
 
 

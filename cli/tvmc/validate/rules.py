@@ -14,7 +14,7 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.config import pass_config_entries
+from tvmc.config import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.errors import Location, TargetError
 from tvmc.provenance import display_path, join
 from tvmc.targets.canonical import host_problem
@@ -192,6 +192,15 @@ class _Rules:
         comp = registry.compilers().get(target.compiler)
         if comp is None:
             return  # unknown-compiler (structural) already said so
+        where = join(target.pointer, "compiler") if isinstance(target.raw, dict) else target.pointer
+        if comp.partition is None and versions.generation(self.data.get("tvm-version")) == "modern":
+            self.add(  # the build plan's rule: relax partitions only with a partition function
+                "compiler-mismatch",
+                where,
+                f"compiler {target.compiler!r} has no relax partition function in TVM {registry.tvm_version()}"
+                f"{self.legacy_why}",
+            )
+            return
         device = tg.device_type(target.canonical)
         if device not in comp.device_types:
             suits = sorted(
@@ -199,7 +208,6 @@ class _Rules:
                 for k in model.kinds().values()
                 if k.device_type in comp.device_types and not k.legacy and not k.byoc
             )
-            where = join(target.pointer, "compiler") if isinstance(target.raw, dict) else target.pointer
             self.add(
                 "compiler-mismatch",
                 where,
@@ -364,8 +372,41 @@ class _Rules:
             else:
                 seen[entry.canonical] = (entry.name, entry.value)
 
+    def one_plain_target(self, targets: list[Target]) -> None:
+        """For a config written for TVM >= 0.25: relax.build compiles for one target (with BYOC
+        `compiler` refinements) and its host — the build plan's rule."""
+        if versions.generation(self.data.get("tvm-version")) != "modern":
+            return
+        plain = [  # legacy kinds and composites are reported (or allowed) by their own rules
+            t
+            for t in targets
+            if t.compiler is None and t.canonical.get("kind") != "composite" and t.canonical["kind"] in registry.kinds()
+        ]
+        first = {k: v for k, v in plain[0].canonical.items() if k != "host"} if plain else None
+        for t in plain[1:]:
+            if {k: v for k, v in t.canonical.items() if k != "host"} != first:
+                self.add(
+                    "invalid-target",
+                    t.pointer,
+                    f"a second target ({t.canonical['kind']}): relax.build compiles for one target and its host; "
+                    "put the host in `host`, or compile once per target",
+                )
+                return
+
+    def build(self) -> None:
+        """For a config written for TVM >= 0.25: what its build (relax) cannot do, the list the
+        build plan refuses (`config.modern_build_problems`)."""
+        build = self.data.get("build")
+        modern = versions.generation(self.data.get("tvm-version")) == "modern"
+        if not modern or not isinstance(build, dict) or not self.clean("/build"):
+            return
+        for problem in modern_build_problems(canonical_build(build)):
+            rule = "legacy-option" if problem.legacy_only else "invalid-value"
+            self.add(rule, problem.pointer, f"{problem.message}{self.legacy_why}")
+
     def run(self) -> list[Finding]:
         self.pass_configs()
+        self.build()
         targets: list[Target] = []
         raw_targets = self.data.get("targets")
         if isinstance(raw_targets, list):
@@ -386,6 +427,7 @@ class _Rules:
             self.llvm_names(t)
         self.hosts(targets, host)
         self.devices(targets)
+        self.one_plain_target(targets)
         self.components(targets)
         return self.findings
 

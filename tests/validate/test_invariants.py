@@ -1,0 +1,190 @@
+"""Issue 13's invariants as properties over generated configs (and the issue's table as rows):
+
+1. `config validate` reports an error ⇔ `config show` (api.resolve) fails; and for a config
+   written for TVM >= 0.25, `compile --emit plan` succeeds exactly when validation passes.
+2. Equal `--hash` ⇔ equal build plan: every respelling of one meaning hashes and plans alike.
+3. `config migrate` exits 0 only with output that validates without errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tvmc import api
+from tvmc.build.model import model_spec
+from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.errors import TvmcError
+from tvmc.validate import runner
+from typer.testing import CliRunner
+
+MODEL = model_spec("model.onnx", None, None)
+
+TARGETS = [
+    ["llvm"],
+    ["llvm -mcpu=skylake"],
+    [{"kind": "llvm", "mtriple": "x86_64-linux-gnu", "mcpu": "znver3"}],
+    ["cuda"],
+    ["nvidia/nvidia-a100"],
+    ["cuda", "llvm"],
+    [{"kind": "cuda", "arch": "sm_80"}, {"kind": "llvm", "mcpu": "x"}],
+    [{"kind": "c", "compiler": "ethos-u"}],
+    ["c"],
+    [{"kind": "ethos-u"}],
+    [],
+]
+HOSTS = [None, "llvm", {"kind": "cuda"}, {"kind": "c", "compiler": "ethos-u"}, {"kind": "llvm", "mtriple": "x"}]
+RUNTIMES = [None, {"kind": "cpp", "system-lib": True}, {"kind": "cpp", "system-lib": 1}, {"kind": "crt"}]
+EXECUTORS = [
+    None,
+    {"kind": "vm", "exec-mode": "compiled"},
+    {"kind": "vm", "exec-mode": "bogus"},
+    {"kind": "graph"},
+    {"kind": "aot", "interface-api": "c", "unpacked-api": False},
+]
+PASS_CONFIGS = [
+    {},
+    {"tir.disable_vectorize": True},
+    {"tirx.disable_vectorize": True},
+    {"tir.disable_vectorize": "maybe"},
+    {"tirx": {"disable_vectorize": True}},
+    {"tirx.no_such_config": 1},
+    {"tir.disable_vectorize": True, "tirx.disable_vectorize": False},
+    {"relay.backend.use_auto_scheduler": True},
+]
+BUILDS = [
+    {},
+    {"output-format": "so", "mixed-precision": False},
+    {"output-format": "tar"},
+    {"desired-layout": ["NHWC"]},
+    {"mixed-precision": 1},
+    {"module-name": "net"},
+]
+VERSIONS = [None, ">=0.25", "<=0.19"]
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {"targets": draw(st.sampled_from(TARGETS))}
+    for key, choices in (
+        ("host", HOSTS),
+        ("runtime", RUNTIMES),
+        ("executor", EXECUTORS),
+        ("pass-config", PASS_CONFIGS),
+        ("build", BUILDS),
+        ("tvm-version", VERSIONS),
+    ):
+        value = draw(st.sampled_from(choices))
+        if value not in (None, {}):
+            config[key] = value
+    return config
+
+
+def _validate_errors(path: Path) -> list[str]:
+    result = runner.Validator(runner.Settings()).file(str(path))
+    return [f"{d.rule}: {d.message}" for d in result.diagnostics if d.severity == "error"]
+
+
+def _resolve(path: Path) -> api.Resolved | None:
+    try:
+        return api.resolve([str(path)], [], env={})
+    except TvmcError:
+        return None
+
+
+def _plan(resolved: api.Resolved) -> BuildPlan | None:
+    try:
+        return plan_build(resolved.config, resolved.origins, MODEL)
+    except TvmcError:
+        return None
+
+
+def _write(directory: Path, config: dict[str, Any]) -> Path:
+    path = directory / "c.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(configs())
+def test_validate_show_and_plan_agree(tmp_path: Path, config: dict[str, Any]) -> None:
+    path = _write(tmp_path, config)
+    errors = _validate_errors(path)
+    resolved = _resolve(path)
+    assert bool(errors) == (resolved is None), (config, errors)
+    if resolved is not None and config.get("tvm-version") == ">=0.25":
+        assert _plan(resolved) is not None, config
+
+
+RESPELLINGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    ({"pass-config": {"tir.disable_vectorize": True}}, {"pass-config": {"tirx.disable_vectorize": True}}),
+    ({"pass-config": {"tirx": {"disable_vectorize": True}}}, {"pass-config": {"tirx.disable_vectorize": True}}),
+    ({"build": {"mixed-precision": False}}, {}),
+    ({"build": {"output-format": "so"}}, {}),
+    ({"build": {"desired-layout": ["NHWC"]}}, {"build": {"desired-layout": ["NHWC:HWIO"]}}),
+    (
+        {"build": {"desired-layout": ["NHWC"], "desired-layout-ops": ["relax.nn.conv2d"]}},
+        {"build": {"desired-layout": ["NHWC:HWIO"]}},
+    ),
+    ({"targets": ["llvm -mcpu=znver3"]}, {"targets": [{"kind": "llvm", "mcpu": "znver3"}]}),
+    ({"executor": "vm"}, {"executor": {"kind": "vm", "exec-mode": "bytecode"}}),
+    ({"description": "a"}, {"description": "b"}),
+]
+
+
+@pytest.mark.parametrize(("left", "right"), RESPELLINGS)
+def test_equal_meaning_equal_hash_and_plan(tmp_path: Path, left: dict[str, Any], right: dict[str, Any]) -> None:
+    base = {"targets": ["llvm"]}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _resolve(_write(tmp_path / "a", {**base, **left}))
+    b = _resolve(_write(tmp_path / "b", {**base, **right}))
+    assert a is not None and b is not None
+    assert a.fingerprint() == b.fingerprint()
+    plan_a, plan_b = _plan(a), _plan(b)
+    assert plan_a is not None and plan_b is not None
+    assert plan_a.steps("out.so") == plan_b.steps("out.so") and plan_a.target == plan_b.target
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(configs(), configs())
+def test_equal_hash_iff_equal_plan(tmp_path: Path, one: dict[str, Any], two: dict[str, Any]) -> None:
+    (tmp_path / "a").mkdir(exist_ok=True)
+    (tmp_path / "b").mkdir(exist_ok=True)
+    a, b = _resolve(_write(tmp_path / "a", one)), _resolve(_write(tmp_path / "b", two))
+    if a is None or b is None:
+        return
+    plan_a, plan_b = _plan(a), _plan(b)
+    if plan_a is None or plan_b is None:
+        return
+    same_plan = plan_a.steps("out.so") == plan_b.steps("out.so") and plan_a.target == plan_b.target
+    assert (a.fingerprint() == b.fingerprint()) == same_plan, (one, two)
+
+
+MIGRATE_INPUTS = [
+    "tvmc compile --pass-config tir.add_lower_pass=1,tvm.tir.transform.LoopPartition m.onnx",
+    "llvm -mcpu=skylake, cuda -arch=sm_80",
+    "tvmc compile --target llvm --pass-config tir.disable_vectorize=1 m.onnx",
+    "tvmc compile --target 'cuda, llvm' --target-llvm-mcpu znver3 m.onnx",
+    "tvmc compile --target llvm --executor aot --runtime crt --pass-config tir.usmp.enable=1 m.onnx",
+    "tvmc compile --target 'llvm -mcpu=cascadelake' --desired-layout NHWC m.onnx",
+    "tvmc compile --target llvm --pass-config relay.backend.use_auto_scheduler=true m.onnx",
+    *[str(p) for p in sorted((Path(__file__).resolve().parents[1] / "migrate" / "old_tvmc").iterdir())],
+]
+
+
+@pytest.mark.parametrize("old", MIGRATE_INPUTS)
+def test_migrate_succeeds_only_with_output_that_validates(old: str, tmp_path: Path, app: typer.Typer) -> None:
+    out = tmp_path / "migrated.toml"
+    cli = CliRunner()
+    migrated = cli.invoke(app, ["config", "migrate", old, "-o", str(out)])
+    if migrated.exit_code != 0:
+        assert migrated.exit_code == 1 and "error" in migrated.output, migrated.output
+        return
+    validated = cli.invoke(app, ["config", "validate", str(out)])
+    assert validated.exit_code == 0, (out.read_text(), validated.output)
