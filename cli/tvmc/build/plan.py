@@ -229,7 +229,10 @@ class Planner:
                     part.pointer, f"compiler {part.compiler!r} cannot offload from a {base['kind']} target", hint=None
                 )
         host = strip_tvmc_keys(self.config.host) if self.config.host else None
-        if base.get("host") == {k: v for k, v in base.items() if k != "host"}:
+        if (
+            base.get("host") == {k: v for k, v in base.items() if k != "host"}
+            and targets.device_type(base) == registry.CPU_DEVICE
+        ):
             base = {k: v for k, v in base.items() if k != "host"}  # its own host, written out: one meaning
         if "host" not in base and host is not None and host != base:
             # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.

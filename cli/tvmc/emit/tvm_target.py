@@ -39,7 +39,7 @@ def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]
     targets.check_modern(host, source="host")
     if len(devices) == 1:
         target = devices[0]
-        if target.get("host") == _without_host(target):
+        if target.get("host") == _without_host(target) and targets.device_type(target) == registry.CPU_DEVICE:
             target = _without_host(target)  # a CPU target is its own host: written out or not, one meaning
         if "host" not in target and _without_host(target) != host:
             target = {**target, "host": host}
