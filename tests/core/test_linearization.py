@@ -181,3 +181,14 @@ def test_a_host_inside_a_tag_comes_from_the_tag() -> None:
     resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"])
     origin = resolved.origin("/host/mcpu")
     assert origin.kind == "file" and origin.source.endswith("jetson-agx-orin-64gb.toml")
+
+
+def test_a_chain_too_deep_is_reported_at_the_first_files_entry(tmp_path: Path, app: typer.Typer) -> None:
+    for i in range(130):
+        text = f'extends = ["c{i + 1}.toml"]\n' if i < 129 else 'targets = ["llvm"]\n'
+        (tmp_path / f"c{i}.toml").write_text(text)
+    with pytest.raises(ConfigLayerError, match="extends chain deeper than 128") as err:
+        api.resolve([str(tmp_path / "c0.toml")], env={})
+    assert err.value.location is not None and err.value.location.source.endswith("c0.toml")
+    code, output = validate(app, tmp_path / "c0.toml")
+    assert code == 1 and output.startswith(f"{tmp_path / 'c0.toml'}:1:") and "deeper than 128" in output
