@@ -19,8 +19,13 @@ import sys
 def _interrupted_now(signum: int, frame: object) -> None:
     # While the modules load, Ctrl-C ends the process at once: a KeyboardInterrupt raised inside the
     # import machinery can surface as an "Exception ignored" traceback that no `except` catches.
-    # Nothing is written yet, so there is nothing to clean up.
-    _interrupted()
+    # Nothing is written yet, so there is nothing to clean up. Self-contained: the signal can land
+    # before the rest of this module (its `_interrupted`) is defined.
+    try:
+        os.write(2, b"tvmc: interrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
 
 
 _signal.signal(_signal.SIGINT, _interrupted_now)
