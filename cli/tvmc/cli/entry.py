@@ -21,7 +21,7 @@ def _interrupted_now(signum: int, frame: object) -> None:
     # import machinery can surface as an "Exception ignored" traceback that no `except` catches.
     # Nothing is written yet, so there is nothing to clean up. Self-contained: the signal can land
     # before the rest of this module (its `_interrupted`) is defined.
-    try:
+    try:  # noqa: SIM105  (no contextlib: nothing more is imported before the handler is in force)
         os.write(2, b"tvmc: interrupted\n")
     except OSError:
         pass
