@@ -69,10 +69,15 @@ class Ref(NamedTuple):
     """An `extends` entry or a `--config` value, and where it was written."""
 
     text: str
-    where: Location | None
+    given: Location | None  # a command-line reference's location
     layer: sources.Layer | None  # the file whose `extends` holds it (None: command line, env)
     pointer: str
     chain: tuple[str, ...]
+
+    @property
+    def where(self) -> Location | None:
+        # Computed only for a problem: locating indexes the file's positions, which valid files skip.
+        return self.layer.locate(self.pointer) if self.layer is not None else self.given
 
 
 Loader = Callable[[str, Path | None], sources.Layer]
@@ -155,7 +160,7 @@ class Expander:
         for index, text in enumerate(refs):
             pointer = "/extends" if single else f"/extends/{index}"
             step = f"{layer.source} extends {printable(text)}"
-            entries.append(Ref(text, layer.locate(pointer), layer, pointer, (*chain, step)))
+            entries.append(Ref(text, None, layer, pointer, (*chain, step)))
         parents = self._linearize_entries(entries, (*stack, key), owner=layer)
         nodes = [*parents, Node(key, layer, chain)]
         self._done[key] = nodes
