@@ -454,15 +454,12 @@ def explain(
 
 def _host_carrier(tree: Tree, host: Any) -> int | None:
     """The index of the written target whose own host (inside a tag) is the canonical host."""
-    from tvmc import targets as tg
+    from tvmc.layering.tree import canonical_entry
 
     entries = tree.data.get("targets")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        try:
-            own = tg.canonicalize(tg.parse_target(entry).spec).get("host")
-        except TvmcError:
-            continue
-        if own == host:
+        own = canonical_entry(entry)
+        if own is not None and own.get("host") == host:
             return index
     return None
 

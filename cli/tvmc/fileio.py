@@ -118,7 +118,7 @@ def _remove_stale_temporaries(directory: Path) -> None:
         return
     for name in names:
         pid_text = name.rsplit(_TEMP_MARK, 1)[1].split("-", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
+        if not pid_text.isdigit() or process_alive(int(pid_text)):
             continue
         path = directory / name
         try:
@@ -129,7 +129,8 @@ def _remove_stale_temporaries(directory: Path) -> None:
             _unlink_quietly(str(path))
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process exists (ours always); when it cannot tell, it says yes: keep its files."""
     if pid == os.getpid():
         return True
     try:

@@ -10,29 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmc.errors import ConfigLayerError, Location, TvmcError
-from tvmc.layering.tree import Tree
+from tvmc.errors import ConfigLayerError, Location
+from tvmc.layering.tree import Tree, canonical_entry, runs_on_cpu
 from tvmc.provenance import Origin, drop, rebase, walk
 from tvmc.values import plain_copy
 
 
-def _canonical(entry: Any) -> dict[str, Any] | None:
-    from tvmc import targets as tg
-
-    try:
-        return tg.canonicalize(tg.parse_target(entry).spec)
-    except TvmcError:
-        return None
-
-
 def _labels(entry: Any, canonical: dict[str, Any]) -> set[str]:
     return {canonical["kind"], *canonical.get("keys", []), *([entry] if isinstance(entry, str) else [])}
-
-
-def _is_cpu(canonical: dict[str, Any] | None) -> bool:
-    from tvmc import targets as tg
-
-    return canonical is not None and tg.host_problem(canonical) is None
 
 
 def _as_sole_target(tree: Tree, value: Any, origins: dict[str, Origin]) -> None:
@@ -46,7 +31,7 @@ def _as_sole_target(tree: Tree, value: Any, origins: dict[str, Origin]) -> None:
 def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None:
     """Reduce `tree` (a merged config) to its part `part`, in place; `ref` names it in errors."""
     entries = tree.data.get("targets") or []
-    canon = [_canonical(entry) for entry in entries]
+    canon = [canonical_entry(entry) for entry in entries]
     available: set[str] = set()
     chosen: list[int] = []
     for index, (entry, canonical) in enumerate(zip(entries, canon, strict=True)):
@@ -57,8 +42,8 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
         if part in labels:
             chosen.append(index)
     if chosen:
-        dropped_cpu = next((i for i in range(len(entries)) if i not in chosen and _is_cpu(canon[i])), None)
-        if tree.data.get("host") is None and dropped_cpu is not None and not any(_is_cpu(canon[i]) for i in chosen):
+        dropped_cpu = next((i for i in range(len(entries)) if i not in chosen and runs_on_cpu(canon[i])), None)
+        if tree.data.get("host") is None and dropped_cpu is not None and not any(runs_on_cpu(canon[i]) for i in chosen):
             rebase(tree.origins, f"/targets/{dropped_cpu}", "/host", entries[dropped_cpu])
             tree.data["host"] = entries[dropped_cpu]
         kept = {
@@ -72,7 +57,7 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
         tree.origins["/targets"] = tree.origins.get("/targets/0", Origin.default())
         return
     host = tree.data.get("host")
-    host_canonical = _canonical(host) if host is not None else None
+    host_canonical = canonical_entry(host) if host is not None else None
     if host_canonical is not None:
         available |= _labels(host, host_canonical)
         if part in _labels(host, host_canonical):

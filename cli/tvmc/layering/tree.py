@@ -110,18 +110,29 @@ def _merge(
             origins.update({p: over_origins[p] for p, _ in walk(value, here) if p in over_origins})
 
 
-def _is_host_capable(entry: Any) -> bool | None:
-    """Whether a target entry runs on the CPU side and so can be a host; None: it carries its own
-    host, or cannot be read (validation reports that)."""
+def canonical_entry(entry: Any) -> dict[str, Any] | None:
+    """A target entry as written, canonicalized; None when it cannot be read (validation says why)."""
     from tvmc import targets as tg
 
     try:
-        canonical = tg.canonicalize(tg.parse_target(entry).spec)
+        return tg.canonicalize(tg.parse_target(entry).spec)
     except TvmcError:
         return None
-    if "host" in canonical:
+
+
+def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
+    """Whether a canonical target runs on the CPU side, so that it can be a host."""
+    from tvmc import targets as tg
+
+    return canonical is not None and tg.host_problem(canonical) is None
+
+
+def _is_host_capable(entry: Any) -> bool | None:
+    """Whether a target entry can be a host; None: it carries its own host, or cannot be read."""
+    canonical = canonical_entry(entry)
+    if canonical is None or "host" in canonical:
         return None
-    return tg.host_problem(canonical) is None
+    return runs_on_cpu(canonical)
 
 
 def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any]) -> int | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc.errors import TvmcError, UsageError
-from tvmc.fileio import write_atomic
+from tvmc.fileio import process_alive, write_atomic
 
 ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
@@ -228,18 +228,6 @@ class Partition:
         return sorted(p for p in self.path.iterdir() if p.name.startswith(RUN_PREFIX) and p.is_dir())
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def recover(partition: Partition, *, include_own: bool = False) -> int:
     """Merge the records of finished or killed runs (`.run-PID`) into the partition; returns how many
     records were new. A run whose process still lives is left alone (unless it is ours and done)."""
@@ -249,7 +237,7 @@ def recover(partition: Partition, *, include_own: bool = False) -> int:
             pid = int(run.name[len(RUN_PREFIX) :])
         except ValueError:
             pid = -1
-        if pid > 0 and _alive(pid) and not (include_own and pid == os.getpid()):
+        if pid > 0 and process_alive(pid) and not (include_own and pid == os.getpid()):
             continue
         scratch = read(run)
         tasks = _task_names(run)
