@@ -21,14 +21,12 @@ from typing import Any
 
 from tvmc import registry, targets, versions
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
-from tvmc.config import CompilationConfig, modern_build_problems
+from tvmc.config import BUILD_DEFAULTS, CompilationConfig, modern_build_problems
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
 
 TVMC_ONLY_KEYS = ("compiler",)  # canonical target keys TVM does not know
-# Data layout → kernel layout that old tvmc's "default" kernel meant for conv2d.
-DEFAULT_LAYOUT_OPS = ("relax.nn.conv2d",)
 MODERN_VERSIONS = ((0, 25, 0), (0, 26, 0), (0, 27, 0), (0, 28, 0), (1, 0, 0))
 LEGACY_VERSIONS = tuple((0, minor, 0) for minor in range(8, 20))
 
@@ -372,7 +370,7 @@ class Planner:
         layouts = list(build["desired-layout"])
         ops = [
             op if op.startswith("relax.") else f"relax.{op}"
-            for op in build.get("desired-layout-ops", DEFAULT_LAYOUT_OPS)
+            for op in build.get("desired-layout-ops", BUILD_DEFAULTS["desired-layout-ops"])
         ]
         out: dict[str, list[str]] = {}  # modern_build_problems refused what does not fit
         for index, op in enumerate(ops):
