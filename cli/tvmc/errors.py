@@ -151,7 +151,24 @@ class ConfigLayerError(TvmcError):
 
 
 class TargetError(TvmcError):
-    """A target that cannot be parsed or that TVM would reject."""
+    """A target that cannot be parsed or that TVM would reject.
+
+    `option` is the key of the top-level target table the error is about (None for a nested
+    target's or when no one key is at fault): validation points at it without reading the message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | str | None = None,
+        *,
+        suggestions: Sequence[str] = (),
+        hint: str | None = None,
+        rule: str | None = None,
+        option: str | None = None,
+    ) -> None:
+        super().__init__(message, location, suggestions=suggestions, hint=hint, rule=rule)
+        self.option = option
 
 
 class RewriteError(TvmcError):

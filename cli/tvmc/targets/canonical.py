@@ -249,7 +249,12 @@ def _check_compiler(
     compilers = registry.compilers()
     comp = compilers.get(value)
     if comp is None:
-        raise TargetError(f"{where}Unknown compiler {value!r}", loc, suggestions=did_you_mean(value, list(compilers)))
+        raise TargetError(
+            f"{where}Unknown compiler {value!r}",
+            loc,
+            suggestions=did_you_mean(value, list(compilers)),
+            option=T.top_option(where, "compiler"),
+        )
     dev = device_type(out)
     if dev not in comp.device_types:
         kinds = sorted(n for n, t in T.tables().items() if t.device_type in comp.device_types and not t.legacy)
@@ -258,6 +263,7 @@ def _check_compiler(
             f"(device type {registry.DEVICE_NAMES.get(dev, dev)})",
             loc,
             hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}",
+            option=T.top_option(where, "compiler"),
         )
     return str(value)
 
@@ -372,7 +378,11 @@ def unknown_options(table: T.KindTable, opts: list[str], loc: Location | None, w
         f"'{opt}'" + (f" (did you mean {close[0]!r}?)" if (close := did_you_mean(opt, table.order)) else "")
         for opt in opts
     )
-    return TargetError(f"{where}Unknown config options of target kind '{table.name}': {named}", loc)
+    return TargetError(
+        f"{where}Unknown config options of target kind '{table.name}': {named}",
+        loc,
+        option=T.top_option(where, opts[0]),
+    )
 
 
 def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: str) -> TargetError:
@@ -389,7 +399,13 @@ def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: st
             hint += f"; it is now {legacy.lifts_to}"
     suggestions = [renamed] if renamed else did_you_mean(opt, table.order)
     known = "" if suggestions else f". Known options: {known}"  # a did-you-mean says enough
-    return TargetError(f"{where}Unknown config option '{opt}'{known}", loc, suggestions=suggestions, hint=hint)
+    return TargetError(
+        f"{where}Unknown config option '{opt}'{known}",
+        loc,
+        suggestions=suggestions,
+        hint=hint,
+        option=T.top_option(where, opt),
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from tvmc.errors import Location, TargetError
 from tvmc.targets.machine import APROFILE_FEATURES, Machine
+from tvmc.targets.tables import top_option
 from tvmc.values import INT64_MAX, INT64_MIN, IntTooLong, parse_int
 
 # (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
@@ -111,17 +112,30 @@ def _check_llvm_options(attrs: dict[str, Any], loc: Location | None, where: str)
         raise TargetError(
             f"{where}there were errors parsing command-line options ({detail})",
             loc,
+            option=top_option(where, "cl-opt"),
             hint="each cl-opt entry is -name[:bool|int|uint|string][=value]",
         )
     abi = attrs.get("mfloat-abi")
     if abi is not None and abi not in ("hard", "soft"):
-        raise TargetError(f"{where}invalid -mfloat-abi option {abi}", loc, hint="use 'hard' or 'soft'")
+        raise TargetError(
+            f"{where}invalid -mfloat-abi option {abi}",
+            loc,
+            hint="use 'hard' or 'soft'",
+            option=top_option(where, "mfloat-abi"),
+        )
     jit = attrs.get("jit")
     if jit is not None and jit not in ("mcjit", "orcjit"):
-        raise TargetError(f"{where}invalid jit option {jit} (can be `orcjit` or `mcjit`).", loc)
+        raise TargetError(
+            f"{where}invalid jit option {jit} (can be `orcjit` or `mcjit`).", loc, option=top_option(where, "jit")
+        )
     width = attrs.get("vector-width")
     if width is not None and not 0 < width <= 65536:
-        raise TargetError(f"{where}Invalid -vector-width value: {width}", loc, hint="use 1..65536")
+        raise TargetError(
+            f"{where}Invalid -vector-width value: {width}",
+            loc,
+            hint="use 1..65536",
+            option=top_option(where, "vector-width"),
+        )
 
 
 _STOLL = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
@@ -206,6 +220,7 @@ def _sm_check(what: str, opt: str, value: str, loc: Location | None, where: str)
             f"{where}{what} target gets an invalid CUDA arch: -{opt}={value}",
             loc,
             hint=f"'{opt}' must start with 'sm_', e.g. 'sm_80'",
+            option=top_option(where, opt),
         )
 
 
@@ -218,6 +233,7 @@ def _force(kind: str, attrs: dict[str, Any], opt: str, value: str, loc: Location
             f'{where}Expects "{opt}" to be "{value}", but gets: "{given}"',
             loc,
             hint=f"{kind} always uses {opt} {value!r}; leave it out",
+            option=top_option(where, opt),
         )
 
 
@@ -278,6 +294,7 @@ def rocm(
                 f"{where}ROCm target gets an invalid GFX version: -mcpu={mcpu}",
                 loc,
                 hint="'mcpu' must look like 'gfx908' or 'gfx90a'",
+                option=top_option(where, "mcpu"),
             )
     else:
         detected = machine.rocm_mcpu()
@@ -301,7 +318,11 @@ def webgpu(
     subgroups = bool(attrs.get("supports_subgroups", False))
     warp = attrs.get("thread_warp_size")
     if warp is not None and not subgroups and warp > 1:
-        raise TargetError(f"{where}WebGPU target with thread_warp_size={warp} requires supports_subgroups=true", loc)
+        raise TargetError(
+            f"{where}WebGPU target with thread_warp_size={warp} requires supports_subgroups=true",
+            loc,
+            option=top_option(where, "thread_warp_size"),
+        )
     if subgroups:
         attrs["thread_warp_size"] = 32
     return keys

@@ -250,14 +250,16 @@ def _lift_legacy_options(kind: str, spec: Spec, loc: Location | None, ctx: _Ctx)
         if key in renamed:
             new = renamed[key]
             if new in spec:
-                raise TargetError(f"both {key!r} and its new name {new!r} are given", loc)
+                raise TargetError(f"both {key!r} and its new name {new!r} are given", loc, option=key)
             spec[new] = value
             ctx.notes.append(f"option {key!r} was renamed to {new!r}")
             continue
         option = legacy[key]
         if option.lifts_to is None:
             raise TargetError(
-                f"option {key!r} of {kind!r} was removed after TVM {option.versions[-1]} and has no equivalent", loc
+                f"option {key!r} of {kind!r} was removed after TVM {option.versions[-1]} and has no equivalent",
+                loc,
+                option=key,
             )
         section, setting = option.lifts_to.split(".", 1)
         if setting == "kind":

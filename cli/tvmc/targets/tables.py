@@ -145,6 +145,12 @@ def unknown_kind(name: str, loc: Location | None) -> TargetError:
     return TargetError(f'Target kind "{shown(name)}" is not defined', loc, suggestions=suggestions, hint=hint)
 
 
+def top_option(where: str, option: str) -> str | None:
+    """`TargetError.option` for an error about `option` of the target `where` prefixes messages of:
+    only a top-level target's ("" prefix) is a key of the table validation points into."""
+    return None if where else option
+
+
 def type_error(opt: str, typ: str, value: Any, loc: Location | None, where: str = "") -> TargetError:
     got = type_name(value)
     detail = ""
@@ -153,7 +159,9 @@ def type_error(opt: str, typ: str, value: Any, loc: Location | None, where: str 
             if type_name(elem) != typ[6:-1]:
                 detail = f" (element [{i}] is '{type_name(elem)}')"
                 break
-    return TargetError(f"{where}Option '{opt}': expected type '{typ}' but got '{got}'{detail}", loc)
+    return TargetError(
+        f"{where}Option '{opt}': expected type '{typ}' but got '{got}'{detail}", loc, option=top_option(where, opt)
+    )
 
 
 def convert_scalar(code: int, value: Any) -> Any:

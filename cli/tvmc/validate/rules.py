@@ -8,7 +8,6 @@ once, by the check that understands it best.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -22,8 +21,6 @@ from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
 from tvmc.validate.checks import first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
-
-_OPTION_IN_MESSAGE = re.compile(r"""-([A-Za-z_][\w.-]*)=|'([A-Za-z_][\w.-]*)'|"([A-Za-z_][\w.-]*)"|\b(\w+)=""")
 
 StringStart = Callable[[str], Location | None]
 
@@ -91,20 +88,11 @@ class _Rules:
                     problem = located_err
                     at = located_err.location if located_err.location != start else None
             text = problem.message + (f"; {problem.hint}" if problem.hint else "")
-            where = self.option_pointer(raw, pointer, problem.message)
+            option = problem.option
+            where = join(pointer, option) if option is not None and isinstance(raw, dict) and option in raw else pointer
             self.add("invalid-target", where, text, first(list(problem.suggestions)), location=at)
             return None
         return Target(pointer, raw, canonical, compiler, lifted)
-
-    @staticmethod
-    def option_pointer(raw: Any, pointer: str, message: str) -> str:
-        """The key a target error is about, when the message names one the table has."""
-        if isinstance(raw, dict):
-            for groups in _OPTION_IN_MESSAGE.findall(message):
-                name = next((g for g in groups if g), "")
-                if name in raw and name != "kind":
-                    return join(pointer, name)
-        return pointer
 
     def nodes(self, raw: Any, canonical: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, str, Any]]:
         """(pointer, kind, raw node) of a target and of its nested hosts and composite devices, walking
