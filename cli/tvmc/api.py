@@ -449,7 +449,17 @@ def explain(
 
     if not isinstance(path, str) or not path:
         raise TypeError(f"path: expected a non-empty str such as 'targets[0].mcpu', got {path!r}")
-    return explaining.history(path, inputs(configs, rewrite_list, env, search, stdin, isolated))
+    given = inputs(configs, rewrite_list, env, search, stdin, isolated)
+
+    def layers() -> list[layering.Node]:
+        return layering.command_line_nodes(given.refs, given.dirs, given.env, given.stdin)
+
+    def resolution() -> explaining.Resolution:
+        resolved = resolve_inputs(given)
+        return explaining.Resolution(resolved.to_dict(), resolved.origins, lambda p: source_pointer(resolved, p))
+
+    replay = explaining.Replay(layers, [*rewrites.env_rewrites(given.env), *given.edits])
+    return explaining.history(path, replay, resolution)
 
 
 def _host_carrier(tree: Tree, host: Any) -> int | None:

@@ -10,16 +10,16 @@ winner last — with the value as that layer wrote it, and the final canonical v
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from tvmc.config import TOP_LEVEL
 from tvmc.errors import FrozenRecord, TvmcError, UsageError, did_you_mean
 from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
-from tvmc.rewrites.grammar import Index, Key, Segment, Select, parse_path
+from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
 
 if TYPE_CHECKING:
-    from tvmc.api import Inputs
+    from tvmc.layering import Node
 
 PATH_SOURCE = "PATH"  # how a malformed PATH argument is named in messages
 
@@ -279,41 +279,56 @@ def _expanded_from(data: Any, pointer: str) -> str | None:
     return None
 
 
-def _replay(path: Sequence[Segment], given: Inputs) -> tuple[list[Step], Any]:
+class Resolution(NamedTuple):
+    """What `history` reads of the resolved config: its canonical form and origins, and where a
+    canonical pointer was written (`tvmc.api.source_pointer`)."""
+
+    canonical: dict[str, Any]
+    origins: Mapping[str, Origin]
+    source_pointer: Callable[[str], str | None]
+
+
+class Replay(NamedTuple):
+    """The steps of a resolution, as `api.build` takes them: the layers over the defaults (read
+    anew on each call), then the rewrites (environment, then flags)."""
+
+    layers: Callable[[], Sequence[Node]]
+    rewrites: Sequence[Rewrite]
+
+
+def _replay(path: Sequence[Segment], given: Replay) -> tuple[list[Step], Any]:
     """Build the tree as `api.build` does, one layer and one rewrite at a time."""
     from tvmc import layering, rewrites
 
     tracker = _Tracker(path)
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)
-    for node in layering.command_line_nodes(given.refs, given.dirs, given.env, given.stdin):
+    for node in given.layers():
         layering.merge(tree, node.tree())
         source = node.layer.source if node.layer is not None else node.key
         label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
         tracker.observe(tree.data, tree.origins, label, None, source)
-    for rw in [*rewrites.env_rewrites(given.env), *given.edits]:
+    for rw in given.rewrites:
         rewrites.apply(tree, rw)
         tracker.observe(tree.data, tree.origins, str(rw.origin), rw.origin, None)
     return tracker.steps, tree
 
 
-def history(path_text: str, given: Inputs) -> Explanation:
-    """The explanation of `path_text` for checked inputs (see `tvmc.api.explain`)."""
-    from tvmc import api
-
-    given = api.require_inputs(given)
+def history(path_text: str, given: Replay, resolve: Callable[[], Resolution]) -> Explanation:
+    """The explanation of `path_text`: the resolution replayed, then `resolve()`'s canonical
+    value (see `tvmc.api.explain`)."""
     path = parse(path_text)
     steps, tree = _replay(path, given)
     notes: list[str] = []
     try:
-        resolved = api.resolve_inputs(given)
+        resolved = resolve()
     except TvmcError as err:
         return Explanation(path_text, tuple(steps), None, (), err)
-    final = get(resolved.to_dict(), resolved.origins, path_text)
+    final = get(resolved.canonical, resolved.origins, path_text)
     if final is not None and not lookup(tree.data, path, expand=True):
         # Written elsewhere: a host no file wrote is the CPU target (TVM's rule), a target's
         # host the config's host.
-        source = api.source_pointer(resolved, final.pointer)
+        source = resolved.source_pointer(final.pointer)
         if source is not None and source != final.pointer:
             notes.append(f"{final.path} is {display_path(source)} as written (the host is derived from it)")
             steps, _ = _replay(_segments(source), given)

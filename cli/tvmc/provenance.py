@@ -7,7 +7,7 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Literal, Protocol
 
 from tvmc.errors import FrozenRecord, Location
@@ -85,6 +85,11 @@ def join(pointer: str, token: str | int) -> str:
     if type(token) is str and "~" not in token and "/" not in token:
         return f"{pointer}/{token}"
     return f"{pointer}/{escape(token)}"
+
+
+def make_pointer(tokens: Iterable[str | int]) -> str:
+    """`["targets", 0, "mcpu"]` → `"/targets/0/mcpu"`."""
+    return "".join("/" + escape(t) for t in tokens)
 
 
 def split(pointer: str) -> list[str]:

@@ -8,7 +8,7 @@ import json
 import re
 
 from tvmc.errors import Record
-from tvmc.sources.layer import escape_token
+from tvmc.provenance import escape
 from tvmc.sources.limits import json_may_nest_deeper
 
 _WS = re.compile(r"[ \t\r\n]*")
@@ -111,7 +111,7 @@ class _JsonIndexer:
             return j + 1
         while True:
             key, end = self._string(j)
-            member = ptr + "/" + escape_token(key)
+            member = ptr + "/" + escape(key)
             if key in seen:
                 if self.index.duplicate is None:
                     self.index.duplicate = Duplicate(key, member, j, seen[key])

@@ -7,20 +7,16 @@ built only when an error needs a position, so loading many valid files never pay
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from tvmc.errors import FrozenRecord, Location
-from tvmc.provenance import escape, split
+from tvmc.provenance import make_pointer as make_pointer
+from tvmc.provenance import split
 
-# The pointer syntax is implemented once, in `provenance`; these are the names `sources` exports.
-escape_token = escape
-
-
-def make_pointer(tokens: Iterable[str | int]) -> str:
-    """`["targets", 0, "mcpu"]` → `"/targets/0/mcpu"`."""
-    return "".join("/" + escape(t) for t in tokens)
+# The pointer syntax is implemented once, in `provenance`; `make_pointer` and `split_pointer` are
+# the names `sources` exports.
 
 
 def split_pointer(pointer: str) -> list[str]:

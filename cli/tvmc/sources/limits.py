@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
-from tvmc.errors import ConfigSyntaxError, LimitError, TvmcError
-from tvmc.sources.layer import Layer, make_pointer
+from tvmc.errors import ConfigSyntaxError, LimitError, Location, TvmcError
+from tvmc.provenance import make_pointer
 from tvmc.values import INT64_MAX, INT64_MIN
 
 MAX_FILE_BYTES = 1_000_000
@@ -131,30 +132,31 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def check_values(layer: Layer) -> None:
-    """Raise for the first value (in document order) beyond a limit or of an unsupported kind,
-    located at its key or array element."""
-    if not _plain(layer.data, 1):
-        first_problem(layer)
+def check_values(data: Any, locate: Callable[[str], Location]) -> None:
+    """Raise for the first value of a document (in document order) beyond a limit or of an
+    unsupported kind, located (by `locate`, a pointer's place: `Layer.locate`) at its key or
+    array element."""
+    if not _plain(data, 1):
+        first_problem(data, locate)
 
 
-def first_problem(layer: Layer) -> None:
+def first_problem(data: Any, locate: Callable[[str], Location]) -> None:
     """The walk behind `check_values`: raises for the first problem, in document order."""
     # Iterative: the depth being checked is the input's to choose. Paths stay tuples and become
     # pointers only for the value reported, which keeps this walk cheap for valid files.
-    stack: list[tuple[tuple[str | int, ...], Any, int]] = [((), layer.data, 1)]
+    stack: list[tuple[tuple[str | int, ...], Any, int]] = [((), data, 1)]
     while stack:
         path, value, depth = stack.pop()
         if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
                 pointer = make_pointer(path)
-                raise LimitError(f"nesting deeper than {MAX_DEPTH} levels", layer.locate(pointer), pointer=pointer)
+                raise LimitError(f"nesting deeper than {MAX_DEPTH} levels", locate(pointer), pointer=pointer)
             if isinstance(value, dict):
                 children: list[tuple[tuple[str | int, ...], Any, int]] = []
                 for key, child in value.items():
                     problem = _string_error(key, "key")
                     if problem is not None:
-                        raise problem[0](problem[1], layer.locate(make_pointer((*path, key))))
+                        raise problem[0](problem[1], locate(make_pointer((*path, key))))
                     children.append(((*path, key), child, depth + 1))
             else:
                 children = [((*path, i), child, depth + 1) for i, child in enumerate(value)]
@@ -164,4 +166,4 @@ def first_problem(layer: Layer) -> None:
         if problem is not None:
             error_type, message = problem
             pointer = make_pointer(path)
-            raise error_type(message, layer.locate(pointer), pointer=pointer)
+            raise error_type(message, locate(pointer), pointer=pointer)

@@ -214,7 +214,7 @@ def load_bytes(data: bytes, *, source: str, format: str | None = None, path: Pat
     fmt = format or sniff_format(text)
     parsed = _parse_toml(text, source) if fmt == "toml" else _parse_json(text, source)
     layer = Layer(source=source, path=path, data=parsed, format=fmt, text=text)
-    check_values(layer)
+    check_values(layer.data, layer.locate)
     return layer
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tvmc.sources.layer import escape_token
+from tvmc.provenance import escape
 from tvmc.sources.limits import toml_may_nest_deeper
 
 _WS = re.compile(r"[ \t]*")
@@ -161,7 +161,7 @@ class _TomlIndexer:
         """The pointer of the table a `[a.b]` / `[[a.b]]` header opens."""
         ptr = ""
         for n, (key, offset) in enumerate(keys):
-            ptr += "/" + escape_token(key)
+            ptr += "/" + escape(key)
             self.offsets.setdefault(ptr, offset)
             if n == len(keys) - 1 and aot_offset is not None:
                 index = self.aot_counts.get(ptr, 0)
@@ -177,7 +177,7 @@ class _TomlIndexer:
         keys, j = self._key_path(i)
         ptr = table
         for key, offset in keys:
-            ptr += "/" + escape_token(key)
+            ptr += "/" + escape(key)
             self.offsets.setdefault(ptr, offset)
         j = self._ws(self._expect(j, "="))
         return self._value(j, ptr)

@@ -7,7 +7,6 @@ keys. Canonical targets are plain JSON: lists, nested dicts for `host` and compo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,8 +15,9 @@ from tvmc.errors import Location, TargetError, did_you_mean
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
 from tvmc.targets.machine import NO_MACHINE, Machine
-
-Spec = dict[str, Any]
+from tvmc.targets.parse import parse_legacy_strict
+from tvmc.targets.spec import Spec as Spec
+from tvmc.targets.spec import as_location, load_json_object, tag_base, tag_configs, unknown_options
 
 _MISSING: Any = object()
 _STR_CACHE: dict[tuple[str, bool], dict[str, Any]] = {}
@@ -27,32 +27,6 @@ _STR_CACHE_MAX = 4096
 def clear_cache() -> None:
     """Forget cached canonical forms of strings (tags, JSON, legacy strings), e.g. for benchmarks."""
     _STR_CACHE.clear()
-
-
-def as_location(source: str | Location | None) -> Location | None:
-    return Location(source) if isinstance(source, str) else source
-
-
-def tag_base(name: str, loc: Location | None, where: str = "") -> dict[str, Any]:
-    """The registered config of a tag (shared, never mutated), or a TargetError."""
-    config = tag_configs().get(name)
-    if config is not None:
-        return config
-    renamed = registry.renamed_tags().get(name)
-    if renamed is not None:
-        raise TargetError(
-            f"{where}Unknown target tag: {name}", loc, suggestions=[renamed], hint=f"TVM renamed it to {renamed!r}"
-        )
-    raise TargetError(f"{where}Unknown target tag: {name}", loc, suggestions=did_you_mean(name, registry.tag_names()))
-
-
-_TAGS: dict[str, dict[str, Any]] = {}
-
-
-def tag_configs() -> dict[str, dict[str, Any]]:
-    if not _TAGS:
-        _TAGS.update({name: registry.tag_config(name) or {} for name in registry.tag_names()})
-    return _TAGS
 
 
 def kind_error(value: Any, loc: Location | None, where: str) -> TargetError:
@@ -317,29 +291,7 @@ def _canon_str_uncached(text: str, loc: Location | None, machine: Machine, where
         return canon_dict(base, loc, machine, where, top)
     if text.startswith("{"):
         return canon_dict(load_json_object(text, loc, where), loc, machine, where, top)
-    from tvmc.targets.parse import parse_legacy_strict
-
     return canon_dict(parse_legacy_strict(text, loc, where), loc, machine, where, top)
-
-
-def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[str, Any]:
-    from tvmc.sources.json_positions import too_deep
-    from tvmc.sources.limits import MAX_DEPTH
-
-    if too_deep(text, MAX_DEPTH) is not None:  # json.loads recurses: bound it like config files
-        raise TargetError(f"{where}target JSON nested deeper than {MAX_DEPTH} levels", loc)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as err:
-        at = Location(loc.source, (loc.line or 1) + err.lineno - 1, err.colno) if loc and loc.line else loc
-        raise TargetError(
-            f"{where}Failed to parse target JSON config: {err.msg} (line {err.lineno}, column {err.colno})", at
-        ) from None
-    except ValueError:  # int()'s 4300-digit limit
-        raise TargetError(f"{where}target JSON has an integer too long to fit in 64 bits", loc) from None
-    if not isinstance(value, dict):
-        raise TargetError(f"{where}Target JSON config must be a dict, got {T.type_name(value)}", loc)
-    return value
 
 
 def _raise_first_error(
@@ -368,44 +320,6 @@ def _raise_first_error(
     if unknown:
         raise unknown_options(table, unknown, loc, where)
     raise TargetError(f"{where}invalid target {spec!r}", loc)  # unreachable: a check above failed
-
-
-def unknown_options(table: T.KindTable, opts: list[str], loc: Location | None, where: str) -> TargetError:
-    """The error for options a kind does not have: every one at once, each with its did-you-mean."""
-    if len(opts) == 1:
-        return unknown_option(table, opts[0], loc, where)
-    named = ", ".join(
-        f"'{opt}'" + (f" (did you mean {close[0]!r}?)" if (close := did_you_mean(opt, table.order)) else "")
-        for opt in opts
-    )
-    return TargetError(
-        f"{where}Unknown config options of target kind '{table.name}': {named}",
-        loc,
-        option=T.top_option(where, opts[0]),
-    )
-
-
-def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: str) -> TargetError:
-    known = ", ".join(repr(o) for o in table.order)
-    hint = None
-    legacy = registry.legacy_options().get(table.name, {}).get(opt)
-    renamed = registry.renamed_options().get(table.name, {}).get(opt)
-    if renamed is not None:
-        hint = f"TVM renamed it to {renamed!r}"
-    elif legacy is not None:
-        last = legacy.versions[-1]
-        hint = f"it was removed after TVM {last}"
-        if legacy.lifts_to:
-            hint += f"; it is now {legacy.lifts_to}"
-    suggestions = [renamed] if renamed else did_you_mean(opt, table.order)
-    known = "" if suggestions else f". Known options: {known}"  # a did-you-mean says enough
-    return TargetError(
-        f"{where}Unknown config option '{opt}'{known}",
-        loc,
-        suggestions=suggestions,
-        hint=hint,
-        option=T.top_option(where, opt),
-    )
 
 
 # ---------------------------------------------------------------------------------------------

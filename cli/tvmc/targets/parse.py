@@ -16,8 +16,8 @@ from tvmc import registry
 from tvmc.errors import FrozenRecord, LimitError, Location, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import Spec, as_location, load_json_object, tag_base, unknown_options
 from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
+from tvmc.targets.spec import Spec, as_location, load_json_object, tag_base, unknown_options
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
 # `_reconstruct_from_deprecated_options`).

@@ -8,16 +8,10 @@ from typing import Any
 from tvmc import registry
 from tvmc.errors import Location, TargetError
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import (
-    Spec,
-    as_location,
-    canonicalize,
-    load_json_object,
-    resolve_kind,
-    tag_configs,
-)
+from tvmc.targets.canonical import canonicalize, resolve_kind
 from tvmc.targets.canonicalizers import cpu_profile
 from tvmc.targets.machine import APROFILE_FEATURES
+from tvmc.targets.spec import Spec, as_location, load_json_object, tag_configs
 
 
 def kind_of(spec: Spec | str) -> str:

@@ -19,10 +19,10 @@ from typing import Any, Final
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError
 from tvmc.targets import tables as T
-from tvmc.targets.canonical import Spec, as_location
 from tvmc.targets.legacy import at
 from tvmc.targets.parse import parse_target
 from tvmc.targets.queries import kind_of
+from tvmc.targets.spec import Spec, as_location
 
 
 class ParsedTargets(FrozenRecord):
