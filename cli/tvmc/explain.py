@@ -13,8 +13,8 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from tvmc.config import TOP_LEVEL
 from tvmc.errors import FrozenRecord, TvmcError, UsageError, did_you_mean
+from tvmc.keys import TOP_LEVEL
 from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
 

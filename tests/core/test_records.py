@@ -20,6 +20,7 @@ MODULES = (
     "tvmc.api",
     "tvmc.config",
     "tvmc.errors",
+    "tvmc.keys",
     "tvmc.layering",
     "tvmc.provenance",
     "tvmc.registry",

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 from tvmc import registry
-from tvmc.config import BUILD_OPTIONS, TOP_LEVEL
+from tvmc.keys import BUILD_OPTIONS, TOP_LEVEL
 from tvmc.rewrites import generated_flags
 
 T = TypeVar("T")

@@ -21,8 +21,9 @@ from typing import Any
 
 from tvmc import registry, targets, versions
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
-from tvmc.config import BUILD_DEFAULTS, CompilationConfig, modern_build_problems
+from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
+from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
 

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from tvmc import sources
-from tvmc.config import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
 from tvmc.errors import ConfigLayerError, Location
+from tvmc.keys import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
 from tvmc.layering.expand import (
     MAX_EXTENDS_DEPTH,
     MAX_LAYERS,

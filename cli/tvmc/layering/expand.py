@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tvmc import sources
-from tvmc.config import MAX_EXTENDS_FANOUT
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
+from tvmc.keys import MAX_EXTENDS_FANOUT
 from tvmc.layering.select import select_part
 from tvmc.layering.tree import Tree, extends_refs, layer_key, layer_tree, merge, own_data
 from tvmc.provenance import printable

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import sources
-from tvmc.config import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.errors import Record, TvmcError
+from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, rebase, walk
 from tvmc.values import plain_copy
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from tvmc import registry, rewrites
 from tvmc import targets as tg
-from tvmc.config import BUILD_OPTIONS
 from tvmc.errors import TvmcError, UsageError, did_you_mean
+from tvmc.keys import BUILD_OPTIONS
 from tvmc.layering import Tree
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, flag_text, old_flags
 from tvmc.rewrites import Key, Rewrite

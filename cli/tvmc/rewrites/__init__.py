@@ -18,7 +18,7 @@ Every generated flag is sugar for one of these:
     -O / --opt-level N           set opt-level
 """
 
-from tvmc.config import LEGACY_DEFAULT_KIND
+from tvmc.keys import LEGACY_DEFAULT_KIND
 from tvmc.rewrites.apply import apply, apply_all
 from tvmc.rewrites.flags import (
     ENV_FLAGS,

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
-from tvmc.config import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.errors import TvmcError, UsageError, did_you_mean
+from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.layering import Tree
 from tvmc.provenance import Origin, drop, join, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select

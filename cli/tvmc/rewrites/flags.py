@@ -9,8 +9,8 @@ from functools import cache
 from typing import Final
 
 from tvmc import registry
-from tvmc.config import LEGACY_DEFAULT_KIND
 from tvmc.errors import FrozenRecord, UsageError, did_you_mean
+from tvmc.keys import LEGACY_DEFAULT_KIND
 from tvmc.provenance import Origin, printable
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
 from tvmc.sources.limits import MAX_STRING

@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from tvmc import registry, versions
-from tvmc.config import KeySpec, pass_config_entries
 from tvmc.errors import did_you_mean
+from tvmc.keys import KeySpec, pass_config_entries
 from tvmc.provenance import join
 from tvmc.validate import model
 from tvmc.validate.diagnostics import Finding, Severity

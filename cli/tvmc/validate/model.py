@@ -1,4 +1,4 @@
-"""What a config may contain, derived once from the registry and `config.TOP_LEVEL`/`BUILD_OPTIONS`.
+"""What a config may contain, derived once from the registry and `keys.TOP_LEVEL`/`BUILD_OPTIONS`.
 
 This is the single source of both the JSON Schema (`schema.py`) and the fast structural checks
 (`checks.py`): each reads the same per-kind option tables, enums and value types, so the two
@@ -12,8 +12,8 @@ from functools import cache
 from typing import Any, Final
 
 from tvmc import registry
-from tvmc.config import BUILD_OPTIONS, INTERNAL_DEFAULTS, MAX_EXTENDS_FANOUT, TOP_LEVEL, KeySpec
 from tvmc.errors import FrozenRecord
+from tvmc.keys import BUILD_OPTIONS, INTERNAL_DEFAULTS, MAX_EXTENDS_FANOUT, TOP_LEVEL, KeySpec
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
 TARGET_TYPES = (registry.TARGET, registry.TARGET_ARRAY)

@@ -13,8 +13,8 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.config import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.errors import Location, TargetError
+from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
 from tvmc.targets.canonical import host_problem
 from tvmc.validate import model
@@ -383,7 +383,7 @@ class _Rules:
 
     def build(self) -> None:
         """For a config written for TVM >= 0.25: what its build (relax) cannot do, the list the
-        build plan refuses (`config.modern_build_problems`)."""
+        build plan refuses (`keys.modern_build_problems`)."""
         build = self.data.get("build")
         modern = versions.generation(self.data.get("tvm-version")) == "modern"
         if not modern or not isinstance(build, dict) or not self.clean("/build"):

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from tvmc import registry, versions
-from tvmc.config import KeySpec
+from tvmc.keys import KeySpec
 from tvmc.validate import model
 from tvmc.values import json_type
 
