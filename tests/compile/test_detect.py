@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from tvmc.targets.detect import plain_triple
+from tvmc.sources.detect import plain_triple
 from tvmc.validate import runner as validate_runner
 
 pytestmark = pytest.mark.tvm

@@ -24,7 +24,7 @@ def test_detected_once_then_read_from_the_cache(monkeypatch: pytest.MonkeyPatch)
     cached = native.cache_dir() / f"native-{native.machine_key()}.toml"
     assert cached.is_file() and first.config.targets[-1]["kind"] == "llvm"
     assert f"native-{native.machine_key()}.toml" in str(first.origin("/targets/0/mcpu"))  # --origin shows the key
-    import tvmc.targets.detect as detect
+    import tvmc.sources.detect as detect
 
     monkeypatch.setattr(detect, "detect", lambda: (_ for _ in ()).throw(AssertionError("detected again")))
     assert api.resolve(["host/native"], [], env={}).config == first.config

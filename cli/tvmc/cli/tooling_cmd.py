@@ -136,7 +136,7 @@ _DetectFormatOption = Annotated[str, typer.Option("--format", "-f", help="toml o
 def detect_command(output: _DetectOutput = None, format: _DetectFormatOption = "toml") -> None:
     from tvmc.emit.canonical import SCHEMA_REF, to_json
     from tvmc.errors import UsageError
-    from tvmc.targets.detect import detect, to_toml
+    from tvmc.sources.detect import detect, to_toml
 
     if format not in ("toml", "json"):
         raise UsageError(f"unknown format {format!r} (toml or json)", "--format")

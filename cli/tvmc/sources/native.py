@@ -62,7 +62,7 @@ def native_layer() -> Layer:
     path = cache_dir() / f"native-{machine_key()}.toml"
     if not path.is_file():
         from tvmc.fileio import write_atomic
-        from tvmc.targets.detect import detect, to_toml
+        from tvmc.sources.detect import detect, to_toml
 
         text = to_toml(detect(), SCHEMA_REF)
         path.parent.mkdir(parents=True, exist_ok=True)
