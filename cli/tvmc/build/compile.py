@@ -13,16 +13,31 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tvmc.build.model import ModelSpec
 from tvmc.build.plan import BuildPlan
 from tvmc.errors import BuildError, TvmcError, UsageError
 
 if TYPE_CHECKING:
-    from tvmc.api import Resolved
+    from tvmc.config import CompilationConfig
+    from tvmc.layering import Tree
+    from tvmc.provenance import Origin
 
 Notify = Callable[[str], None]
+
+
+class Resolution(Protocol):
+    """What a build reads of a resolved config (`tvmc.api.Resolved`, of the layer above): the
+    canonical config, the origin of each canonical value, and the tree it was canonicalized from."""
+
+    @property
+    def config(self) -> CompilationConfig: ...
+    @property
+    def origins(self) -> Mapping[str, Origin]: ...
+    @property
+    def tree(self) -> Tree: ...
+    def origin(self, pointer: str) -> Origin: ...
 
 
 def _ignore(_text: str) -> None:
@@ -61,7 +76,7 @@ def output_path(output: str | None, spec: ModelSpec, output_format: str, inputs:
     return path
 
 
-def check_names(resolved: Resolved, on_warning: Notify) -> None:
+def check_names(resolved: Resolution, on_warning: Notify) -> None:
     """The rule engine's unknown-cpu rule (mcpu, mattr, cuda arch that TVM's LLVM does not know) on
     the resolved config: its first error stops the build, at the key that set the value."""
     from tvmc.provenance import origin_of
@@ -101,7 +116,7 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
 
 
 def build(
-    resolved: Resolved,
+    resolved: Resolution,
     spec: ModelSpec,
     output: str | None = None,
     *,

@@ -107,8 +107,12 @@ def validate(
     validator = Validator(settings, sources.search_path(isolated=isolated))
     results: list[FileResult] | None = None
     if not paths:  # resolved before the report starts: a flag that does not apply is a usage error
+        from functools import partial
+
+        from tvmc import api
+
         env = sources.isolated_env(os.environ) if isolated else None
-        results = [validator.resolved(config, flags, env)]
+        results = [validator.resolved(config, partial(api.resolve_tree, config, flags, env=env, search=validator.dirs))]
     reporter = make_reporter(format.value, sys.stdout, sys.stderr, os.environ)
     summary = Summary()
     reporter.start()

@@ -271,12 +271,11 @@ class Validator:
             ),
         )
 
-    def resolved(
-        self, configs: Sequence[str], flags: Sequence[tuple[str, str]], env: Mapping[str, str] | None = None
-    ) -> FileResult:
-        """The config `--config`/flags (and the TVMC_* environment) resolve to; it must be complete."""
+    def resolved(self, configs: Sequence[str], tree_of: Callable[[], Tree]) -> FileResult:
+        """The config `--config`/flags (and the TVMC_* environment) resolve to, as `tree_of` builds
+        it (`tvmc.api.resolve_tree`: load, layer, rewrite); it must be complete."""
         name = " ".join(f"--config {c}" for c in configs) or "<flags>"
-        return self._guarded(name, lambda: self._resolved(name, configs, flags, env), flags_decide=True)
+        return self._guarded(name, lambda: self._resolved(name, tree_of), flags_decide=True)
 
     # ---- the work --------------------------------------------------------------------------------
 
@@ -353,16 +352,8 @@ class Validator:
         found.update({_dedupe_key(d): d for d in (located(f, locate(f.pointer)) for f in [*merged, *semantic])})
         return _ordered(layer.source, list(found.values()))
 
-    def _resolved(
-        self,
-        name: str,
-        configs: Sequence[str],
-        flags: Sequence[tuple[str, str]],
-        env: Mapping[str, str] | None,
-    ) -> list[Diagnostic]:
-        from tvmc import api
-
-        tree = api.resolve_tree(list(configs), list(flags), env=env, search=self.dirs)
+    def _resolved(self, name: str, tree_of: Callable[[], Tree]) -> list[Diagnostic]:
+        tree = tree_of()
         structural = [*self.structural(tree.data), *completeness_findings(tree.data)]
         locate, start = _tree_locators(lambda: tree, name)
         semantic = semantic_findings(tree.data, structural, strict=self.settings.strict, string_start=start)
