@@ -10,9 +10,9 @@ never its characters; a `pathlib.Path` is a path), rewrites a list of `(flag, va
 strings (the value as typed on a command line: `("-O", "2")`) or `Rewrite` objects; anything else
 is a `TypeError` saying what was expected.
 
-Stages: load (`sources`) → layer (`layering`) → rewrite (`rewrites`) → canonicalize
-(`config`, `targets`); validation and emitters consume the `Resolved` result. `compile` and `run`
-are `tvmc compile` and `tvmc run` (the CLI calls them).
+Stages: load (`sources`) → layer (`layering`) → rewrite (`rewrites`) → validate (`validate`) →
+canonicalize (`config`); emitters and builds consume the `Resolved` result (README, "Code
+layout"). `compile` and `run` are `tvmc compile` and `tvmc run` (the CLI calls them).
 """
 
 from __future__ import annotations

@@ -1,0 +1,426 @@
+"""The import layers of `tvmc`: a stage never imports a later one, and no import cycle exists.
+
+Every import counts: at module level, inside a function (a lazy import hides a cycle, it does not
+remove it), under `if TYPE_CHECKING:` (a type from a later stage is knowledge of it; these are left
+out of the cycle check only, as they never run), a name of a package that exports it lazily
+(`from tvmc.targets import parse_target`, `targets.parse_target`: the submodule its `_SUBMODULE`
+table names) and `importlib.import_module` of a tvmc module. Importing `a.b.c` also runs the
+packages `a.b` and `a` (those the importer is not inside of already).
+
+The layers, lowest first (README "Code layout" has the same table). A module may import its own
+layer and those below, never one above:
+
+| level | layer           | modules                                                                       |
+|-------|-----------------|-------------------------------------------------------------------------------|
+| 0     | foundation      | `tvmc`, errors, text, values, versions, fileio, provenance, registry, shapes  |
+| 1     | vocabulary      | keys                                                                          |
+| 2     | load            | sources                                                                       |
+| 3     | target language | targets                                                                       |
+| 4     | layer           | layering                                                                      |
+| 5     | rewrite         | rewrites, flag_docs                                                           |
+| 6     | validate        | validate                                                                      |
+| 7     | canonicalize    | config                                                                        |
+| 8     | emit/build      | emit, build, tune                                                             |
+| 9     | tools           | explain, migrate                                                              |
+| 10    | api             | api, diff                                                                     |
+| 11    | cli             | cli, `__main__`                                                               |
+
+Why there: the foundation knows no config or stage (errors, JSON pointers and origins, typed
+values, TVM's registered facts). The vocabulary (what a config may say: keys, types, defaults,
+pass-config names, the rules on `build`) and the target language (parsing a target, its normal
+form, kinds, target systems) are read by every stage from layering on, so they sit below them;
+the target language reads config text with the load stage's limits, so it sits above it. Then the
+pipeline in its order: load → layer → rewrite → validate → canonicalize → emit/build. `config get`,
+`explain` and `migrate` are tools the API calls; the API runs the pipeline as one call; the CLI
+is on top.
+
+The only dynamic import of a tvmc module is the CLI's lazy command group (`tvmc.cli.app` loads
+`tvmc.cli.*_cmd`), inside the top layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from testkit import cli_env
+
+ROOT = Path(__file__).resolve().parents[2] / "cli"
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "foundation",
+        (
+            "tvmc",
+            "tvmc.errors",
+            "tvmc.text",
+            "tvmc.values",
+            "tvmc.versions",
+            "tvmc.fileio",
+            "tvmc.provenance",
+            "tvmc.registry",
+            "tvmc.shapes",
+        ),
+    ),
+    ("vocabulary", ("tvmc.keys",)),
+    ("load", ("tvmc.sources",)),
+    ("target language", ("tvmc.targets",)),
+    ("layer", ("tvmc.layering",)),
+    ("rewrite", ("tvmc.rewrites", "tvmc.flag_docs")),
+    ("validate", ("tvmc.validate",)),
+    ("canonicalize", ("tvmc.config",)),
+    ("emit/build", ("tvmc.emit", "tvmc.build", "tvmc.tune")),
+    ("tools", ("tvmc.explain", "tvmc.migrate")),
+    ("api", ("tvmc.api", "tvmc.diff")),
+    ("cli", ("tvmc.cli", "tvmc.__main__")),
+)
+
+
+class Import(NamedTuple):
+    importer: str
+    imported: str
+    line: int
+    lazy: bool  # inside a function
+    typing_only: bool  # under `if TYPE_CHECKING:`
+
+    def __str__(self) -> str:
+        how = " (type only)" if self.typing_only else " (in a function)" if self.lazy else ""
+        return f"{self.importer} imports {self.imported} at line {self.line}{how}"
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the `tvmc` package under `root`: dotted name → file."""
+    found = {}
+    for path in sorted((root / "tvmc").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def is_package(name: str, files: Mapping[str, Path]) -> bool:
+    return files[name].name == "__init__.py"
+
+
+def lazy_exports(tree: ast.Module) -> dict[str, str]:
+    """A package's `_SUBMODULE` table (name → submodule its `__getattr__` imports), or {}."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_SUBMODULE" for t in node.targets):
+            table = ast.literal_eval(node.value)
+            assert isinstance(table, dict)
+            return {str(k): str(v) for k, v in table.items()}
+    return {}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(node: ast.AST, lazy: bool, typing_only: bool) -> Iterator[tuple[ast.AST, bool, bool]]:
+    """Every node below `node`, with whether it runs inside a function and only for type checkers."""
+    for child in ast.iter_child_nodes(node):
+        child_lazy = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        yield child, child_lazy, typing_only
+        if isinstance(child, ast.If) and _is_type_checking(child.test):
+            for sub in child.body:
+                yield sub, child_lazy, True
+                yield from _walk(sub, child_lazy, True)
+            for sub in child.orelse:
+                yield sub, child_lazy, typing_only
+                yield from _walk(sub, child_lazy, typing_only)
+        else:
+            yield from _walk(child, child_lazy, typing_only)
+
+
+def _dynamic_targets(call: ast.Call, files: Mapping[str, Path]) -> list[str]:
+    """The tvmc modules an `importlib.import_module(...)` call can import: a constant name, or an
+    f-string matched against every module (`f"tvmc.cli.{name}_cmd"`)."""
+    func = call.func
+    named = isinstance(func, ast.Attribute) and func.attr == "import_module"
+    named = named or (isinstance(func, ast.Name) and func.id == "import_module")
+    if not named or not call.args:
+        return []
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value] if arg.value in files else []
+    if isinstance(arg, ast.JoinedStr):
+        import re
+
+        pattern = "".join(re.escape(str(part.value)) if isinstance(part, ast.Constant) else ".+" for part in arg.values)
+        if not pattern.startswith("tvmc"):
+            return []  # f"{__name__}.{submodule}": a lazy export, counted where the name is used
+        return [name for name in files if re.fullmatch(pattern, name)]
+    return []
+
+
+def imports_of(name: str, files: Mapping[str, Path], exports: Mapping[str, dict[str, str]]) -> list[Import]:
+    """Every import of a tvmc module by module `name`."""
+    tree = ast.parse(files[name].read_text(encoding="utf-8"), str(files[name]))
+    package = name if is_package(name, files) else name.rpartition(".")[0]
+    found: list[Import] = []
+    bound: dict[str, str] = {}  # local name → the package module it is bound to
+
+    def add(imported: str, node: ast.AST, lazy: bool, typing_only: bool) -> None:
+        found.append(Import(name, imported, getattr(node, "lineno", 0), lazy, typing_only))
+
+    nodes = list(_walk(tree, False, False))
+    for node, lazy, typing_only in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "tvmc":
+                    add(alias.name, node, lazy, typing_only)
+                    if alias.asname:
+                        bound[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*base_parts, *([node.module] if node.module else [])])
+            else:
+                base = node.module or ""
+            if base.split(".")[0] != "tvmc":
+                continue
+            assert base in files, f"{name}:{node.lineno} imports {base}, which does not exist"
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in files:
+                    add(full, node, lazy, typing_only)
+                    bound[alias.asname or alias.name] = full
+                elif alias.name in exports.get(base, {}):
+                    add(f"{base}.{exports[base][alias.name]}", node, lazy, typing_only)
+                else:
+                    add(base, node, lazy, typing_only)
+        elif isinstance(node, ast.Call):
+            for target in _dynamic_targets(node, files):
+                add(target, node, True, typing_only)
+    for node, _lazy, typing_only in nodes:  # `sources.Layer`: the submodule the package exports it from
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound:
+            table = exports.get(bound[node.value.id], {})
+            if node.attr in table:
+                add(f"{bound[node.value.id]}.{table[node.attr]}", node, True, typing_only)
+    return found
+
+
+def all_imports() -> list[Import]:
+    files = modules()
+    exports = {name: lazy_exports(ast.parse(path.read_text(encoding="utf-8"))) for name, path in files.items()}
+    return [imp for name in files for imp in imports_of(name, files, exports)]
+
+
+def layer_of(name: str) -> int | None:
+    """The level of a module: the layer listing it or the package it is in (the longest match)."""
+    best: tuple[int, int] | None = None
+    for level, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            inside = name == prefix or (prefix != "tvmc" and name.startswith(prefix + "."))
+            if inside and (best is None or len(prefix) > best[1]):
+                best = (level, len(prefix))
+    return None if best is None else best[0]
+
+
+def _ancestors(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def runtime_graph(imports: list[Import]) -> dict[str, dict[str, Import]]:
+    """Module → the modules its imports run (the imported module and the packages around it that
+    the importer is not inside of), each with the import that runs it. Type-only imports never run."""
+    graph: dict[str, dict[str, Import]] = {}
+    for imp in imports:
+        if imp.typing_only:
+            continue
+        inside = {imp.importer, *_ancestors(imp.importer)}
+        edges = graph.setdefault(imp.importer, {})
+        for target in [imp.imported, *_ancestors(imp.imported)]:
+            if target not in inside:
+                edges.setdefault(target, imp)
+    return graph
+
+
+def find_cycle(graph: Mapping[str, Mapping[str, Import]]) -> list[Import] | None:
+    """One cycle of `graph` as the imports that close it, or None (iterative depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(graph):
+        if state.get(start):
+            continue
+        path: list[tuple[str, Iterator[tuple[str, Import]]]] = [(start, iter(sorted(graph[start].items())))]
+        via: list[Import] = []
+        state[start] = 1
+        while path:
+            node, children = path[-1]
+            step = next(children, None)
+            if step is None:
+                state[node] = 2
+                path.pop()
+                if via:
+                    via.pop()
+                continue
+            child, imp = step
+            if state.get(child) == 1:
+                names = [n for n, _ in path]
+                return [*via[names.index(child) :], imp]
+            if not state.get(child):
+                state[child] = 1
+                via.append(imp)
+                path.append((child, iter(sorted(graph.get(child, {}).items()))))
+    return None
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [name for name in modules() if layer_of(name) is None]
+    assert not unplaced, f"place these modules in a layer of LAYERS (and the table above): {unplaced}"
+
+
+def test_no_module_imports_a_later_stage() -> None:
+    upward = [
+        f"{imp} ({LAYERS[layer_of(imp.importer) or 0][0]} → {LAYERS[layer_of(imp.imported) or 0][0]})"
+        for imp in all_imports()
+        if (layer_of(imp.imported) or 0) > (layer_of(imp.importer) or 0)
+    ]
+    upward = list(dict.fromkeys(upward))  # one line per import statement, not per name
+    assert not upward, "imports of a later layer:\n" + "\n".join(upward)
+
+
+def cycles(graph: Mapping[str, Mapping[str, Import]]) -> list[list[Import]]:
+    """One cycle through each strongly connected group of modules of `graph` (every group that
+    has one), so that a failure names every cycle at once."""
+
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for child in graph.get(todo.pop(), {}):
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+        return seen
+
+    reachable = {name: reach(name) for name in graph}
+    found: list[list[Import]] = []
+    done: set[str] = set()
+    for name in sorted(graph):
+        group = {m for m in reachable[name] if m in reachable and name in reachable[m]}
+        if name in done or len(group) < 2:
+            continue
+        done |= group
+        cycle = find_cycle({m: {c: imp for c, imp in graph[m].items() if c in group} for m in group})
+        assert cycle is not None
+        found.append(cycle)
+    return found
+
+
+def test_no_import_cycle() -> None:
+    found = cycles(runtime_graph(all_imports()))
+    assert not found, "import cycles:\n" + "\n\n".join("\n".join(str(imp) for imp in cycle) for cycle in found)
+
+
+def test_every_module_imports_on_its_own() -> None:
+    """Each module imported first, in a fresh set of tvmc modules: an order-dependent import (a
+    cycle that works only from one side) fails here. One process, without TVM-heavy imports."""
+    code = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    for loaded in [m for m in sys.modules if m == 'tvmc' or m.startswith('tvmc.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as err:\n"
+        "        failed.append(f'{name}: {type(err).__name__}: {err}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *(name for name in modules() if name != "tvmc.__main__")],  # that one runs tvmc
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
+
+
+# ---- the checks above find what they are meant to find --------------------------------------
+
+
+def _package(tmp_path: Path, sources: Mapping[str, str]) -> Path:
+    for name, text in sources.items():
+        path = tmp_path / (name.replace(".", "/") + ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _imports(root: Path) -> list[Import]:
+    files = modules(root)
+    exports = {name: lazy_exports(ast.parse(path.read_text(encoding="utf-8"))) for name, path in files.items()}
+    return [imp for name in files for imp in imports_of(name, files, exports)]
+
+
+def test_a_cycle_hidden_in_a_function_is_found(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "tvmc.__init__": "",
+            "tvmc.sources.__init__": "",
+            "tvmc.sources.layer": "def index():\n    from tvmc.sources.positions import scan\n    return scan\n",
+            "tvmc.sources.positions": "from tvmc.sources import limits\n",
+            "tvmc.sources.limits": "from tvmc.sources.layer import index\n",
+        },
+    )
+    graph = runtime_graph(_imports(root))
+    cycle = find_cycle(graph)
+    assert cycle is not None and cycles(graph) == [cycle]
+    assert [(imp.importer, imp.imported) for imp in cycle] == [
+        ("tvmc.sources.layer", "tvmc.sources.positions"),
+        ("tvmc.sources.positions", "tvmc.sources.limits"),
+        ("tvmc.sources.limits", "tvmc.sources.layer"),
+    ]
+    assert cycle[0].lazy and "(in a function)" in str(cycle[0])
+
+
+def test_lazy_exports_and_parent_packages_are_followed(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "tvmc.__init__": "",
+            "tvmc.targets.__init__": '_SUBMODULE = {"parse_target": "parse"}\n',
+            "tvmc.targets.parse": "from tvmc import layering\n",
+            "tvmc.layering.__init__": "from tvmc.layering import tree\n",
+            "tvmc.layering.tree": "def f():\n    from tvmc import targets\n    return targets.parse_target\n",
+            "tvmc.api": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tvmc.cli import app\n",
+            "tvmc.cli.__init__": "",
+            "tvmc.cli.app": "import importlib\nimportlib.import_module(f'tvmc.cli.{1}_cmd')\n",
+            "tvmc.cli.show_cmd": "",
+        },
+    )
+    imports = _imports(root)
+    pairs = {(imp.importer, imp.imported) for imp in imports}
+    assert ("tvmc.layering.tree", "tvmc.targets.parse") in pairs  # targets.parse_target
+    assert ("tvmc.cli.app", "tvmc.cli.show_cmd") in pairs
+    assert [imp.typing_only for imp in imports if imp.importer == "tvmc.api"] == [True]
+    cycle = find_cycle(runtime_graph(imports))  # parse → layering (its __init__) → tree → parse
+    assert cycle is not None and {imp.importer for imp in cycle} == {
+        "tvmc.targets.parse",
+        "tvmc.layering",
+        "tvmc.layering.tree",
+    }
+    assert "tvmc.cli.app" not in runtime_graph(imports).get("tvmc.api", {})  # type-only: never runs
+
+
+def test_an_upward_import_is_found() -> None:
+    assert layer_of("tvmc.sources.layer") == layer_of("tvmc.sources") == 2
+    assert layer_of("tvmc") == 0 and layer_of("tvmc.cli.app") == len(LAYERS) - 1
+    assert (layer_of("tvmc.layering.tree") or 0) < (layer_of("tvmc.config") or 0)
+    assert (layer_of("tvmc.validate.runner") or 0) < (layer_of("tvmc.api") or 0)
+
+
+@pytest.mark.parametrize("name", ["tvmc.nowhere", "tvmcx"])
+def test_unknown_modules_have_no_layer(name: str) -> None:
+    assert layer_of(name) is None
