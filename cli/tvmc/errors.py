@@ -125,8 +125,7 @@ class TvmcError(Exception):
         if self.pointer:  # one readable line even for a pointer 64 levels deep
             shown = self.pointer if len(self.pointer) <= 60 else f"…{self.pointer[-50:]}"
             text = f"{shown}: {text}"
-        if self.suggestions:
-            text += " (did you mean " + " or ".join(repr(s) for s in self.suggestions) + "?)"
+        text += suggestion_text(self.suggestions)
         if self.hint:
             text += f"; {self.hint}"
         return f"{self.location}: {text}" if self.location else text
@@ -181,6 +180,11 @@ class LimitError(TvmcError):
 
 class BuildError(TvmcError):
     """A build that cannot be done here (TVM missing, unsupported option, frontend failure)."""
+
+
+def suggestion_text(suggestions: Sequence[str]) -> str:
+    """The one spelling of a did-you-mean after a message: ` (did you mean 'a' or 'b'?)`, or ''."""
+    return " (did you mean " + " or ".join(map(repr, suggestions)) + "?)" if suggestions else ""
 
 
 def did_you_mean(word: str, candidates: Sequence[str], n: int = 1) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tvmc import registry, rewrites
 from tvmc import targets as tg
-from tvmc.errors import TvmcError, UsageError, did_you_mean
+from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import BUILD_OPTIONS
 from tvmc.layering import Tree
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, flag_text, old_flags
@@ -177,10 +177,10 @@ def _check_relay_passes(out: Converted, setting: Setting, passes: list[str]) -> 
         return
     names = ", ".join(map(repr, unknown))
     close = [m for p in unknown for m in did_you_mean(p, sorted(known))]
-    maybe = f"; did you mean {', '.join(close)}?" if close else ""
     out.notes.append(
         f"{setting.shown}: {names} {'is' if len(unknown) == 1 else 'are'} not a Relay pass, so old tvmc refused "
-        f"this line (carried as written){maybe}; the Relay passes of TVM {versions[-1]}: {', '.join(sorted(known))}"
+        f"this line (carried as written){suggestion_text(close)}; "
+        f"the Relay passes of TVM {versions[-1]}: {', '.join(sorted(known))}"
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
-from tvmc.errors import TvmcError, UsageError, did_you_mean
+from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.layering import Tree
 from tvmc.provenance import Origin, drop, join, origins_for, rebase
@@ -76,8 +76,7 @@ def _kind_of(node: dict[str, Any] | str) -> str:
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
-    close = did_you_mean(word, list(choices))
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return suggestion_text(did_you_mean(word, list(choices)))
 
 
 def _get(node: Any, tokens: list[str | int]) -> Any:

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from tvmc import registry
-from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.errors import Location, TargetError, did_you_mean, suggestion_text
 from tvmc.targets import tables as T
 
 Spec = dict[str, Any]
@@ -65,10 +65,7 @@ def unknown_options(table: T.KindTable, opts: list[str], loc: Location | None, w
     """The error for options a kind does not have: every one at once, each with its did-you-mean."""
     if len(opts) == 1:
         return unknown_option(table, opts[0], loc, where)
-    named = ", ".join(
-        f"'{opt}'" + (f" (did you mean {close[0]!r}?)" if (close := did_you_mean(opt, table.order)) else "")
-        for opt in opts
-    )
+    named = ", ".join(f"'{opt}'" + suggestion_text(did_you_mean(opt, table.order)) for opt in opts)
     return TargetError(
         f"{where}Unknown config options of target kind '{table.name}': {named}",
         loc,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from tvmc.errors import FrozenRecord, Location, Record
+from tvmc.errors import FrozenRecord, Location, Record, suggestion_text
 from tvmc.provenance import display_path
 
 Severity = Literal["error", "warning"]
@@ -126,7 +126,7 @@ class Diagnostic(FrozenRecord):
     @property
     def full_message(self) -> str:
         """The message with its did-you-mean, as the text and GitHub reporters print it."""
-        return self.message + (f" (did you mean {self.suggestion!r}?)" if self.suggestion else "")
+        return self.message + suggestion_text([self.suggestion] if self.suggestion else [])
 
     def where(self) -> str:
         """`FILE:LINE:COL`, `FILE:LINE`, `FILE`, or `<unknown>`."""
