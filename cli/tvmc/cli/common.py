@@ -19,7 +19,6 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 EXIT_INVALID = 1
-ISOLATED_HELP = "Ignore user configs and TVMC_* variables."
 
 
 def fail(err: TvmcError) -> NoReturn:

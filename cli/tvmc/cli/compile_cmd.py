@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tvmc.cli.common import ISOLATED_HELP, reports_errors, warn, write_stdout
-from tvmc.cli.completion import complete_config
+from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
@@ -18,11 +18,6 @@ if TYPE_CHECKING:
     from tvmc.build.compile import Compiled
     from tvmc.build.model import ModelSpec
 
-CONFIG_HELP = "A config name on the search path (aws/c5, a TVM tag) or a TOML/JSON path; repeatable, layered in order."
-SHAPES_HELP = (
-    "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]'; -1 or ? is a dynamic dimension, x:[] a scalar; "
-    'quote names with spaces ("my input":[1]).'
-)
 OUTPUT_HELP = (
     "The library to write (default: MODEL's name with .so or .tar, here); with --emit, the text (default: stdout)."
 )
@@ -38,16 +33,6 @@ class EmitFormat(StrEnum):
     tvmc = "tvmc"
     relay = "relay"
     plan = "plan"
-
-
-class ModelFormat(StrEnum):
-    onnx = "onnx"
-    tflite = "tflite"
-    pytorch = "pytorch"
-    keras = "keras"
-    pb = "pb"
-    paddle = "paddle"
-    relay = "relay"
 
 
 def _inputs(resolved: Resolved, model: str) -> set[Path]:
@@ -127,21 +112,16 @@ def summary(compiled: Compiled) -> str:
 @reports_errors
 def compile_command(
     ctx: typer.Context,
-    model: Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")],
-    config: Annotated[
-        list[str] | None,
-        typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
-    ] = None,
+    model: Model,
+    config: Configs = None,
     # Text, not Path: Path drops the trailing "/" that says "into this directory".
     output: Annotated[str | None, typer.Option("--output", "-o", metavar="PATH", help=OUTPUT_HELP)] = None,
-    model_format: Annotated[
-        ModelFormat | None, typer.Option("--model-format", help="The model format (default: from the suffix).")
-    ] = None,
-    input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
+    model_format: ModelFormatOption = None,
+    input_shapes: InputShapes = None,
     emit: Annotated[EmitFormat | None, typer.Option("--emit", metavar="FORMAT", help=EMIT_HELP)] = None,
     tvm_version: Annotated[str | None, typer.Option("--tvm-version", metavar="X.Y", help=TVM_VERSION_HELP)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's output (also TVMC_VERBOSE=1).")] = False,
-    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
+    isolated: Isolated = False,
     no_tuning: Annotated[bool, typer.Option("--no-tuning", help="Apply no tuning records (tvmc tune).")] = False,
     database: Annotated[
         Path | None, typer.Option("--database", metavar="DIR", help="The tuning database to apply.")

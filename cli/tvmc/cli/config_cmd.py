@@ -10,8 +10,8 @@ import click
 import typer
 from click.core import ParameterSource
 
-from tvmc.cli.common import ISOLATED_HELP, LazyCommandsGroup, fail, reports_errors, warn, write_stdout
-from tvmc.cli.completion import complete_config
+from tvmc.cli.common import LazyCommandsGroup, fail, reports_errors, warn, write_stdout
+from tvmc.cli.options import Configs, Isolated
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.provenance import display_path
@@ -22,11 +22,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     cls=LazyCommandsGroup,
     help="Resolve, inspect and list compilation configs.",
-)
-
-CONFIG_HELP = (
-    "A named config on the search path (e.g. aws/c5, nvidia/jetson-nano:cuda, any TVM tag) or a "
-    "path to a TOML/JSON file. Repeatable: later configs are layered on earlier ones."
 )
 
 
@@ -45,23 +40,21 @@ class ListFormat(StrEnum):
     json = "json"
 
 
-def resolve_from_cli(ctx: click.Context, configs: list[str], isolated: bool = False):  # type: ignore[no-untyped-def]
+def resolve_from_cli(ctx: click.Context, configs: list[str] | None, isolated: bool = False):  # type: ignore[no-untyped-def]
     """Run the pipeline with this invocation's --config values and rewrite flags (in argv order)."""
     from tvmc import api
 
-    return api.resolve(configs, ordered_rewrite_flags(ctx), isolated=isolated)
+    return api.resolve(configs or [], ordered_rewrite_flags(ctx), isolated=isolated)
 
 
 @app.command("show", cls=RewriteCommand)
 @reports_errors
 def show(
     ctx: typer.Context,
-    config: list[str] = typer.Option(
-        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
-    ),
+    config: Configs = None,
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
-    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
+    isolated: Isolated = False,
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
     as_: ShowAs = typer.Option(
         ShowAs.config,
@@ -114,14 +107,12 @@ GET_PATH_HELP = (
 def get(
     ctx: typer.Context,
     path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
-    config: list[str] = typer.Option(
-        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
-    ),
+    config: Configs = None,
     format: ConfigFormat = typer.Option(
         ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
     ),
     origin: bool = typer.Option(False, "--origin", help="Prefix the value with where it came from (tab-separated)."),
-    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
+    isolated: Isolated = False,
 ) -> None:
     """Print one value of the resolved config (exit 1 when it is unset), like `git config --get`.
 
@@ -158,11 +149,9 @@ def get(
 def explain_(
     ctx: typer.Context,
     path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
-    config: list[str] = typer.Option(
-        [], "--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config
-    ),
+    config: Configs = None,
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
-    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
+    isolated: Isolated = False,
 ) -> None:
     """Every layer and rewrite that set PATH, in order, the winner last; then the canonical value.
 
@@ -173,7 +162,7 @@ def explain_(
     from tvmc.emit import canonical
 
     explain.parse(path)
-    result = api.explain(config, ordered_rewrite_flags(ctx), path, isolated=isolated)
+    result = api.explain(config or [], ordered_rewrite_flags(ctx), path, isolated=isolated)
     if format is ListFormat.json:
         write_stdout(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
@@ -239,7 +228,7 @@ def list_(
     tags: bool = typer.Option(
         False, "--tags", help="List the TVM tags usable as config names too (JSON always has them)."
     ),
-    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
+    isolated: Isolated = False,
 ) -> None:
     """List the named configs on the search path, with description and directory."""
     from tvmc import registry, sources

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.options import RpcKey, RpcTracker, rpc_device
 
 if TYPE_CHECKING:
     from tvmc.build.run import OpProfile, RunResult
@@ -34,10 +35,6 @@ _Profile = Annotated[
 _Format = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
 _Rtol = Annotated[float, typer.Option("--rtol", help="--check: relative tolerance.")]
 _Atol = Annotated[float, typer.Option("--atol", help="--check: absolute tolerance.")]
-_Tracker = Annotated[
-    str | None, typer.Option("--rpc-tracker", metavar="HOST:PORT", help="Run on a device of this RPC tracker.")
-]
-_Key = Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -61,8 +58,8 @@ def run_command(
     atol: _Atol = 1e-4,
     profile: _Profile = False,
     fmt: _Format = "text",
-    rpc_tracker: _Tracker = None,
-    rpc_key: _Key = None,
+    rpc_tracker: RpcTracker = None,
+    rpc_key: RpcKey = None,
 ) -> None:
     """Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.
 
@@ -79,13 +76,7 @@ def run_command(
 
     if fmt not in ("text", "json"):
         raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
-    if (rpc_tracker is None) != (rpc_key is None):
-        raise UsageError("--rpc-tracker and --rpc-key go together", "--rpc-tracker" if rpc_key is None else "--rpc-key")
-    rpc = None
-    if rpc_tracker is not None and rpc_key is not None:
-        from tvmc.tune.session import parse_tracker
-
-        rpc = (*parse_tracker(rpc_tracker), rpc_key)
+    rpc = rpc_device(rpc_tracker, rpc_key)
     with Progress(sys.stderr.isatty()) as progress:
         result = api.run(
             library,

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from tvmc.cli.common import ISOLATED_HELP, reports_errors, warn, write_stdout
+from tvmc.cli.common import reports_errors, warn, write_stdout
+from tvmc.cli.options import Isolated
 from tvmc.text import one_line
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
@@ -75,7 +76,7 @@ def diff_command(
     left_set: _SetLeft = None,
     right_set: _SetRight = None,
     format: _Format = DiffFormat.text,
-    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
+    isolated: Isolated = False,
 ) -> None:
     from tvmc import api, rewrites
     from tvmc import diff as diffing

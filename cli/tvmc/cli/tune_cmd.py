@@ -15,8 +15,7 @@ import click
 import typer
 
 from tvmc.cli.common import LazyCommandsGroup, lazy_group, reports_errors, warn, write_stdout
-from tvmc.cli.compile_cmd import CONFIG_HELP, SHAPES_HELP, ModelFormat
-from tvmc.cli.completion import complete_config
+from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption, RpcKey, RpcTracker, rpc_device
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 DATABASE_HELP = "The tuning database directory (default: TVMC_TUNING_DB, else ~/.cache/tvmc/tuning)."
@@ -77,15 +76,10 @@ class Display:
 @reports_errors
 def tune_command(
     ctx: typer.Context,
-    model: Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")],
-    config: Annotated[
-        list[str] | None,
-        typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
-    ] = None,
-    model_format: Annotated[
-        ModelFormat | None, typer.Option("--model-format", help="The model format (default: from the suffix).")
-    ] = None,
-    input_shapes: Annotated[str | None, typer.Option("--input-shapes", metavar="SPEC", help=SHAPES_HELP)] = None,
+    model: Model,
+    config: Configs = None,
+    model_format: ModelFormatOption = None,
+    input_shapes: InputShapes = None,
     trials: Annotated[
         int, typer.Option("--trials", metavar="N", min=1, show_default=False, help="Candidates in all (200).")
     ] = 200,
@@ -97,21 +91,19 @@ def tune_command(
         float, typer.Option("--timeout", min=1, metavar="S", show_default=False, help="Per build and run (30 s).")
     ] = 30.0,
     database: _Database = None,
-    rpc_tracker: Annotated[
-        str | None, typer.Option("--rpc-tracker", metavar="HOST:PORT", help="Measure on a device of this RPC tracker.")
-    ] = None,
-    rpc_key: Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")] = None,
+    rpc_tracker: RpcTracker = None,
+    rpc_key: RpcKey = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", metavar="N", min=0, show_default=False, help="Parallel builds (CPU count).")
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's own output.")] = False,
+    isolated: Isolated = False,
 ) -> None:
     """Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database)."""
     from tvmc import api
     from tvmc.build import frontends, runner
     from tvmc.build.model import check_exists, model_spec
     from tvmc.build.plan import plan_build
-    from tvmc.errors import UsageError
     from tvmc.shapes import parse_input_shapes
     from tvmc.tune import session
     from tvmc.tune.fingerprint import target_fingerprint
@@ -119,12 +111,10 @@ def tune_command(
 
     shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
     spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx))
+    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx), isolated=isolated)
     for note in resolved.notes:
         warn(note)
-    if (rpc_tracker is None) != (rpc_key is None):
-        raise UsageError("--rpc-tracker and --rpc-key go together", "--rpc-tracker" if rpc_key is None else "--rpc-key")
-    rpc = (*session.parse_tracker(rpc_tracker), rpc_key) if rpc_tracker and rpc_key else None
+    rpc = rpc_device(rpc_tracker, rpc_key)
     plan = plan_build(resolved.config, resolved.origins, spec)
     check_exists(spec)
     runner.require_tvm()

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tvmc.cli.common import ISOLATED_HELP, reports_errors, write_stdout
-from tvmc.cli.completion import complete_config
+from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.options import Configs, Isolated
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.validate.diagnostics import RULES
@@ -26,7 +26,6 @@ from tvmc.validate.diagnostics import RULES
 if TYPE_CHECKING:
     from tvmc.validate.diagnostics import FileResult
 
-CONFIG_HELP = "Validate what these resolve to (name, tag or path; repeatable), with the rewrites."
 PATHS_HELP = (
     "Config files to validate; a directory means every *.toml/*.json below it, '-' reads stdin. "
     "Each file is checked on its own and as resolved through its 'extends' chain."
@@ -52,8 +51,8 @@ class Engine(StrEnum):
 
 STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
 STDIN_HELP = "Name of '-' in messages; its directory anchors relative 'extends', its suffix the format."
-JOBS_HELP = "Validate on N processes, same report (default: the cores; few files serially); 1 never forks."
-ENGINE_HELP = "'fast' (compiled from the registry) or 'jsonschema' (the generated schema)."
+JOBS_HELP = "Processes to validate on (default: the cores; few files serially); 1 never forks."
+ENGINE_HELP = "fast (compiled from the registry) or jsonschema (the generated schema)."
 
 
 def validate(
@@ -63,16 +62,13 @@ def validate(
     ] = None,
     format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.text,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
-    config: Annotated[
-        list[str] | None,
-        typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
-    ] = None,
+    config: Configs = None,
     stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help=ENGINE_HELP)] = Engine.fast,
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help=JOBS_HELP, show_default=False)
     ] = None,
-    isolated: Annotated[bool, typer.Option("--isolated", help=ISOLATED_HELP)] = False,
+    isolated: Isolated = False,
 ) -> None:
     """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
 

@@ -153,13 +153,3 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-
-
-def parse_tracker(text: str) -> tuple[str, int]:
-    """HOST:PORT of an RPC tracker."""
-    from tvmc.errors import UsageError
-
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"{text!r} is not HOST:PORT", "--rpc-tracker")
-    return host, int(port)
