@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 
 import click
 import typer
-from typer.core import TyperGroup
 
 from tvmc import __version__
+from tvmc.cli.common import LazyGroup, lazy_group
 
 
 # Each loader runs once per process (typer builds a new root group per invocation), as the eager
@@ -28,7 +28,6 @@ from tvmc import __version__
 @cache
 def _config() -> click.Command:
     from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
-    from tvmc.cli.common import lazy_group
 
     validate_cmd.register(config_cmd.app)
     tooling_cmd.register(config_cmd.app)
@@ -38,7 +37,6 @@ def _config() -> click.Command:
 @cache
 def _target() -> click.Command:
     from tvmc.cli import target_cmd
-    from tvmc.cli.common import lazy_group
 
     return lazy_group(target_cmd.app)
 
@@ -89,50 +87,18 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
 }
 
 
-class LazyGroup(TyperGroup):
-    """A group whose subcommands are imported and built only when one of them is run."""
+class _Root(LazyGroup):
+    """`tvmc`: its commands' modules are imported only when one is run."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._loaded: dict[str, click.Command] = {}
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        from tvmc.cli.common import resolve_suggesting
-
-        return resolve_suggesting(self, ctx, args)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
-            return super().get_command(ctx, cmd_name)
-        if cmd_name not in self._loaded:
-            command = COMMANDS[cmd_name][1]()
-            command.name = cmd_name
-            self._loaded[cmd_name] = command
-        return self._loaded[cmd_name]
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, summary) for name, (summary, _) in COMMANDS.items()]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
-        from click.shell_completion import CompletionItem
-
-        names = [
-            CompletionItem(name, help=summary) for name, (summary, _) in COMMANDS.items() if name.startswith(incomplete)
-        ]
-        options = click.Command.shell_complete(self, ctx, incomplete)  # the group's own options
-        return [*names, *options]
+        for name, (summary, load) in COMMANDS.items():
+            self.add_lazy(name, load, summary)
 
 
 app = typer.Typer(
     name="tvmc",
-    cls=LazyGroup,
+    cls=_Root,
     help="Layered TVM compilation configs: show, validate, convert, and compile with them.",
     no_args_is_help=True,
     rich_markup_mode=None,

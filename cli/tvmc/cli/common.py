@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import sys
 from collections.abc import Callable
@@ -82,23 +81,34 @@ def resolve_suggesting(
         names = group.list_commands(ctx)
         if not name or name in names or not err.message.startswith("No such command"):
             raise
-        matches = difflib.get_close_matches(name, names)
+        from tvmc.errors import did_you_mean
+
+        matches = did_you_mean(name, names, n=3)
         hint = f" Did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
         raise click.UsageError(f"No such command {name!r}.{hint}", ctx) from None
 
 
-class LazyCommandsGroup(TyperGroup):
-    """A typer group that builds each subcommand from its registration when it is first asked for:
-    `tvmc config validate` builds `validate` alone, not the five other `config` commands (typer
-    inspects every command's signature to build it). Made by `lazy_group`."""
+class LazyGroup(TyperGroup):
+    """The one lazy command group: each subcommand is built when it is first asked for. The root
+    (`tvmc`) adds loaders that import a command's module (`tvmc --help` and completing a command
+    name import none, using the summaries given); a group of commands (`config`, `target`, `tune
+    db`, made by `lazy_group`) builds each from its registration (typer inspects every command's
+    signature to build it: `tvmc config validate` builds `validate` alone)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.order: list[str] = []  # registration order, built or not
         self.pending: dict[str, Callable[[], click.Command]] = {}
-        self.order: list[str] = []
+        self.summaries: dict[str, str] = {}  # one-line help of commands not to build for it
+
+    def add_lazy(self, name: str, build: Callable[[], click.Command], summary: str | None = None) -> None:
+        self.order.append(name)
+        self.pending[name] = build
+        if summary is not None:
+            self.summaries[name] = summary
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.order)  # registration order, built or not
+        return [*self.order, *(name for name in super().list_commands(ctx) if name not in self.order)]
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -108,12 +118,30 @@ class LazyCommandsGroup(TyperGroup):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         build = self.pending.pop(cmd_name, None)
         if build is not None:
-            self.commands[cmd_name] = build()
+            command = build()
+            command.name = cmd_name
+            self.commands[cmd_name] = command
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not set(names) <= set(self.summaries):
+            return super().format_commands(ctx, formatter)  # builds them, as click does
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, self.summaries[name]) for name in names])
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
+        names = [name for name in self.list_commands(ctx) if name.startswith(incomplete)]
+        if not set(names) <= set(self.summaries):
+            return super().shell_complete(ctx, incomplete)  # builds them, as click does
+        from click.shell_completion import CompletionItem
+
+        items = [CompletionItem(name, help=self.summaries[name]) for name in names]
+        return [*items, *click.Command.shell_complete(self, ctx, incomplete)]  # the group's own options
 
 
 def lazy_group(app: typer.Typer) -> click.Group:
-    """`typer.main.get_group(app)` (the app made with `cls=LazyCommandsGroup`), its commands built on use."""
+    """`typer.main.get_group(app)` (the app made with `cls=LazyGroup`), its commands built on use."""
     from typer.main import get_command_from_info, get_command_name
 
     infos = app.registered_commands
@@ -122,15 +150,14 @@ def lazy_group(app: typer.Typer) -> click.Group:
         group = typer.main.get_group(app)
     finally:
         app.registered_commands = infos
-    assert isinstance(group, LazyCommandsGroup), "make the app with cls=LazyCommandsGroup"
+    assert isinstance(group, LazyGroup), "make the app with cls=LazyGroup"
     for info in infos:
         assert info.callback is not None
-        name = info.name or get_command_name(info.callback.__name__)
-        group.order.append(name)
-        group.pending[name] = functools.partial(
+        build = functools.partial(
             get_command_from_info,
             info,
             pretty_exceptions_short=app.pretty_exceptions_short,
             rich_markup_mode=app.rich_markup_mode,
         )
+        group.add_lazy(info.name or get_command_name(info.callback.__name__), build)
     return group

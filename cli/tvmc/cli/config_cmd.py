@@ -10,7 +10,7 @@ import click
 import typer
 from click.core import ParameterSource
 
-from tvmc.cli.common import LazyCommandsGroup, fail, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyGroup, fail, reports_errors, warn, write_stdout
 from tvmc.cli.options import Configs, Isolated
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
@@ -20,7 +20,7 @@ from tvmc.text import one_line
 app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
-    cls=LazyCommandsGroup,
+    cls=LazyGroup,
     help="Resolve, inspect and list compilation configs.",
 )
 

@@ -10,14 +10,14 @@ from typing import Any
 import typer
 
 from tvmc import registry
-from tvmc.cli.common import LazyCommandsGroup, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyGroup, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_kind, complete_kind_or_tag
 from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
 from tvmc.flag_docs import kind_flags, kind_flags_text
 from tvmc.text import one_line
 
 app = typer.Typer(
-    cls=LazyCommandsGroup,
+    cls=LazyGroup,
     help="Parse, canonicalize and explain TVM targets.",
     no_args_is_help=True,
     rich_markup_mode=None,

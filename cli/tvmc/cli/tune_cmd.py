@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import click
 import typer
 
-from tvmc.cli.common import LazyCommandsGroup, lazy_group, reports_errors, warn, write_stdout
+from tvmc.cli.common import LazyGroup, lazy_group, reports_errors, warn, write_stdout
 from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption, RpcKey, RpcTracker, rpc_device
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
@@ -154,9 +154,7 @@ def tune_command(
 
 # ---- tvmc tune db ---------------------------------------------------------------------------------
 
-db_app = typer.Typer(
-    name="db", cls=LazyCommandsGroup, help="The tuning database.", no_args_is_help=True, rich_markup_mode=None
-)
+db_app = typer.Typer(name="db", cls=LazyGroup, help="The tuning database.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def _db_group() -> click.Group:
