@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import multiprocessing
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -113,25 +118,23 @@ def test_directories_among_arguments(tmp_path: Path, siblings: int) -> None:
 
 @needs_fork
 def test_a_slow_chunk_holds_back_at_most_a_window_of_results() -> None:
-    parent = os.getpid()
+    started = multiprocessing.get_context("fork").Value("i", 0)  # the highest file number begun, anywhere
 
     def validate(path: str) -> FileResult:
-        if os.getpid() != parent and path == "f1.toml":  # the first file of the first chunk
+        number = int(path[1:-5])
+        with started.get_lock():
+            started.value = max(started.value, number)
+        if number == 1:  # the first file of the first chunk
             time.sleep(0.5)
         return _result(path)
 
-    paths = [f"f{i}.toml" for i in range(1, parallel.CHUNK * (parallel.WINDOW * 3) + 1)]
-    chunks = [paths[i : i + parallel.CHUNK] for i in range(0, len(paths), parallel.CHUNK)]
-    pool = parallel._Pool(chunks, validate)
-    try:
-        pool.start(2)
-        assert [r.name for r in pool.result(0)] == chunks[0]
-        # The other worker ran ahead while chunk 0 was slow, but only within the window.
-        assert 0 < len(pool.done) <= parallel.WINDOW
-        for index in range(1, len(chunks)):
-            assert [r.name for r in pool.result(index)] == chunks[index]
-    finally:
-        pool.close(kill=False)
+    paths = [f"f{i}.toml" for i in range(parallel.CHUNK * parallel.WINDOW * 3 + 1)]
+    stream = parallel.run(paths, validate, 2)
+    assert next(stream).name == "f0.toml"
+    assert next(stream).name == "f1.toml"
+    # The other worker ran ahead while the first chunk was slow, but only within the window.
+    assert parallel.CHUNK < started.value <= parallel.CHUNK * parallel.WINDOW
+    assert [r.name for r in stream] == paths[2:]
 
 
 @needs_fork
@@ -146,17 +149,114 @@ def test_a_worker_sending_garbage_leaves_its_files_to_the_parent(monkeypatch: py
 
 
 @needs_fork
-def test_the_parent_validates_chunks_too() -> None:
+def test_a_fork_that_fails_leaves_the_files_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    fork = os.fork
+    forks: list[int] = []
+
+    def second_fork_fails() -> int:
+        forks.append(1)
+        if len(forks) == 2:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return fork()
+
+    monkeypatch.setattr(os, "fork", second_fork_fails)
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
+    assert list(parallel.run(paths, _result, 3)) == [_result(p) for p in paths]
+    assert len(forks) == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the worker that was forked was stopped and reaped
+
+
+@needs_fork
+def test_workers_leave_ctrl_c_to_the_parent(capfd: pytest.CaptureFixture[str]) -> None:
     parent = os.getpid()
-    here: list[str] = []
 
     def validate(path: str) -> FileResult:
-        if os.getpid() == parent:
-            here.append(path)
-        else:
-            time.sleep(0.001)  # the worker is busy: the parent finds nothing to take in, and works
+        if os.getpid() != parent and path == "f40.toml":
+            os.kill(os.getpid(), signal.SIGINT)  # as a Ctrl-C reaches the whole process group
+        return _result(path)
+
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
+    try:
+        results = list(parallel.run(paths, validate, 2))
+    except KeyboardInterrupt:
+        pytest.fail("a worker's Ctrl-C reached the parent as its result")
+    assert results == [_result(p) for p in paths]
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@needs_fork
+def test_an_interrupted_parent_stops_every_worker() -> None:
+    def validate(path: str) -> FileResult:
+        time.sleep(0.001)
         return _result(path)
 
     paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 4)]
-    assert list(parallel.run(paths, validate, 2)) == [_result(p) for p in paths]
-    assert len(here) > 1 + parallel.CHUNK  # the first file, and at least one chunk rather than waiting
+    stream = parallel.run(paths, validate, 2)
+    next(stream)
+    next(stream)
+    with pytest.raises(KeyboardInterrupt):
+        stream.throw(KeyboardInterrupt)  # Ctrl-C lands while the parent waits for a result
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+_KILLED_PARENT = """
+import os, sys, time
+from tvmc.validate import parallel
+from tvmc.validate.diagnostics import FileResult
+
+def validate(path):
+    if os.getpid() != parent:
+        os.write(1, f"{os.getpid()}\\n".encode())  # one write: the two workers' lines do not mix
+        time.sleep(60)
+    return FileResult(path, [])
+
+parent = os.getpid()
+for result in parallel.run([f"f{i}.toml" for i in range(parallel.MIN_FILES)], validate, 2):
+    pass
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@needs_fork
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads process states from /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_end_with_their_parent(sig: signal.Signals) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(parallel.__file__).parents[2])}
+    argv = [sys.executable, "-c", _KILLED_PARENT]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        lines = [proc.stdout.readline(), proc.stdout.readline()]  # both workers are validating
+        if not all(line.strip().isdigit() for line in lines):
+            proc.kill()
+            pytest.fail(f"the workers did not start: {lines} {proc.stderr.read()}")
+        workers = {int(line) for line in lines}
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == -sig
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in workers)
+
+
+@needs_fork
+def test_output_written_before_the_fork_is_written_once(tmp_path: Path) -> None:
+    # A pipe: stdout is block-buffered, so the report's start (the JSON reporter writes it as it
+    # goes) is still in the buffer when the workers are forked; none of them may write it again.
+    for i in range(parallel.MIN_FILES + 1):
+        (tmp_path / f"c{i:03d}.toml").write_text('targets = ["llvm"]\n')
+    env = {**os.environ, "PYTHONPATH": str(Path(parallel.__file__).parents[2]), "TVMC_CONFIG_PATH": str(tmp_path)}
+    env.pop("PYTHONUNBUFFERED", None)
+    argv = [sys.executable, "-m", "tvmc", "config", "validate", "--format", "json", "--jobs", "2", "."]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    names = [entry["file"] for entry in json.loads(done.stdout)["files"]]
+    assert names == [f"c{i:03d}.toml" for i in range(parallel.MIN_FILES + 1)]
