@@ -264,6 +264,8 @@ class Expander:
 
 def _c3(lins: list[list[Node]]) -> list[Node] | None:
     """C3-merge linearizations given lowest first, the last one highest; None when inconsistent."""
+    if len(lins) == 1:  # one `extends` entry (the common case): its linearization, keys each once
+        return list(lins[0])
     # Python's MRO works highest first: reverse the sequences, add the heads' own order.
     seqs = [list(reversed(lin)) for lin in reversed(lins)]
     seqs.append([lin[-1] for lin in reversed(lins)])

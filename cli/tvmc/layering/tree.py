@@ -127,12 +127,25 @@ def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
     return canonical is not None and tg.host_problem(canonical) is None
 
 
+_HOST_CAPABLE: dict[str, bool | None] = {}  # memo of `_is_host_capable`, by the entry's text or repr
+_HOST_CAPABLE_SIZE = 4096  # distinct entries; the configs of one repository share most of theirs
+
+
 def _is_host_capable(entry: Any) -> bool | None:
-    """Whether a target entry can be a host; None: it carries its own host, or cannot be read."""
+    """Whether a target entry can be a host; None: it carries its own host, or cannot be read.
+
+    Memoised: every merge that replaces targets asks, and canonicalizing an entry costs more than
+    the rest of the merge (validating a repository merges the same few bases again and again).
+    repr tells plain values apart (1, 1.0, True, "1"); a table in another key order only misses."""
+    key = entry if isinstance(entry, str) else "\0" + repr(entry)
+    if key in _HOST_CAPABLE:
+        return _HOST_CAPABLE[key]
     canonical = canonical_entry(entry)
-    if canonical is None or "host" in canonical:
-        return None
-    return runs_on_cpu(canonical)
+    capable = None if canonical is None or "host" in canonical else runs_on_cpu(canonical)
+    if len(_HOST_CAPABLE) >= _HOST_CAPABLE_SIZE:
+        _HOST_CAPABLE.clear()
+    _HOST_CAPABLE[key] = capable
+    return capable
 
 
 def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any]) -> int | None:

@@ -69,6 +69,8 @@ class _Rules:
 
     def clean(self, pointer: str) -> bool:
         """No structural error at or below `pointer` (nor at an ancestor: a wrong-typed container)."""
+        if not self.broken:  # the common case: a document without structural errors
+            return True
         if pointer in self.above_broken:
             return False
         return not any(c == "/" and pointer[:i] in self.broken for i, c in enumerate(pointer + "/") if i)
