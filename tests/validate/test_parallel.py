@@ -128,13 +128,18 @@ def test_a_slow_chunk_holds_back_at_most_a_window_of_results() -> None:
             time.sleep(0.5)
         return _result(path)
 
-    paths = [f"f{i}.toml" for i in range(parallel.CHUNK * parallel.WINDOW * 3 + 1)]
+    paths = [f"f{i}.toml" for i in range(parallel.MAX_CHUNK * parallel.WINDOW * 2)]
+    sizes = [len(chunk) for chunk in parallel._chunks(paths, 2)]
+    assert len(sizes) > 2 * parallel.WINDOW
     stream = parallel.run(paths, validate, 2)
-    assert next(stream).name == "f0.toml"
-    assert next(stream).name == "f1.toml"
-    # The other worker ran ahead while the first chunk was slow, but only within the window.
-    assert parallel.CHUNK < started.value <= parallel.CHUNK * parallel.WINDOW
-    assert [r.name for r in stream] == paths[2:]
+    try:
+        assert next(stream).name == "f0.toml"
+        assert next(stream).name == "f1.toml"
+        # The other worker ran ahead while the first chunk was slow, but only within the window.
+        assert sizes[0] < started.value <= sum(sizes[: parallel.WINDOW])
+        assert [r.name for r in stream] == paths[2:]
+    finally:
+        stream.close()
 
 
 @needs_fork
@@ -260,3 +265,14 @@ def test_output_written_before_the_fork_is_written_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     names = [entry["file"] for entry in json.loads(done.stdout)["files"]]
     assert names == [f"c{i:03d}.toml" for i in range(parallel.MIN_FILES + 1)]
+
+
+@pytest.mark.parametrize(("files", "workers"), [(parallel.MIN_FILES, 2), (2003, 2), (10_000, 8), (100_000, 2)])
+def test_tasks_shrink_toward_the_end_and_cover_every_file_once(files: int, workers: int) -> None:
+    paths = [f"f{i}.toml" for i in range(files)]
+    chunks = list(parallel._chunks(paths, workers))
+    assert [p for chunk in chunks for p in chunk] == paths[1:]  # the first is validated before forking
+    sizes = [len(chunk) for chunk in chunks]
+    assert all(parallel.CHUNK <= size <= parallel.MAX_CHUNK for size in sizes[:-1])
+    assert sizes[:-1] == sorted(sizes[:-1], reverse=True)
+    assert sizes[-2] == parallel.CHUNK  # the last tasks are small: the workers finish together

@@ -1,11 +1,12 @@
 """Validating many files on several cores: a process pool, results streamed back in input order.
 
 The first file is validated here, before any fork: it fills the lazily built tables (registry,
-checks) once, for every worker to inherit. The other files are cut into chunks of `CHUNK`, handed
-to a `concurrent.futures.ProcessPoolExecutor` of forked workers (a worker takes the next chunk as
-it finishes one, so every core stays busy to the end even when some files cost much more than
-others), and reported here in input order: the report is exactly what a serial run gives. At most
-`WINDOW` chunks are in flight, which bounds what is held while a slow chunk is awaited.
+checks) once, for every worker to inherit. The other files are cut into chunks (large while much is
+left, `CHUNK` files toward the end), handed to a `concurrent.futures.ProcessPoolExecutor` of forked
+workers (a worker takes the next chunk as it finishes one, so every core stays busy to the end even
+when some files cost much more than others), and reported here in input order: the report is
+exactly what a serial run gives. At most `WINDOW` chunks are in flight, which bounds what is held
+while a slow chunk is awaited.
 
 Results cross as plain tuples (marshal: fast, and independent of how the record classes pickle).
 A worker that dies breaks the pool: every chunk not returned yet is validated here instead, as is
@@ -31,7 +32,8 @@ from tvmc.validate.diagnostics import Diagnostic, FileResult
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-CHUNK = 32  # files per task: small enough to balance the workers, large enough to be cheap
+CHUNK = 32  # files per task at least: the last ones, so that the workers finish together
+MAX_CHUNK = 256  # files per task at most: what a result holds, and the wait for the first one
 MIN_FILES = 4 * CHUNK  # below this a fork costs more than it saves
 MAX_JOBS = 8
 WINDOW = 16  # chunks in flight (the one being reported included), at most
@@ -76,7 +78,7 @@ def run(paths: Sequence[str], validate: Validate, workers: int) -> Generator[Fil
     if not paths:
         return
     yield validate(paths[0])
-    chunks = (paths[i : i + CHUNK] for i in range(1, len(paths), CHUNK))
+    chunks = _chunks(paths, workers)
     pending: deque[tuple[Sequence[str], Future[bytes] | None]] = deque()  # at most WINDOW, in order
     with _pool(validate, workers) as pool:
         while True:
@@ -86,6 +88,17 @@ def run(paths: Sequence[str], validate: Validate, workers: int) -> Generator[Fil
                 return
             chunk, future = pending.popleft()
             yield from _results(chunk, future, validate)
+
+
+def _chunks(paths: Sequence[str], workers: int) -> Iterator[Sequence[str]]:
+    """`paths` but the first, cut into tasks: large while much is left (each task costs a round
+    trip through the pool), smaller toward the end (a worker handed the last big one would be
+    left working alone)."""
+    start = 1
+    while start < len(paths):
+        size = max(CHUNK, min(MAX_CHUNK, (len(paths) - start) // (2 * workers)))
+        yield paths[start : start + size]
+        start += size
 
 
 def _results(chunk: Sequence[str], future: Future[bytes] | None, validate: Validate) -> list[FileResult]:
