@@ -154,6 +154,23 @@ def test_a_worker_sending_garbage_leaves_its_files_to_the_parent(monkeypatch: py
 
 
 @needs_fork
+def test_the_parent_validates_chunks_too() -> None:
+    parent = os.getpid()
+    here: list[str] = []
+
+    def validate(path: str) -> FileResult:
+        if os.getpid() == parent:
+            here.append(path)
+        else:
+            time.sleep(0.001)  # the worker is busy: the parent finds nothing to take in, and works
+        return _result(path)
+
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 4)]
+    assert list(parallel.run(paths, validate, 2)) == [_result(p) for p in paths]
+    assert len(here) > 1 + parallel.CHUNK  # the first file, and at least one chunk rather than waiting
+
+
+@needs_fork
 def test_a_fork_that_fails_leaves_the_files_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
     fork = os.fork
     forks: list[int] = []
@@ -218,7 +235,7 @@ def validate(path):
     return FileResult(path, [])
 
 parent = os.getpid()
-for result in parallel.run([f"f{i}.toml" for i in range(parallel.MIN_FILES)], validate, 2):
+for result in parallel.run([f"f{i}.toml" for i in range(parallel.MIN_FILES)], validate, 3):  # two forked
     pass
 """
 

@@ -2,11 +2,13 @@
 
 The first file is validated here, before any fork: it fills the lazily built tables (registry,
 checks) once, for every worker to inherit. The other files are cut into chunks (large while much is
-left, `CHUNK` files toward the end), handed to a `concurrent.futures.ProcessPoolExecutor` of forked
-workers (a worker takes the next chunk as it finishes one, so every core stays busy to the end even
-when some files cost much more than others), and reported here in input order: the report is
-exactly what a serial run gives. At most `WINDOW` chunks are in flight, which bounds what is held
-while a slow chunk is awaited.
+left, `CHUNK` files toward the end) and handed to a `concurrent.futures.ProcessPoolExecutor` of
+`workers - 1` forked workers, each holding at most `AHEAD` (the one it validates and the next), so
+that the cores stay busy to the end even when some files cost much more than others. This process
+is the last worker: while the chunk it is to report is not in, it validates the next chunk itself
+rather than wait (its tables are warm, and it has no copy-on-write pages to fault in). It reports
+the chunks in input order, so the report is exactly what a serial run gives; at most `WINDOW`
+chunks are in flight, which bounds what is held while a slow chunk is awaited.
 
 Results cross as plain tuples (marshal: fast, and independent of how the record classes pickle).
 A worker that dies breaks the pool: every chunk not returned yet is validated here instead, as is
@@ -37,6 +39,7 @@ MAX_CHUNK = 256  # files per task at most: what a result holds, and the wait for
 MIN_FILES = 4 * CHUNK  # below this a fork costs more than it saves
 MAX_JOBS = 8
 WINDOW = 16  # chunks in flight (the one being reported included), at most
+AHEAD = 2  # chunks a worker holds: the one it validates and the next
 
 Validate = Callable[[str], FileResult]
 _FIELDS = Diagnostic.__match_args__  # plain str/int/None values: marshal carries them
@@ -73,21 +76,42 @@ def workers_for(files: int, jobs: int) -> int:
     return min(jobs, -(-files // CHUNK))
 
 
+class _Chunk:
+    """Files handed to a worker (`future`; None once the pool is broken) or validated here."""
+
+    __slots__ = ("future", "paths", "results")
+
+    def __init__(
+        self, paths: Sequence[str], future: Future[bytes] | None, results: list[FileResult] | None = None
+    ) -> None:
+        self.paths = paths
+        self.future = future
+        self.results = results
+
+
 def run(paths: Sequence[str], validate: Validate, workers: int) -> Generator[FileResult, None, None]:
-    """`validate(path)` for every path, in order; all but the first by `workers` forked processes."""
+    """`validate(path)` for every path, in order, computed by `workers` processes: this one and
+    `workers - 1` forked ones."""
     if not paths:
         return
     yield validate(paths[0])
     chunks = _chunks(paths, workers)
-    pending: deque[tuple[Sequence[str], Future[bytes] | None]] = deque()  # at most WINDOW, in order
-    with _pool(validate, workers) as pool:
+    pending: deque[_Chunk] = deque()  # the chunk being reported and those after it: at most WINDOW
+    with _pool(validate, workers - 1) as pool:
         while True:
-            while len(pending) < WINDOW and (chunk := next(chunks, None)) is not None:
-                pending.append((chunk, pool.submit(chunk)))
+            pool.feed(pending, chunks)
             if not pending:
                 return
-            chunk, future = pending.popleft()
-            yield from _results(chunk, future, validate)
+            head = pending[0]
+            while head.results is None:
+                busy = head.future is not None and not head.future.done()
+                if busy and len(pending) < WINDOW and (spare := next(chunks, None)) is not None:
+                    pending.append(_Chunk(spare, None, [validate(path) for path in spare]))  # rather than wait
+                    pool.feed(pending, chunks)
+                else:
+                    head.results = _results(head.paths, head.future, validate)
+            pending.popleft()
+            yield from head.results
 
 
 def _chunks(paths: Sequence[str], workers: int) -> Iterator[Sequence[str]]:
@@ -102,8 +126,8 @@ def _chunks(paths: Sequence[str], workers: int) -> Iterator[Sequence[str]]:
 
 
 def _results(chunk: Sequence[str], future: Future[bytes] | None, validate: Validate) -> list[FileResult]:
-    """A worker's results for `chunk`; validated here if no worker took it, one died, or what it
-    sent does not decode to one result per file."""
+    """A worker's results for `chunk` (waiting for them); validated here if no worker took it, one
+    died, or what it sent does not decode to one result per file."""
     if future is not None:
         try:
             results = _decode(future.result())
@@ -118,9 +142,21 @@ class _Pool:
     """A process pool of forked workers; once it is broken (a worker died, or could not be
     forked), chunks are left to this process."""
 
-    def __init__(self, executor: ProcessPoolExecutor) -> None:
+    def __init__(self, executor: ProcessPoolExecutor, workers: int) -> None:
         self.executor: ProcessPoolExecutor | None = executor
+        self.limit = AHEAD * workers
         self.forked = False
+
+    def feed(self, pending: deque[_Chunk], chunks: Iterator[Sequence[str]]) -> None:
+        """Hand out chunks until every worker holds `AHEAD`, within the window (once the pool is
+        broken, every chunk is queued to be validated here)."""
+        held = sum(1 for c in pending if c.future is not None and not c.future.done())
+        while len(pending) < WINDOW and (self.executor is None or held < self.limit):
+            chunk = next(chunks, None)
+            if chunk is None:
+                return
+            pending.append(_Chunk(chunk, self.submit(chunk)))
+            held += 1
 
     def submit(self, chunk: Sequence[str]) -> Future[bytes] | None:
         import signal
@@ -161,7 +197,7 @@ def _pool(validate: Validate, workers: int) -> Iterator[_Pool]:
     context = multiprocessing.get_context("fork")
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(validate,))
     try:
-        yield _Pool(executor)
+        yield _Pool(executor, workers)
     finally:
         # What no worker took yet is dropped; a worker finishes the chunk it holds (milliseconds).
         executor.shutdown(wait=True, cancel_futures=True)
