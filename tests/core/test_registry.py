@@ -18,7 +18,7 @@ def test_registry_shape() -> None:
     assert registry.kind("stackvm") is not None and registry.kind("stackvm").legacy  # type: ignore[union-attr]
     assert set(registry.executors()) == {"graph", "aot", "vm"}
     assert set(registry.runtimes()) == {"cpp", "crt"}
-    assert registry.legacy_options()["llvm"]["system-lib"].lifts_to == "runtime.system-lib"
+    assert registry.kinds()["llvm"].legacy_options["system-lib"].lifts_to == "runtime.system-lib"
 
 
 @pytest.mark.tvm

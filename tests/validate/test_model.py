@@ -31,12 +31,17 @@ def test_tvm_generation(spec: object, generation: str | None) -> None:
 
 
 def test_every_kind_is_modelled_with_its_options() -> None:
-    kinds = model.kinds()
+    kinds = registry.all_kinds()
     assert set(kinds) == set(registry.kinds()) | set(registry.legacy_kinds())
+    assert list(kinds) == sorted(kinds)
     for name, kind in kinds.items():
-        assert "kind" in kind.options and kind.options["compiler"] == "str", name
+        assert "kind" in kind.accepted and kind.accepted["compiler"] == "str", name
+        declared = list(dict.fromkeys(["kind", *kind.options]))  # declaration order, then compiler
+        assert list(kind.accepted)[: len(declared) + 1] == [*declared, "compiler"], name
     assert not kinds["llvm"].legacy and kinds["cmsis-nn"].legacy and kinds["cmsis-nn"].byoc
-    assert "system-lib" in kinds["llvm"].legacy_options and "system-lib" not in registry.kinds()["llvm"].options
+    llvm = kinds["llvm"]
+    assert "system-lib" in llvm.legacy_options and "system-lib" not in llvm.options
+    assert llvm.accepted["system-lib"] == llvm.legacy_options["system-lib"].type == "bool"
 
 
 def test_target_strings() -> None:

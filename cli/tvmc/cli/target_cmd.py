@@ -149,7 +149,7 @@ def _kind_info(name: str) -> dict[str, Any]:
         )
     else:  # BYOC compilers that can specialise a target of this kind
         info["compilers"] = sorted(c.name for c in registry.compilers().values() if kind.device_type in c.device_types)
-    legacy_opts = registry.legacy_options().get(name, {})
+    legacy_opts = kind.legacy_options
     if legacy_opts:
         info["legacy_options"] = {
             o.name: {"type": o.type, "until": o.versions[-1], "now": o.lifts_to} for o in legacy_opts.values()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from tvmc.errors import FrozenRecord
+from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
 if TYPE_CHECKING:
@@ -47,56 +49,55 @@ DEVICE_NAMES = {
 }
 
 
-class Kind(FrozenRecord):
-    """A target kind: its options in declaration order, declared defaults, keys, device type."""
+# An option's code (`Kind.codes`): its role, else its type's code (`tvmc.registry.codes`).
+TYPE_CODES = {
+    STR: C.STR,
+    INT: C.INT,
+    BOOL: C.BOOL,
+    STR_ARRAY: C.STR_ARRAY,
+    INT_ARRAY: C.INT_ARRAY,
+    TARGET: C.TARGET,
+    TARGET_ARRAY: C.TARGET_ARRAY,
+}
+ROLE_CODES = {"kind": C.KIND, "keys": C.KEYS, "tag": C.TAG, "host": C.HOST, "from_device": C.FROM_DEVICE}
 
-    __match_args__ = (
-        "name",
-        "options",
-        "defaults",
-        "default_keys",
-        "device_type",
-        "legacy",
-        "byoc",
-        "last_version",
-        "open_options",
-        "renamed_to",
-    )
-    __slots__ = __match_args__
-    name: Final[str]
-    options: Final[dict[str, str]]
-    defaults: Final[dict[str, Any]]
-    default_keys: Final[tuple[str, ...]]
-    device_type: Final[int]
-    legacy: Final[bool]  # only TVM <= 0.21 had it
-    byoc: Final[bool]  # a BYOC codegen (legacy) rather than a code generator of TVM itself
-    last_version: Final[str | None]  # the last TVM release that had it (legacy kinds)
-    open_options: Final[bool]  # our list of its options is incomplete: unknown ones only warn
-    renamed_to: Final[str | None]
 
-    def __init__(
-        self,
-        name: str,
-        options: dict[str, str],
-        defaults: dict[str, Any],
-        default_keys: tuple[str, ...],
-        device_type: int,
-        legacy: bool = False,
-        byoc: bool = False,
-        last_version: str | None = None,
-        open_options: bool = False,
-        renamed_to: str | None = None,
-    ) -> None:
-        self.name = name
-        self.options = options
-        self.defaults = defaults
-        self.default_keys = default_keys
-        self.device_type = device_type
-        self.legacy = legacy
-        self.byoc = byoc
-        self.last_version = last_version
-        self.open_options = open_options
-        self.renamed_to = renamed_to
+@dataclass(slots=True, frozen=True)
+class Kind:
+    """A target kind, the one description that canonicalization, validation, the schema and the
+    emitters share: its options in declaration order, declared defaults, keys, device type, the
+    options only legacy TVM had; and, derived once when the registry builds it, what the
+    canonicalizer's hot loop needs (option codes, declaration order) and every key a config may
+    write (`accepted`)."""
+
+    name: str
+    options: dict[str, str]  # declared options → TVM type, in declaration order (TVM validates in it)
+    defaults: dict[str, Any]
+    default_keys: tuple[str, ...]
+    device_type: int
+    legacy: bool = False  # only TVM <= 0.21 had it
+    byoc: bool = False  # a BYOC codegen (legacy) rather than a code generator of TVM itself
+    last_version: str | None = None  # the last TVM release that had it (legacy kinds)
+    open_options: bool = False  # our list of its options is incomplete: unknown ones only warn
+    renamed_to: str | None = None
+    # Options only legacy TVM had (system-lib, link-params, ...), none of them declared.
+    legacy_options: dict[str, LegacyOption] = field(default_factory=dict)
+    # Derived (not arguments):
+    order: tuple[str, ...] = field(init=False, repr=False, compare=False)  # the declared options
+    codes: dict[str, int] = field(init=False, repr=False, compare=False)  # option → type/role code
+    # Every key a config may write → its TVM type: `kind` (legacy kinds do not declare it), the
+    # declared options, `compiler`, then the legacy-only options.
+    accepted: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        codes = {"kind": C.KIND}  # a config may say `kind` where the kind does not declare it
+        for opt, typ in self.options.items():
+            codes[opt] = ROLE_CODES.get(opt, TYPE_CODES.get(typ, C.ANY))
+        accepted = {"kind": STR, **self.options, "compiler": STR}
+        accepted.update({k: v.type for k, v in self.legacy_options.items() if k not in accepted})
+        object.__setattr__(self, "order", tuple(self.options))
+        object.__setattr__(self, "codes", codes)
+        object.__setattr__(self, "accepted", accepted)
 
     @property
     def kind_options(self) -> dict[str, str]:
@@ -214,6 +215,7 @@ def tvm_version() -> str:
 
 
 def _kind(name: str, entry: dict[str, Any], *, legacy: bool) -> Kind:
+    legacy_only = _data()["legacy"]["options"].get(name, {})
     return Kind(
         name=name,
         options=dict(entry["options"]),
@@ -225,6 +227,11 @@ def _kind(name: str, entry: dict[str, Any], *, legacy: bool) -> Kind:
         last_version=entry.get("last_version"),
         open_options=bool(entry.get("open_options")),
         renamed_to=entry.get("renamed_to"),
+        legacy_options={
+            opt: LegacyOption(name, opt, e["type"], tuple(e["versions"]), e.get("lifts_to"))
+            for opt, e in legacy_only.items()
+            if opt not in entry["options"]
+        },
     )
 
 
@@ -251,21 +258,17 @@ def public_kinds() -> list[str]:
     return [name for name in (*kinds(), *sorted(legacy_kinds())) if name not in INTERNAL_KINDS]
 
 
-def kind(name: str) -> Kind | None:
-    """A modern kind by name, else a legacy one, else None."""
-    return kinds().get(name) or legacy_kinds().get(name)
-
-
 @cache
-def legacy_options() -> dict[str, dict[str, LegacyOption]]:
-    """Per modern kind, the options only legacy TVM had (system-lib, link-params, ...)."""
-    return {
-        kind_name: {
-            opt: LegacyOption(kind_name, opt, e["type"], tuple(e["versions"]), e.get("lifts_to"))
-            for opt, e in opts.items()
-        }
-        for kind_name, opts in _data()["legacy"]["options"].items()
-    }
+def all_kinds() -> dict[str, Kind]:
+    """Every kind a config may name, sorted by name: a modern kind wins over a legacy kind of the
+    same name (the one place that decides it)."""
+    found = {**legacy_kinds(), **kinds()}
+    return {name: found[name] for name in sorted(found)}
+
+
+def kind(name: str) -> Kind | None:
+    """A kind by name (modern before legacy, see `all_kinds`), else None."""
+    return all_kinds().get(name)
 
 
 def renamed_tags() -> dict[str, str]:

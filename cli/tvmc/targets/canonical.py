@@ -40,8 +40,8 @@ def kind_error(value: Any, loc: Location | None, where: str) -> TargetError:
     return TargetError(f'{where}Expect type of field "kind" is String, but get type: {got}', loc)
 
 
-def resolve_kind(spec: Mapping[str, Any], loc: Location | None, where: str) -> tuple[T.KindTable, Mapping[str, Any]]:
-    """The kind's table and the spec with a tag expanded (the tag's config overlaid with the spec)."""
+def resolve_kind(spec: Mapping[str, Any], loc: Location | None, where: str) -> tuple[registry.Kind, Mapping[str, Any]]:
+    """The kind and the spec with a tag expanded (the tag's config overlaid with the spec)."""
     name = spec.get("kind", _MISSING)
     if name is _MISSING:
         tag = spec.get("tag", _MISSING)
@@ -54,11 +54,11 @@ def resolve_kind(spec: Mapping[str, Any], loc: Location | None, where: str) -> t
         name = spec["kind"]
     if not isinstance(name, str):
         raise kind_error(name, loc, where)
-    table = T.tables().get(name)
-    if table is None:
+    kind = registry.all_kinds().get(name)
+    if kind is None:
         err = T.unknown_kind(name, loc)
         raise _prefixed(err, where) if where else err
-    return table, spec
+    return kind, spec
 
 
 def _prefixed(err: TargetError, where: str) -> TargetError:
@@ -67,8 +67,8 @@ def _prefixed(err: TargetError, where: str) -> TargetError:
 
 def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str, top: bool) -> Spec:
     """FromConfig for one target; `where` prefixes messages of nested targets ("host: ")."""
-    table, spec = resolve_kind(spec, loc, where)
-    codes = table.codes
+    kind, spec = resolve_kind(spec, loc, where)
+    codes = kind.codes
     attrs: dict[str, Any] = {}
     feats: dict[str, Any] = {}
     keys: list[str] | None = None
@@ -85,7 +85,7 @@ def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, 
                 compiler = v
             elif k.startswith("feature.") and len(k) > 8:
                 feats[k] = T.own_json(v)  # not validated, like TVM
-            elif table.open_options:
+            elif kind.open_options:
                 attrs[k] = T.own_json(v)
             else:
                 bad = True
@@ -138,35 +138,35 @@ def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, 
         else:
             attrs[k] = T.own_json(v)
     if bad:
-        _raise_first_error(table, spec, loc, machine, where)
+        _raise_first_error(kind, spec, loc, machine, where)
 
     if host is not _MISSING and host is not None:
         host = canon_value(host, loc, machine, where + "host: ")
     for k, code, v in deferred:
         attrs[k] = _canon_targets(k, code, v, loc, machine, where)
-    for k, v in table.defaults:
+    for k, v in kind.defaults.items():
         if k not in attrs:
             attrs[k] = list(v) if type(v) is list else v
     if from_device >= 0:
-        for k, v in machine.device_attrs(table.name, from_device).items():
+        for k, v in machine.device_attrs(kind.name, from_device).items():
             attrs.setdefault(k, v)
-    hook = HOOKS.get(table.name)
+    hook = HOOKS.get(kind.name)
     if hook is not None:
-        keys = hook(table.name, attrs, keys, feats, machine, loc, where)
+        keys = hook(kind.name, attrs, keys, feats, machine, loc, where)
 
     device = attrs.get("device")
     if keys is None:
-        keys = list(table.default_keys) if device is None else _dedup([device, *table.default_keys])
+        keys = list(kind.default_keys) if device is None else _dedup([device, *kind.default_keys])
     elif device is not None or len(keys) > 1:
         keys = _dedup([*keys, device] if device is not None else keys)
-    out: dict[str, Any] = {"kind": table.name, "tag": tag, "keys": keys}
+    out: dict[str, Any] = {"kind": kind.name, "tag": tag, "keys": keys}
     if host is not _MISSING and host is not None:
         out["host"] = host
     out.update(attrs)
     if feats:
         out.update(feats)
     if compiler is not _MISSING:
-        out["compiler"] = _check_compiler(compiler, out, table, loc, where, top)
+        out["compiler"] = _check_compiler(compiler, out, kind, loc, where, top)
     return out
 
 
@@ -210,11 +210,11 @@ def device_type(canonical: Mapping[str, Any]) -> int:
     explicit = canonical.get("target_device_type")
     if isinstance(explicit, int):
         return explicit
-    return T.tables()[canonical["kind"]].device_type
+    return registry.all_kinds()[canonical["kind"]].device_type
 
 
 def _check_compiler(
-    value: Any, out: dict[str, Any], table: T.KindTable, loc: Location | None, where: str, top: bool
+    value: Any, out: dict[str, Any], kind: registry.Kind, loc: Location | None, where: str, top: bool
 ) -> str:
     if not top:
         raise TargetError(f"{where}'compiler' is only allowed on a top-level target", loc)
@@ -231,9 +231,11 @@ def _check_compiler(
         )
     dev = device_type(out)
     if dev not in comp.device_types:
-        kinds = sorted(n for n, t in T.tables().items() if t.device_type in comp.device_types and not t.legacy)
+        kinds = sorted(
+            n for n, t in registry.all_kinds().items() if t.device_type in comp.device_types and not t.legacy
+        )
         raise TargetError(
-            f"{where}compiler {value!r} cannot specialise a {table.name!r} target "
+            f"{where}compiler {value!r} cannot specialise a {kind.name!r} target "
             f"(device type {registry.DEVICE_NAMES.get(dev, dev)})",
             loc,
             hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}",
@@ -295,30 +297,30 @@ def _canon_str_uncached(text: str, loc: Location | None, machine: Machine, where
 
 
 def _raise_first_error(
-    table: T.KindTable, spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str
+    kind: registry.Kind, spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str
 ) -> None:
     """Report the error TVM reports first: host, then options in declaration order, then unknowns."""
     host = spec.get("host")
     if host is not None:
         canon_value(host, loc, machine, where + "host: ")
-    for opt in table.order:
+    for opt in kind.order:
         if opt not in spec or opt in ("kind", "host"):
             continue
-        code = table.codes[opt]
+        code = kind.codes[opt]
         value = spec[opt]
         if code in (T.TARGET, T.TARGET_ARRAY):
             _canon_targets(opt, code, value, loc, machine, where)
             continue
         check = {T.KEYS: T.STR_ARRAY, T.TAG: T.STR, T.FROM_DEVICE: T.INT}.get(code, code)
         if T.convert_scalar(check, value) is T.BAD:
-            raise T.type_error(opt, table.types[opt], value, loc, where)
+            raise T.type_error(opt, kind.options[opt], value, loc, where)
     unknown = [
         opt
         for opt in spec
-        if not (opt in table.codes or opt == "compiler" or (opt.startswith("feature.") and len(opt) > 8))
+        if not (opt in kind.codes or opt == "compiler" or (opt.startswith("feature.") and len(opt) > 8))
     ]
     if unknown:
-        raise unknown_options(table, unknown, loc, where)
+        raise unknown_options(kind, unknown, loc, where)
     raise TargetError(f"{where}invalid target {spec!r}", loc)  # unreachable: a check above failed
 
 

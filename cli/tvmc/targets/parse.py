@@ -144,13 +144,13 @@ def _parse_nested(text: str, loc: Location | None, ctx: _Ctx) -> Any:
 
 def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     spec: Spec = {}
-    tables = T.tables()
+    kinds = registry.all_kinds()
     unknown: list[tuple[str, Location | None]] = []
-    kind_table: list[T.KindTable] = []
+    first_kind: list[registry.Kind] = []
 
     def begin(first: str, first_loc: Location | None) -> TypeOf:
-        if first in tables:
-            table = tables[first]
+        if first in kinds:
+            kind = kinds[first]
             spec["kind"] = first
         else:
             # Not _renamed_tag: the note below, which names the old spelling, is the only one here.
@@ -158,27 +158,27 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
             config = registry.tag_config(tag) if tag is not None else None
             if tag is None or config is None:
                 raise T.unknown_kind(first, first_loc)
-            table = tables[config["kind"]]
+            kind = kinds[config["kind"]]
             spec["tag"] = tag
             ctx.notes.append(
                 f"{first!r} with options read as {{'tag': {tag!r}, ...}} (a tvmc extension; "
                 "legacy TVM accepted a tag only on its own)"
             )
 
-        kind_table.append(table)
+        first_kind.append(kind)
 
         def type_of(key: str, key_loc: Location | None) -> tuple[int, str]:
-            if key in table.codes:
-                return table.codes[key], table.types[key]
+            if key in kind.codes:
+                return kind.codes[key], kind.accepted[key]
             if key == "compiler":
                 return T.STR, "str"
-            legacy = registry.legacy_options().get(table.name, {}).get(key)
+            legacy = kind.legacy_options.get(key)
             if legacy is not None:
                 return T.TYPE_CODES.get(legacy.type, T.ANY), legacy.type
-            renamed = registry.renamed_options().get(table.name, {}).get(key)
-            if renamed is not None and renamed in table.codes:
-                return table.codes[renamed], table.types[renamed]
-            if table.open_options:
+            renamed = registry.renamed_options().get(kind.name, {}).get(key)
+            if renamed is not None and renamed in kind.codes:
+                return kind.codes[renamed], kind.accepted[renamed]
+            if kind.open_options:
                 return T.ANY, "str"
             unknown.append((key, key_loc))  # reported together once the whole string is read
             return T.ANY, "str"
@@ -188,7 +188,7 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
     values = ValueContext(parse_target=lambda text, at: _parse_nested(text, at, ctx), notes=ctx.notes)
     _, pairs = parse_pairs(text, loc, begin, values)
     if unknown:
-        raise unknown_options(kind_table[0], [key for key, _ in unknown], unknown[0][1], "")
+        raise unknown_options(first_kind[0], [key for key, _ in unknown], unknown[0][1], "")
     for key, value in pairs:
         spec[key] = value
     return _convert_dict(spec, loc, ctx, legacy_text=True)
@@ -214,10 +214,10 @@ def _convert_dict(value: Mapping[str, Any], loc: Location | None, ctx: _Ctx, *, 
         if renamed is not None:
             spec["tag"] = renamed
     kind = _kind_name(spec)
-    table = T.tables().get(kind) if kind is not None else None
-    if table is not None and table.renamed_to is not None and spec.get("kind") == kind:
-        ctx.notes.append(f"kind {kind!r} was renamed to {table.renamed_to!r}")
-        spec["kind"] = table.renamed_to
+    found = registry.kind(kind) if kind is not None else None
+    if found is not None and found.renamed_to is not None and spec.get("kind") == kind:
+        ctx.notes.append(f"kind {kind!r} was renamed to {found.renamed_to!r}")
+        spec["kind"] = found.renamed_to
     if kind is not None:
         _lift_legacy_options(kind, spec, loc, ctx)
     libs = spec.get("libs")
@@ -243,7 +243,8 @@ def _convert_dict(value: Mapping[str, Any], loc: Location | None, ctx: _Ctx, *, 
 
 
 def _lift_legacy_options(kind: str, spec: Spec, loc: Location | None, ctx: _Ctx) -> None:
-    legacy = registry.legacy_options().get(kind, {})
+    found = registry.kind(kind)
+    legacy = found.legacy_options if found is not None else {}
     renamed = registry.renamed_options().get(kind, {})
     for key in [k for k in spec if k in legacy or k in renamed]:
         value = spec.pop(key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tvmc import registry
 from tvmc.errors import TargetError
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import cpu_profile
@@ -85,7 +86,7 @@ def to_legacy(canonical: Mapping[str, Any], *, where: str = "", implied_keys: bo
     """
     kind = canonical["kind"]
     parts = [kind]
-    table = T.tables().get(kind)
+    table = registry.all_kinds().get(kind)
     keys = canonical.get("keys", [])
     if keys or ("keys" not in canonical and implied_keys):
         if keys:

@@ -23,7 +23,7 @@ def kind_of(spec: Spec | str) -> str:
         if spec.startswith("{"):
             return kind_of(load_json_object(spec, None))
         first = spec.lstrip(" ").split(" ", 1)[0]
-        if first in T.tables():
+        if first in registry.all_kinds():
             return first
         if first in tag_configs():
             return str(tag_configs()[first]["kind"])
@@ -60,7 +60,7 @@ def check_modern(canonical: Mapping[str, Any], *, source: str | Location | None 
         kind = str(node.get("kind"))
         if kind in modern:
             continue
-        table = T.tables().get(kind)
+        table = registry.all_kinds().get(kind)
         where = "".join(f"{p}: " if isinstance(p, str) else "" for p in path)
         if table is None:  # only a config built in code can hold one
             raise TargetError(f"{where}unknown target kind {kind!r}", as_location(source))
@@ -69,7 +69,7 @@ def check_modern(canonical: Mapping[str, Any], *, source: str | Location | None 
         if comp is not None:
             hosts = sorted(
                 n
-                for n, t in T.tables().items()
+                for n, t in registry.all_kinds().items()
                 if not t.legacy and t.device_type in comp.device_types and n not in ("composite", "test", "cuda_host")
             )
             if hosts:

@@ -61,23 +61,23 @@ def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[s
     return value
 
 
-def unknown_options(table: T.KindTable, opts: list[str], loc: Location | None, where: str) -> TargetError:
+def unknown_options(kind: registry.Kind, opts: list[str], loc: Location | None, where: str) -> TargetError:
     """The error for options a kind does not have: every one at once, each with its did-you-mean."""
     if len(opts) == 1:
-        return unknown_option(table, opts[0], loc, where)
-    named = ", ".join(f"'{opt}'" + suggestion_text(did_you_mean(opt, table.order)) for opt in opts)
+        return unknown_option(kind, opts[0], loc, where)
+    named = ", ".join(f"'{opt}'" + suggestion_text(did_you_mean(opt, kind.order)) for opt in opts)
     return TargetError(
-        f"{where}Unknown config options of target kind '{table.name}': {named}",
+        f"{where}Unknown config options of target kind '{kind.name}': {named}",
         loc,
         option=T.top_option(where, opts[0]),
     )
 
 
-def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: str) -> TargetError:
-    known = ", ".join(repr(o) for o in table.order)
+def unknown_option(kind: registry.Kind, opt: str, loc: Location | None, where: str) -> TargetError:
+    known = ", ".join(repr(o) for o in kind.order)
     hint = None
-    legacy = registry.legacy_options().get(table.name, {}).get(opt)
-    renamed = registry.renamed_options().get(table.name, {}).get(opt)
+    legacy = kind.legacy_options.get(opt)
+    renamed = registry.renamed_options().get(kind.name, {}).get(opt)
     if renamed is not None:
         hint = f"TVM renamed it to {renamed!r}"
     elif legacy is not None:
@@ -85,7 +85,7 @@ def unknown_option(table: T.KindTable, opt: str, loc: Location | None, where: st
         hint = f"it was removed after TVM {last}"
         if legacy.lifts_to:
             hint += f"; it is now {legacy.lifts_to}"
-    suggestions = [renamed] if renamed else did_you_mean(opt, table.order)
+    suggestions = [renamed] if renamed else did_you_mean(opt, kind.order)
     known = "" if suggestions else f". Known options: {known}"  # a did-you-mean says enough
     return TargetError(
         f"{where}Unknown config option '{opt}'{known}",

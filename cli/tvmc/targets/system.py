@@ -38,7 +38,7 @@ def _label(target: Mapping[str, Any]) -> str:
 
 def is_specialisation(target: Mapping[str, Any]) -> bool:
     """A BYOC refinement: a `compiler` key, or a legacy BYOC kind (cmsis-nn, ethos-u, ...)."""
-    return "compiler" in target or T.tables()[target["kind"]].byoc
+    return "compiler" in target or registry.all_kinds()[target["kind"]].byoc
 
 
 def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:

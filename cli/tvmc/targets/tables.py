@@ -1,132 +1,39 @@
-"""Per-kind lookup tables built once from the registry, and the value type rules of TVM 0.27.
+"""The option codes the canonicalizer dispatches on, and the value type rules of TVM 0.27.
 
-Canonicalization runs in a hot loop (every config load, the benchmark), so each option's type
-is reduced to a small integer code here and the canonicalizer dispatches on it.
+Canonicalization runs in a hot loop (every config load, the benchmark): each option's type is
+reduced to a small integer code once, when the registry builds its `Kind` (`Kind.codes`), and
+the canonicalizer dispatches on it. A kind is the registry's own `Kind` (`registry.kind(name)`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
-from typing import Any, Final
+from typing import Any
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord, Location, TargetError, did_you_mean
+from tvmc.errors import Location, TargetError, did_you_mean
+
+# Re-exported: targets modules use T.STR, T.KIND, ... (tvmc.registry.codes defines them).
+from tvmc.registry import TYPE_CODES as TYPE_CODES
+from tvmc.registry.codes import ANY as ANY
+from tvmc.registry.codes import BOOL as BOOL
+from tvmc.registry.codes import FROM_DEVICE as FROM_DEVICE
+from tvmc.registry.codes import HOST as HOST
+from tvmc.registry.codes import INT as INT
+from tvmc.registry.codes import INT_ARRAY as INT_ARRAY
+from tvmc.registry.codes import KEYS as KEYS
+from tvmc.registry.codes import KIND as KIND
+from tvmc.registry.codes import STR as STR
+from tvmc.registry.codes import STR_ARRAY as STR_ARRAY
+from tvmc.registry.codes import TAG as TAG
+from tvmc.registry.codes import TARGET as TARGET
+from tvmc.registry.codes import TARGET_ARRAY as TARGET_ARRAY
 from tvmc.text import one_line
 
 # Re-exported: targets modules use T.INT64_MIN, T.INT64_MAX and T.type_name.
 from tvmc.values import INT64_MAX as INT64_MAX
 from tvmc.values import INT64_MIN as INT64_MIN
 from tvmc.values import type_name as type_name
-
-# Type codes. Keep the common ones small: the canonicalizer tests them in this order.
-STR, INT, BOOL, STR_ARRAY, INT_ARRAY, TARGET, TARGET_ARRAY, ANY = range(8)
-# Options with a role beyond their value (consumed by the canonicalizer itself).
-KIND, KEYS, TAG, HOST, FROM_DEVICE = range(100, 105)
-
-TYPE_CODES = {
-    registry.STR: STR,
-    registry.INT: INT,
-    registry.BOOL: BOOL,
-    registry.STR_ARRAY: STR_ARRAY,
-    registry.INT_ARRAY: INT_ARRAY,
-    registry.TARGET: TARGET,
-    registry.TARGET_ARRAY: TARGET_ARRAY,
-}
-_ROLE_CODES = {"kind": KIND, "keys": KEYS, "tag": TAG, "host": HOST, "from_device": FROM_DEVICE}
-
-
-class KindTable(FrozenRecord):
-    """What canonicalization needs to know about one kind, precomputed."""
-
-    __match_args__ = (
-        "name",
-        "codes",
-        "types",
-        "order",
-        "defaults",
-        "default_keys",
-        "device_type",
-        "legacy",
-        "byoc",
-        "open_options",
-        "last_version",
-        "renamed_to",
-    )
-    __slots__ = __match_args__
-    name: Final[str]
-    codes: Final[dict[str, int]]  # option → type/role code
-    types: Final[dict[str, str]]  # option → TVM type string (for messages)
-    order: Final[tuple[str, ...]]  # declaration order (TVM validates in this order)
-    defaults: Final[tuple[tuple[str, Any], ...]]
-    default_keys: Final[tuple[str, ...]]
-    device_type: Final[int]
-    legacy: Final[bool]
-    byoc: Final[bool]
-    open_options: Final[bool]
-    last_version: Final[str | None]
-    renamed_to: Final[str | None]
-
-    def __init__(
-        self,
-        name: str,
-        codes: dict[str, int],
-        types: dict[str, str],
-        order: tuple[str, ...],
-        defaults: tuple[tuple[str, Any], ...],
-        default_keys: tuple[str, ...],
-        device_type: int,
-        legacy: bool,
-        byoc: bool,
-        open_options: bool,
-        last_version: str | None,
-        renamed_to: str | None,
-    ) -> None:
-        self.name = name
-        self.codes = codes
-        self.types = types
-        self.order = order
-        self.defaults = defaults
-        self.default_keys = default_keys
-        self.device_type = device_type
-        self.legacy = legacy
-        self.byoc = byoc
-        self.open_options = open_options
-        self.last_version = last_version
-        self.renamed_to = renamed_to
-
-
-def _table(kind: registry.Kind) -> KindTable:
-    codes = {"kind": KIND}  # legacy kinds do not declare it, but a config may still say it
-    for opt, typ in kind.options.items():
-        codes[opt] = _ROLE_CODES.get(opt, TYPE_CODES.get(typ, ANY))
-    return KindTable(
-        name=kind.name,
-        codes=codes,
-        types=dict(kind.options),
-        order=tuple(kind.options),
-        defaults=tuple(kind.defaults.items()),
-        default_keys=kind.default_keys,
-        device_type=kind.device_type,
-        legacy=kind.legacy,
-        byoc=kind.byoc,
-        open_options=kind.open_options,
-        last_version=kind.last_version,
-        renamed_to=kind.renamed_to,
-    )
-
-
-@cache
-def tables() -> dict[str, KindTable]:
-    """Modern kinds first; a legacy kind never shadows a modern one."""
-    out = {name: _table(k) for name, k in registry.legacy_kinds().items()}
-    out.update({name: _table(k) for name, k in registry.kinds().items()})
-    return out
-
-
-@cache
-def all_kind_names() -> tuple[str, ...]:
-    return tuple(sorted(tables()))
 
 
 def shown(text: str) -> str:
@@ -138,7 +45,7 @@ def shown(text: str) -> str:
 
 
 def unknown_kind(name: str, loc: Location | None) -> TargetError:
-    names = all_kind_names()
+    names = list(registry.all_kinds())
     lowered = [n for n in names if n.lower() == name.lower()]
     suggestions = lowered or did_you_mean(name, names)
     hint = f"{name!r} is a tag: write {{'tag': {name!r}}}" if registry.is_tag(name) else None

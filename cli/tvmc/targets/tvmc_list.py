@@ -18,7 +18,6 @@ from typing import Any, Final
 
 from tvmc import registry
 from tvmc.errors import FrozenRecord, Location, TargetError
-from tvmc.targets import tables as T
 from tvmc.targets.legacy import at
 from tvmc.targets.parse import parse_target
 from tvmc.targets.queries import kind_of
@@ -206,7 +205,7 @@ def _parse_one(value: str | Mapping[str, Any], loc: Location | None) -> ParsedTa
         _merge_lifted(lifted, parsed.lifted, entry_loc)
         notes += parsed.notes
         kind = kind_of(parsed.spec)
-        table = T.tables()[kind]
+        table = registry.all_kinds()[kind]
         if table.byoc:
             if kind in seen_byoc:
                 raise TargetError(f"BYOC codegen {kind!r} is listed twice", entry_loc)

@@ -63,7 +63,7 @@ class Checker:
     def __init__(self) -> None:
         self.generation: str | None = None  # what the document's `tvm-version` admits
         self.findings: list[Finding] = []
-        self.kinds = model.kinds()
+        self.kinds = registry.all_kinds()
 
     def add(
         self, rule: str, pointer: str, message: str, suggestion: str | None = None, severity: Severity = "error"
@@ -192,7 +192,7 @@ class Checker:
         if type(value) is not dict:
             self.add("wrong-type", pointer, f"expected a table with 'kind', got '{type_name(value)}'")
             return
-        comps = model.components(section)
+        comps = registry.components(section)
         union = model.component_union(section)
         name = value.get("kind", _MISSING)
         comp = None
@@ -261,14 +261,14 @@ class Checker:
             return
         for opt, item in value.items():
             here = join(pointer, opt)
-            tvm_type = kind.options.get(opt)
+            tvm_type = kind.accepted.get(opt)
             if tvm_type is None:
                 if not kind.open_options and not (opt.startswith(model.FEATURE_PREFIX) and len(opt) > 8):
                     self.add(
                         "unknown-option",
                         here,
                         f"not an option of target kind {kind.name!r}",
-                        suggest(opt, list(kind.options)),
+                        suggest(opt, list(kind.accepted)),
                     )
             elif opt in ("kind", "tag"):
                 continue  # checked by target_kind
@@ -285,7 +285,7 @@ class Checker:
             else:
                 self.typed(item, tvm_type, here)
 
-    def target_kind(self, value: Mapping[str, Any], pointer: str) -> model.KindModel | None:
+    def target_kind(self, value: Mapping[str, Any], pointer: str) -> registry.Kind | None:
         """The kind a target table is checked against (its `kind`, else its tag's), or None."""
         name = value.get("kind", _MISSING)
         tag = value.get("tag", _MISSING)
@@ -358,7 +358,7 @@ def completeness_findings(data: Mapping[str, Any]) -> list[Finding]:
                 Finding(
                     "missing-key",
                     join("", section),
-                    f"the {section} has no 'kind' ({', '.join(model.components(section))})",
+                    f"the {section} has no 'kind' ({', '.join(registry.components(section))})",
                 )
             )
     return out

@@ -36,89 +36,6 @@ FEATURE_PREFIX = "feature."
 FEATURE_PATTERN = r"^feature\..+$"
 
 
-class KindModel(FrozenRecord):
-    """A target kind as a config may write it: every accepted key and its TVM type."""
-
-    __match_args__ = (
-        "name",
-        "options",
-        "defaults",
-        "device_type",
-        "legacy",
-        "byoc",
-        "open_options",
-        "legacy_options",
-        "last_version",
-        "renamed_to",
-    )
-    __slots__ = __match_args__
-    name: Final[str]
-    options: Final[dict[str, str]]  # declared options, then `compiler`, then legacy-only options
-    defaults: Final[dict[str, Any]]
-    device_type: Final[int]
-    legacy: Final[bool]  # the kind only exists in legacy TVM
-    byoc: Final[bool]
-    open_options: Final[bool]  # our option list is incomplete: unknown options are accepted
-    legacy_options: Final[dict[str, registry.LegacyOption]]
-    last_version: Final[str | None]
-    renamed_to: Final[str | None]
-
-    def __init__(
-        self,
-        name: str,
-        options: dict[str, str],
-        defaults: dict[str, Any],
-        device_type: int,
-        legacy: bool,
-        byoc: bool,
-        open_options: bool,
-        legacy_options: dict[str, registry.LegacyOption],
-        last_version: str | None,
-        renamed_to: str | None,
-    ) -> None:
-        self.name = name
-        self.options = options
-        self.defaults = defaults
-        self.device_type = device_type
-        self.legacy = legacy
-        self.byoc = byoc
-        self.open_options = open_options
-        self.legacy_options = legacy_options
-        self.last_version = last_version
-        self.renamed_to = renamed_to
-
-
-@cache
-def kinds() -> dict[str, KindModel]:
-    """Every kind, modern ones winning over a legacy kind of the same name, sorted by name."""
-    legacy_opts = registry.legacy_options()
-    found: dict[str, registry.Kind] = {**registry.legacy_kinds(), **registry.kinds()}
-    out: dict[str, KindModel] = {}
-    for name in sorted(found):
-        kind = found[name]
-        extra = {k: v for k, v in legacy_opts.get(name, {}).items() if k not in kind.options}
-        # Legacy kinds' option lists omit `kind` itself.
-        options = {
-            "kind": registry.STR,
-            **kind.options,
-            "compiler": registry.STR,
-            **{k: v.type for k, v in extra.items()},
-        }
-        out[name] = KindModel(
-            name,
-            options,
-            dict(kind.defaults),
-            kind.device_type,
-            kind.legacy,
-            kind.byoc,
-            kind.open_options,
-            extra,
-            kind.last_version,
-            kind.renamed_to,
-        )
-    return out
-
-
 @cache
 def tag_kinds() -> dict[str, str]:
     """Tag name → the kind of its registered config, also for the old names of renamed tags (the
@@ -136,7 +53,7 @@ def tag_kinds() -> dict[str, str]:
 def target_string_pattern() -> str:
     """Strings that are not tags: a legacy target string starting with a kind name, or JSON text."""
     # Kind names are [A-Za-z0-9_-]: no escaping (re.escape's "\\-" is not a valid ECMA-262 escape).
-    names = "|".join(sorted(kinds(), key=lambda k: (-len(k), k)))
+    names = "|".join(sorted(registry.all_kinds(), key=lambda k: (-len(k), k)))
     assert re.fullmatch(r"[\w|-]+", names), names
     return rf"^(?:(?:{names})(?:\s.*)?|\s*\{{.*)$"
 
@@ -167,15 +84,11 @@ class ComponentOption(FrozenRecord):
         self.owners = owners
 
 
-def components(section: str) -> dict[str, registry.Component]:
-    return registry.executors() if section == "executor" else registry.runtimes()
-
-
 @cache
 def component_union(section: str) -> dict[str, ComponentOption]:
     """Every option of any executor (or runtime) kind: what a table without `kind` may set."""
     out: dict[str, ComponentOption] = {}
-    for comp in components(section).values():
+    for comp in registry.components(section).values():
         for name, opt in comp.options.items():
             prev = out.get(name)
             owners = (*prev.owners, comp.name) if prev else (comp.name,)

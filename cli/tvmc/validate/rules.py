@@ -17,7 +17,6 @@ from tvmc.errors import Location, TargetError
 from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
 from tvmc.targets.canonical import host_problem
-from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize, difference
 from tvmc.validate.checks import first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
@@ -121,7 +120,7 @@ class _Rules:
             return
         for pointer, kind_name, raw in self.nodes(target.raw, target.canonical, target.pointer):
             written = raw.get("kind") if isinstance(raw, dict) else None
-            kind = model.kinds().get(written if isinstance(written, str) else kind_name)  # before renames
+            kind = registry.all_kinds().get(written if isinstance(written, str) else kind_name)  # before renames
             if kind is None:
                 continue
             where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
@@ -195,7 +194,7 @@ class _Rules:
         if device not in comp.device_types:
             suits = sorted(
                 k.name
-                for k in model.kinds().values()
+                for k in registry.all_kinds().values()
                 if k.device_type in comp.device_types and not k.legacy and not k.byoc
             )
             self.add(
@@ -279,7 +278,7 @@ class _Rules:
             if kind == "composite":
                 continue  # a container: it takes no device slot
             device = tg.device_type(t.canonical)
-            byoc = model.kinds()[kind].byoc
+            byoc = registry.all_kinds()[kind].byoc
             if t.compiler is not None or byoc:
                 name = t.compiler or kind
                 if (device, name) in refined:
@@ -314,7 +313,7 @@ class _Rules:
                     effective.setdefault(opt, (setting, t.pointer))
             effective.update({opt: (v, join(join("", section), opt)) for opt, v in explicit.items()})
             kind, kind_at = effective.get("kind", (None, ""))
-            comp = model.components(section).get(kind) if isinstance(kind, str) else None
+            comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:
                 continue
             if comp.generations == ("legacy",) and not self.legacy_ok:

@@ -62,9 +62,9 @@ def _keyspec(spec: KeySpec, default: Any = None) -> dict[str, Any]:
     return out
 
 
-def _kind_def(kind: model.KindModel) -> dict[str, Any]:
+def _kind_def(kind: registry.Kind) -> dict[str, Any]:
     props: dict[str, Any] = {}
-    for opt, tvm_type in kind.options.items():
+    for opt, tvm_type in kind.accepted.items():
         legacy = kind.legacy_options.get(opt)
         if opt in model.COMMON_DESCRIPTIONS:
             text = model.COMMON_DESCRIPTIONS[opt]
@@ -99,7 +99,7 @@ def _kind_def(kind: model.KindModel) -> dict[str, Any]:
 
 
 def _target_defs() -> dict[str, Any]:
-    kinds = model.kinds()
+    kinds = registry.all_kinds()
     by_kind: dict[str, list[str]] = {}
     for tag, kind in model.tag_kinds().items():
         by_kind.setdefault(kind, []).append(tag)
@@ -156,13 +156,13 @@ def _target_defs() -> dict[str, Any]:
             },
         },
     }
-    for name, kind_model in kinds.items():
-        defs[f"kind-{name}"] = _kind_def(kind_model)
+    for name, described in kinds.items():
+        defs[f"kind-{name}"] = _kind_def(described)
     return defs
 
 
 def _component_defs(section: str) -> dict[str, Any]:
-    comps = model.components(section)
+    comps = registry.components(section)
     union = model.component_union(section)
     kinds_text = "; ".join(f"{name}: {c.description}" for name, c in comps.items())
     props: dict[str, Any] = {"kind": {"description": f"The {section}: {kinds_text}", "enum": list(comps)}}
