@@ -105,7 +105,7 @@ BAD_VERSIONS = ["bogus", ">=", "0.27", "", "=>1"]
 
 @cache
 def kind_names() -> list[str]:
-    return sorted({*registry.kinds(), *registry.legacy_kinds()})
+    return list(registry.all_kinds())
 
 
 @cache

@@ -50,9 +50,7 @@ class FlagSpec(FrozenRecord):
 def generated_flags() -> dict[str, FlagSpec]:
     """Every `--target-<kind>-<attr>`, `--executor-<name>-<opt>`, `--runtime-<name>-<opt>` flag."""
     flags: dict[str, FlagSpec] = {}
-    all_kinds = {**registry.legacy_kinds(), **registry.kinds()}
-    for kind_name in sorted(all_kinds):
-        kind = all_kinds[kind_name]
+    for kind_name, kind in registry.all_kinds().items():  # sorted by name
         suffix = f" (legacy TVM <= {kind.last_version})" if kind.legacy else ""
         for option, type_ in kind.options.items():
             if option in ("kind", "host"):
