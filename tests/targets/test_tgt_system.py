@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from tvmc.errors import Location, TargetError
-from tvmc.targets import canonicalize, least_specialised, parse_targets, resolve_system
+from tvmc.targets import DeviceClash, canonicalize, device_clashes, least_specialised, parse_targets, resolve_system
 
 LLVM = canonicalize("llvm")
 
@@ -59,13 +59,36 @@ def test_llvm_is_the_fallback_host() -> None:
 
 
 def test_one_plain_target_per_device_type() -> None:
-    with pytest.raises(TargetError, match="both plain targets for device type cuda"):
+    with pytest.raises(TargetError, match=r"targets\[1\]: a second plain target for device type cuda \(targets\[0\]"):
         resolve_system(["cuda", {"kind": "cuda", "arch": "sm_80"}], None)
-    with pytest.raises(TargetError, match="both plain targets for device type cpu"):
-        resolve_system(["llvm", "c"], None)
-    with pytest.raises(TargetError, match="given twice"):
+    with pytest.raises(TargetError, match="a second plain target for device type cpu") as info:
+        resolve_system(["llvm", "c"], None, source_of=lambda i: Location("cfg.toml", 5 + i))
+    assert info.value.rule == "duplicate-device" and info.value.location == Location("cfg.toml", 6)
+    with pytest.raises(
+        TargetError, match=r"compiler 'cutlass' is given twice for device type cuda \(also targets\[0\]\)"
+    ):
         cutlass = {"kind": "cuda", "compiler": "cutlass"}
         resolve_system([cutlass, cutlass], None)
+
+
+def _clashes(targets: list[Any]) -> list[DeviceClash]:
+    return device_clashes([(t, t.get("compiler")) for t in (canonicalize(t) for t in targets)])
+
+
+def test_device_clashes_are_found_once_each_in_order() -> None:
+    cutlass = {"kind": "cuda", "compiler": "cutlass"}
+    assert _clashes(["llvm", "cuda", cutlass, "c", cutlass, {"kind": "llvm", "mcpu": "skylake"}]) == [
+        DeviceClash(0, 3, 1, None, "llvm"),
+        DeviceClash(2, 4, 2, "cutlass", "cuda"),
+        DeviceClash(0, 5, 1, None, "llvm"),
+    ]
+    # Refinements (a compiler, a legacy BYOC kind) and composites take no plain slot; two
+    # codegens on one device type are no clash.
+    assert _clashes([cutlass, "cuda", {"kind": "cuda", "compiler": "tensorrt"}, "llvm", "cmsis-nn"]) == []
+    assert _clashes(["llvm", {"kind": "composite", "devices": ["llvm"]}]) == []
+    assert _clashes(["cmsis-nn", "cmsis-nn"]) == [DeviceClash(0, 1, 1, "cmsis-nn", "cmsis-nn")]
+    # An explicit target_device_type moves a target to another slot.
+    assert _clashes(["llvm", {"kind": "c", "target_device_type": 2}, "cuda"]) == [DeviceClash(1, 2, 2, None, "c")]
 
 
 def test_least_specialised() -> None:

@@ -7,6 +7,7 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
     canonicalize(spec)     → dict equal to `tvm.target.Target(spec).export()` (machine values left out)
     to_legacy(canonical)   → v0.10-style string that parses back to the same canonical target
     resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics
+    device_clashes(...)    → the duplicate-device rule (resolution raises the first, validation reports all)
 """
 
 from __future__ import annotations
@@ -18,16 +19,27 @@ if TYPE_CHECKING:
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
-    from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
+    from tvmc.targets.system import (
+        DUPLICATE_DEVICE,
+        DeviceClash,
+        TargetSystem,
+        device_clashes,
+        is_specialisation,
+        least_specialised,
+        resolve_system,
+    )
     from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
 
 __all__ = [
+    "DUPLICATE_DEVICE",
+    "DeviceClash",
     "ParsedTarget",
     "ParsedTargets",
     "Spec",
     "TargetSystem",
     "canonicalize",
     "check_modern",
+    "device_clashes",
     "device_type",
     "env_dependent_keys",
     "host_problem",
@@ -56,7 +68,10 @@ _SUBMODULE = {
     "env_dependent_keys": "queries",
     "is_legacy": "queries",
     "kind_of": "queries",
+    "DUPLICATE_DEVICE": "system",
+    "DeviceClash": "system",
     "TargetSystem": "system",
+    "device_clashes": "system",
     "is_specialisation": "system",
     "least_specialised": "system",
     "resolve_system": "system",

@@ -271,35 +271,9 @@ class _Rules:
             self.add("host-not-cpu", where, f"{what} {problem}")
 
     def devices(self, targets: list[Target]) -> None:
-        plain: dict[int, Target] = {}
-        refined: dict[tuple[int, str], Target] = {}
-        for t in targets:
-            kind = t.canonical["kind"]
-            if kind == "composite":
-                continue  # a container: it takes no device slot
-            device = tg.device_type(t.canonical)
-            byoc = registry.all_kinds()[kind].byoc
-            if t.compiler is not None or byoc:
-                name = t.compiler or kind
-                if (device, name) in refined:
-                    self.add(
-                        "duplicate-device",
-                        t.pointer,
-                        f"compiler {name!r} is given twice for device type "
-                        f"{_device(device)} (also {_show(refined[device, name].pointer)})",
-                    )
-                refined.setdefault((device, name), t)
-            elif device in plain:
-                other = plain[device]
-                self.add(
-                    "duplicate-device",
-                    t.pointer,
-                    f"a second plain target for device type {_device(device)} "
-                    f"({_show(other.pointer)} is {other.canonical['kind']!r}); keep one, or add a 'compiler' "
-                    "to this one to make it a BYOC refinement",
-                )
-            else:
-                plain[device] = t
+        for clash in tg.device_clashes([(t.canonical, t.compiler) for t in targets]):
+            later, earlier = targets[clash.later], targets[clash.earlier]
+            self.add(tg.DUPLICATE_DEVICE, later.pointer, clash.message(_show(earlier.pointer)))
 
     # ---- executor / runtime ----------------------------------------------------------------------
 
