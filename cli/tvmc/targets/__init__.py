@@ -15,19 +15,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tvmc.targets.canonical import Spec, canonicalize, device_type, host_problem
+    from tvmc.targets.canonical import (
+        DUPLICATE_DEVICE,
+        DeviceClash,
+        Spec,
+        canonicalize,
+        device_clashes,
+        device_type,
+        host_problem,
+    )
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
-    from tvmc.targets.system import (
-        DUPLICATE_DEVICE,
-        DeviceClash,
-        TargetSystem,
-        device_clashes,
-        is_specialisation,
-        least_specialised,
-        resolve_system,
-    )
+    from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
     from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
 
 __all__ = [
@@ -57,7 +57,10 @@ __all__ = [
 # Name → the submodule that defines it, imported when the name is first used: `config validate`
 # needs only parsing and canonicalization, not the printer, the system resolver or comma lists.
 _SUBMODULE = {
+    "DUPLICATE_DEVICE": "canonical",
+    "DeviceClash": "canonical",
     "Spec": "canonical",
+    "device_clashes": "canonical",
     "canonicalize": "canonical",
     "device_type": "canonical",
     "host_problem": "canonical",
@@ -68,10 +71,7 @@ _SUBMODULE = {
     "env_dependent_keys": "queries",
     "is_legacy": "queries",
     "kind_of": "queries",
-    "DUPLICATE_DEVICE": "system",
-    "DeviceClash": "system",
     "TargetSystem": "system",
-    "device_clashes": "system",
     "is_specialisation": "system",
     "least_specialised": "system",
     "resolve_system": "system",

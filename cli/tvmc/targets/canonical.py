@@ -7,8 +7,8 @@ keys. Canonical targets are plain JSON: lists, nested dicts for `host` and compo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
@@ -197,6 +197,53 @@ def host_problem(host: Mapping[str, Any]) -> str | None:
         f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
         "a host must run on the CPU (device type cpu, or hexagon)"
     )
+
+
+DUPLICATE_DEVICE = "duplicate-device"  # the rule id of a DeviceClash, in resolution and validation alike
+
+
+class DeviceClash(NamedTuple):
+    """Two targets competing for one device slot: a second plain target for a device type, or one
+    BYOC codegen given twice for it. Positions are indices into the sequence given to `device_clashes`."""
+
+    earlier: int  # the target that holds the slot
+    later: int  # the one that collides with it (where the problem is reported)
+    device_type: int
+    compiler: str | None  # the codegen given twice; None: two plain targets
+    earlier_kind: str
+
+    def message(self, earlier_at: str) -> str:
+        """The one message of the rule; `earlier_at` names the earlier target ("targets[0]")."""
+        device = registry.DEVICE_NAMES.get(self.device_type, str(self.device_type))
+        if self.compiler is not None:
+            return f"compiler {self.compiler!r} is given twice for device type {device} (also {earlier_at})"
+        return (
+            f"a second plain target for device type {device} ({earlier_at} is {self.earlier_kind!r}); keep one, "
+            "or add a 'compiler' to this one to make it a BYOC refinement"
+        )
+
+
+def device_clashes(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> list[DeviceClash]:
+    """Every device-slot collision among canonical targets, each given with its `compiler` (None:
+    none), in order: one plain target per device type; a `compiler` target (or a legacy BYOC kind)
+    refines it, once per codegen. Composite targets are containers and take no slot. The one
+    rule that resolution (which raises the first) and validation (which reports all) apply."""
+    plain: dict[int, int] = {}
+    refined: dict[tuple[int, str], int] = {}
+    found: list[DeviceClash] = []
+    for i, (target, compiler) in enumerate(targets):
+        kind = str(target["kind"])
+        if kind == "composite":
+            continue
+        dev = device_type(target)
+        if compiler is not None or registry.all_kinds()[kind].byoc:
+            name = compiler or kind
+            j = refined.setdefault((dev, name), i)
+            if j != i:
+                found.append(DeviceClash(j, i, dev, name, str(targets[j][0]["kind"])))
+        elif (j := plain.setdefault(dev, i)) != i:
+            found.append(DeviceClash(j, i, dev, None, str(targets[j][0]["kind"])))
+    return found
 
 
 def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
