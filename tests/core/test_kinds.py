@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tvmc import registry
 from tvmc.registry import codes as C
-from tvmc.targets import canonical, parse, queries
+from tvmc.targets import canonical, parse, queries, spec
 from tvmc.targets import tables as T
 from tvmc.validate import checks, model, schema
 
@@ -60,7 +60,7 @@ def test_canonicalization_and_validation_see_the_same_kind_objects() -> None:
 
 def test_no_second_kind_class() -> None:
     """`targets.tables` and `validate.model` keep no class or table of kinds of their own."""
-    for module in (T, model, schema, checks, parse, queries, canonical):
+    for module in (T, model, schema, checks, parse, queries, canonical, spec):
         own = [
             name
             for name, value in vars(module).items()
@@ -105,7 +105,7 @@ def test_a_legacy_only_option_serves_canonicalization_validation_and_the_schema(
     and named in canonicalization's unknown-option hint — all from `Kind.legacy_options`."""
     llvm = registry.kinds()["llvm"]
     assert llvm.legacy_options["system-lib"].lifts_to == "runtime.system-lib"
-    err = canonical.unknown_option(llvm, "system-lib", None, "")
+    err = spec.unknown_option(llvm, "system-lib", None, "")
     assert err.hint == "it was removed after TVM 0.9; it is now runtime.system-lib"
     checker = checks.Checker()
     checker.target({"kind": "llvm", "system-lib": "yes"}, "/targets/0")
