@@ -213,7 +213,7 @@ def test_compiler_specialisations() -> None:
     spec = {"kind": "cuda", "arch": "sm_80", "compiler": "tensorrt"}
     assert canonicalize(spec)["compiler"] == "tensorrt"
     assert canonicalize({"kind": "c", "compiler": "cmsis-nn"})["compiler"] == "cmsis-nn"
-    assert "cannot specialise a 'llvm' target" in err({"kind": "llvm", "compiler": "tensorrt"}).message
+    assert "cannot refine a 'llvm' target" in err({"kind": "llvm", "compiler": "tensorrt"}).message
     assert err({"kind": "cuda", "compiler": "tensorrtt"}).suggestions == ("tensorrt",)
     assert "top-level" in err({"kind": "cuda", "host": {"kind": "llvm", "compiler": "nnapi"}}).message
     # target_device_type decides the device type, as in TVM's GetTargetDeviceType

@@ -6,6 +6,7 @@ reports for it (issue 13)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,61 @@ def test_every_clash_is_reported_by_validation() -> None:
         ),
     ]
     assert (_pipeline_error(data).rule, _pipeline_error(data).message) == _errors(data)[0]
+
+
+HOST_CASES: dict[str, dict[str, Any]] = {
+    "own-host-vs-config-host": {"targets": [{"kind": "cuda", "host": "c"}], "host": "llvm"},
+    "tag-host-vs-config-host": {"targets": ["nvidia/jetson-agx-xavier"], "host": "llvm"},
+    "two-own-hosts": {"targets": [{"kind": "cuda", "host": "llvm"}, {"kind": "opencl", "host": "c"}]},
+    "own-host-cuda": {"targets": [{"kind": "llvm", "host": {"kind": "cuda"}}]},
+    "config-host-cuda": {"targets": ["llvm"], "host": {"kind": "cuda"}},
+    "config-host-codegen": {"targets": ["cuda"], "host": {"kind": "c", "compiler": "cmsis-nn"}},
+}
+_PATH = re.compile(r"^(?:targets\[\d+\]|host)(?:\.[\w-]+|\[\d+\])*: ")
+
+
+@pytest.mark.parametrize("name", sorted(HOST_CASES))
+def test_host_rules_one_rule(name: str) -> None:
+    """host-not-cpu and host-conflict: the same rule id and message (the path before it may be
+    shorter in resolution, which sees parsed targets, not where the config wrote the host)."""
+    data = HOST_CASES[name]
+    errors = _errors(data)
+    assert errors and {rule for rule, _ in errors} <= {"host-not-cpu", "host-conflict"}
+    err = _pipeline_error(data)
+    rule, message = errors[0]
+    assert err.rule == rule
+    assert _PATH.sub("", message) == _PATH.sub("", err.message)
+
+
+def test_every_host_conflict_is_reported_by_validation() -> None:
+    data = {
+        "targets": [{"kind": "cuda", "host": "llvm"}, {"kind": "opencl", "host": "c"}, {"kind": "vulkan", "host": "c"}]
+    }
+    assert _errors(data) == [
+        (
+            "host-conflict",
+            f"targets[{i}].host: this target's host differs from the host of targets[0] "
+            "(kind 'c' vs 'llvm'); one build has one host: set it once, as 'host'",
+        )
+        for i in (1, 2)
+    ]
+    err = _pipeline_error(data)
+    assert (err.rule, err.message) == (
+        "host-conflict",
+        "targets[1]: this target's host differs from the host of targets[0] (kind 'c' vs 'llvm'); "
+        "one build has one host: set it once, as 'host'",
+    )
+
+
+@pytest.mark.parametrize(
+    "target",
+    [{"kind": "llvm", "compiler": "tensorrt"}, {"kind": "cuda", "compiler": "cmsis-nn"}],
+    ids=["tensorrt-on-llvm", "cmsis-nn-on-cuda"],
+)
+def test_compiler_mismatch_one_rule(target: dict[str, Any]) -> None:
+    data = {"targets": [target]}
+    errors = _errors(data)
+    assert [rule for rule, _ in errors] == ["compiler-mismatch"]
+    err = _pipeline_error(data)
+    assert err.rule == "compiler-mismatch" and f"targets[0].compiler: {err.message}" == errors[0][1]
+    assert "cannot refine a" in err.message and "; it refines " in err.message

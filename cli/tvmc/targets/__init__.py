@@ -16,12 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tvmc.targets.canonical import (
+        COMPILER_MISMATCH,
         DUPLICATE_DEVICE,
+        HOST_CONFLICT,
+        HOST_NOT_CPU,
         DeviceClash,
+        HostConflict,
         Spec,
         canonicalize,
+        compiler_mismatch,
         device_clashes,
         device_type,
+        host_conflicts,
         host_problem,
     )
     from tvmc.targets.parse import ParsedTarget, parse_target
@@ -31,17 +37,23 @@ if TYPE_CHECKING:
     from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
 
 __all__ = [
+    "COMPILER_MISMATCH",
     "DUPLICATE_DEVICE",
+    "HOST_CONFLICT",
+    "HOST_NOT_CPU",
     "DeviceClash",
+    "HostConflict",
     "ParsedTarget",
     "ParsedTargets",
     "Spec",
     "TargetSystem",
     "canonicalize",
     "check_modern",
+    "compiler_mismatch",
     "device_clashes",
     "device_type",
     "env_dependent_keys",
+    "host_conflicts",
     "host_problem",
     "is_legacy",
     "is_specialisation",
@@ -57,8 +69,14 @@ __all__ = [
 # Name → the submodule that defines it, imported when the name is first used: `config validate`
 # needs only parsing and canonicalization, not the printer, the system resolver or comma lists.
 _SUBMODULE = {
+    "COMPILER_MISMATCH": "canonical",
     "DUPLICATE_DEVICE": "canonical",
+    "compiler_mismatch": "canonical",
+    "HOST_CONFLICT": "canonical",
+    "HOST_NOT_CPU": "canonical",
     "DeviceClash": "canonical",
+    "HostConflict": "canonical",
+    "host_conflicts": "canonical",
     "Spec": "canonical",
     "device_clashes": "canonical",
     "canonicalize": "canonical",

@@ -183,6 +183,10 @@ def _dedup(keys: list[str]) -> list[str]:
 CPU_SIDE = (registry.CPU_DEVICE, 16)  # device types that run host code (hexagon's scalar cores too)
 
 
+HOST_NOT_CPU = "host-not-cpu"  # the rule id of a `host_problem`, in resolution and validation alike
+HOST_CONFLICT = "host-conflict"  # the rule id of a HostConflict
+
+
 def host_problem(host: Mapping[str, Any]) -> str | None:
     """Why a canonical target cannot be a host (None: it can). One rule for resolution and validation."""
     if "compiler" in host:
@@ -246,6 +250,42 @@ def device_clashes(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> l
     return found
 
 
+class HostConflict(NamedTuple):
+    """A target whose own host differs from the config's host or, without one, from the first own
+    host: one build has one host. Positions are indices into the sequence given to `host_conflicts`."""
+
+    target: int
+    other: int | None  # the target whose own host it differs from; None: the config's host
+    difference: str  # the first keys on which the two hosts differ
+
+    def message(self, other_at: str = "") -> str:
+        """The one message of the rule; `other_at` names the other target ("targets[0]")."""
+        if self.other is None:
+            return (
+                f"this target's own host differs from the config's host ({self.difference}); "
+                "remove one of them or make them equal"
+            )
+        return (
+            f"this target's host differs from the host of {other_at} ({self.difference}); "
+            "one build has one host: set it once, as 'host'"
+        )
+
+
+def host_conflicts(own_hosts: Sequence[Mapping[str, Any] | None], host: Mapping[str, Any] | None) -> list[HostConflict]:
+    """Every target whose own host (canonical; None: it has none) is not the build's one host: the
+    config's `host` when there is one, else the first own host. The one rule that resolution
+    (which raises the first) and validation (which reports all) apply."""
+    if host is not None:
+        return [
+            HostConflict(i, None, difference(own, host)) for i, own in enumerate(own_hosts) if own not in (None, host)
+        ]
+    hosted = [(i, own) for i, own in enumerate(own_hosts) if own is not None]
+    if not hosted:
+        return []
+    first_i, first = hosted[0]
+    return [HostConflict(i, first_i, difference(own, first)) for i, own in hosted[1:] if own != first]
+
+
 def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     """`mtriple 'x86_64-linux-gnu' vs 'aarch64-linux-gnu'`: the first keys on which two targets differ."""
     keys = [k for k in dict.fromkeys([*a, *b]) if k != "keys" and a.get(k) != b.get(k)] or ["keys"]
@@ -276,19 +316,25 @@ def _check_compiler(
             suggestions=did_you_mean(value, list(compilers)),
             option=T.top_option(where, "compiler"),
         )
-    dev = device_type(out)
-    if dev not in comp.device_types:
-        kinds = sorted(
-            n for n, t in registry.all_kinds().items() if t.device_type in comp.device_types and not t.legacy
-        )
-        raise TargetError(
-            f"{where}compiler {value!r} cannot specialise a {kind.name!r} target "
-            f"(device type {registry.DEVICE_NAMES.get(dev, dev)})",
-            loc,
-            hint=f"{value!r} refines targets of kind {', '.join(kinds) or 'none'}",
-            option=T.top_option(where, "compiler"),
-        )
+    if problem := compiler_mismatch(comp, out):
+        raise TargetError(f"{where}{problem}", loc, option=T.top_option(where, "compiler"), rule=COMPILER_MISMATCH)
     return str(value)
+
+
+COMPILER_MISMATCH = "compiler-mismatch"  # the rule id of a `compiler_mismatch`
+
+
+def compiler_mismatch(comp: registry.Compiler, target: Mapping[str, Any]) -> str | None:
+    """Why a BYOC codegen cannot refine a canonical target (None: it can): the target's device type
+    is not one the codegen offloads from. One rule for resolution and validation."""
+    device = device_type(target)
+    if device in comp.device_types:
+        return None
+    suits = sorted(name for name, kind in registry.kinds().items() if kind.device_type in comp.device_types)
+    return (
+        f"compiler {comp.name!r} cannot refine a {target['kind']!r} target (device type "
+        f"{registry.DEVICE_NAMES.get(device, device)}); it refines {', '.join(suits) or 'no modern kind'}"
+    )
 
 
 def _canon_targets(opt: str, code: int, value: Any, loc: Location | None, machine: Machine, where: str) -> Any:

@@ -16,11 +16,13 @@ from tvmc.provenance import display_path
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import (
     DUPLICATE_DEVICE,
+    HOST_CONFLICT,
+    HOST_NOT_CPU,
     Spec,
     canonicalize,
     device_clashes,
     device_type,
-    difference,
+    host_conflicts,
     host_problem,
 )
 
@@ -79,45 +81,34 @@ def resolve_system(
         raise TargetError("Require at least one target", loc(0) if source_of else None)
     canon = [canonicalize(t, source=loc(i)) for i, t in enumerate(targets)]
     notes: list[str] = []
-    for i, target in enumerate(canon):
-        own_host = target.get("host")
-        if isinstance(own_host, dict) and (problem := host_problem(own_host)):
-            raise TargetError(f"the host of targets[{i}] {problem}", loc(i))
-    if host is not None:
-        effective = canonicalize(host)
-        if problem := host_problem(effective):
-            raise TargetError(f"the host {problem}", host_source)
-        for i, target in enumerate(canon):
-            own = target.get("host")
-            if own is None:
-                target["host"] = T.copy_json(effective)
-            elif own != effective:
-                raise TargetError(
-                    f"targets[{i}] ({_label(target)}) has its own host, which differs from the config's host "
-                    f"({difference(own, effective)})",
-                    loc(i),
-                    hint="remove one of them, or make them equal",
-                )
+    own_hosts = [t["host"] if isinstance(t.get("host"), dict) else None for t in canon]
+    for i, own in enumerate(own_hosts):
+        if own is not None and (problem := host_problem(own)):
+            raise TargetError(f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU)
+    effective = canonicalize(host) if host is not None else None
+    if effective is not None and (problem := host_problem(effective)):
+        raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU)
+    for conflict in host_conflicts(own_hosts, effective):
+        other = display_path(f"/targets/{conflict.other}") if conflict.other is not None else ""
+        raise TargetError(
+            f"{display_path(f'/targets/{conflict.target}')}: {conflict.message(other)}",
+            loc(conflict.target),
+            rule=HOST_CONFLICT,
+        )
+    if effective is not None:
+        for target in canon:
+            target.setdefault("host", T.copy_json(effective))
     else:
-        effective = _default_host(canon, notes, loc)
+        effective = _default_host(canon, notes)
     _check_device_types(canon, loc)
     return TargetSystem(tuple(canon), effective, tuple(notes))
 
 
-def _default_host(
-    canon: list[dict[str, Any]], notes: list[str], loc: Callable[[int], Location | None]
-) -> dict[str, Any]:
+def _default_host(canon: list[dict[str, Any]], notes: list[str]) -> dict[str, Any]:
+    """The host of a config without one (its targets' own hosts agree: `host_conflicts`)."""
     hosted = [(i, t) for i, t in enumerate(canon) if "host" in t]
     if hosted:
         first_i, first = hosted[0]
-        for i, t in hosted[1:]:
-            if t["host"] != first["host"]:
-                raise TargetError(
-                    f"targets[{first_i}] and targets[{i}] have different hosts "
-                    f"({difference(first['host'], t['host'])}); one build has one host",
-                    loc(i),
-                    hint="set the host once, at the config level",
-                )
         notes.append(f"host: the own host of targets[{first_i}] ({_label(first)})")
         return T.copy_json(first["host"])
     for i, t in enumerate(canon):

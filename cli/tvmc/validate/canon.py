@@ -11,7 +11,6 @@ from typing import Any
 
 from tvmc import targets as tg
 from tvmc.errors import Location, Record, TargetError
-from tvmc.targets.canonical import difference as difference  # re-exported: validation's messages use it
 
 
 class Target(Record):

@@ -16,8 +16,7 @@ from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
 from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
-from tvmc.targets.canonical import host_problem
-from tvmc.validate.canon import Target, canonicalize, difference
+from tvmc.validate.canon import Target, canonicalize
 from tvmc.validate.checks import first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
 
@@ -190,20 +189,8 @@ class _Rules:
                 f"{self.legacy_why}",
             )
             return
-        device = tg.device_type(target.canonical)
-        if device not in comp.device_types:
-            suits = sorted(
-                k.name
-                for k in registry.all_kinds().values()
-                if k.device_type in comp.device_types and not k.legacy and not k.byoc
-            )
-            self.add(
-                "compiler-mismatch",
-                where,
-                f"compiler {target.compiler!r} cannot refine a "
-                f"{target.canonical['kind']!r} target (device type {_device(device)}); it refines "
-                f"{', '.join(suits) or 'no modern kind'}",
-            )
+        if problem := tg.compiler_mismatch(comp, target.canonical):
+            self.add(tg.COMPILER_MISMATCH, where, problem)
 
     def llvm_names(self, target: Target) -> None:
         """mcpu, mattr and cuda arch are names TVM's LLVM knows (tvmc.targets.llvm_names); a config
@@ -233,9 +220,11 @@ class _Rules:
             # The same canonical host resolution judges (validation keeps `compiler` apart).
             whole = host.canonical if host.compiler is None else {**host.canonical, "compiler": host.compiler}
             self.cpu_side(whole, host.pointer, host.raw, "the host")
-        for t in targets:
-            own = t.canonical.get("host")
-            if not isinstance(own, dict):
+        own_hosts = [t.canonical["host"] if isinstance(t.canonical.get("host"), dict) else None for t in targets]
+        conflicts = tg.host_conflicts(own_hosts, host.canonical if host is not None else None)
+        against_host = {c.target: c for c in conflicts if c.other is None}
+        for index, (t, own) in enumerate(zip(targets, own_hosts, strict=True)):
+            if own is None:
                 continue
             where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
             self.cpu_side(
@@ -244,31 +233,19 @@ class _Rules:
                 t.raw.get("host") if isinstance(t.raw, dict) else None,
                 f"the host of targets[{t.pointer.rsplit('/', 1)[1]}]",
             )
-            if host is not None and own != host.canonical:
-                self.add(
-                    "host-conflict",
-                    where,
-                    f"this target's own host differs from the config's host "
-                    f"({difference(own, host.canonical)}); remove one of them or make them equal",
-                )
-        if host is None:
-            hosted = [t for t in targets if isinstance(t.canonical.get("host"), dict)]
-            for t in hosted[1:]:
-                if t.canonical["host"] != hosted[0].canonical["host"]:
-                    where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
-                    self.add(
-                        "host-conflict",
-                        where,
-                        f"this target's host differs from the host of {_show(hosted[0].pointer)} "
-                        f"({difference(t.canonical['host'], hosted[0].canonical['host'])}); one build has "
-                        "one host: set it once, as 'host'",
-                    )
+            if index in against_host:
+                self.add(tg.HOST_CONFLICT, where, against_host[index].message())
+        for conflict in conflicts:
+            if conflict.other is not None:
+                t = targets[conflict.target]
+                where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
+                self.add(tg.HOST_CONFLICT, where, conflict.message(_show(targets[conflict.other].pointer)))
 
     def cpu_side(self, canonical: Mapping[str, Any], pointer: str, raw: Any, what: str) -> None:
-        problem = host_problem(canonical)
+        problem = tg.host_problem(canonical)
         if problem is not None:
             where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
-            self.add("host-not-cpu", where, f"{what} {problem}")
+            self.add(tg.HOST_NOT_CPU, where, f"{what} {problem}")
 
     def devices(self, targets: list[Target]) -> None:
         for clash in tg.device_clashes([(t.canonical, t.compiler) for t in targets]):
