@@ -26,10 +26,13 @@ from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, FrozenRecord, Location, TvmcError, UsageError
 from tvmc.layering import Tree
+from tvmc.layering.tree import canonical_entry
+from tvmc.provenance import Origin, Origins, display_path, join, node_at, origin_of, printable, split, walk
+from tvmc.validate.checks import check_document
+from tvmc.validate.rules import semantic_findings
 
 if TYPE_CHECKING:
     from tvmc.explain import Explanation
-from tvmc.provenance import Origin, Origins, display_path, join, node_at, origin_of, printable, split, walk
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
@@ -352,9 +355,6 @@ def resolve_inputs(given: Inputs) -> Resolved:
 def check(tree: Tree) -> None:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes)."""
-    from tvmc.validate.checks import check_document
-    from tvmc.validate.rules import semantic_findings
-
     structural = check_document(tree.data)
     for finding in [*structural, *semantic_findings(tree.data, structural)]:
         if finding.severity != "error":
@@ -464,8 +464,6 @@ def explain(
 
 def _host_carrier(tree: Tree, host: Any) -> int | None:
     """The index of the written target whose own host (inside a tag) is the canonical host."""
-    from tvmc.layering.tree import canonical_entry
-
     entries = tree.data.get("targets")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
         own = canonical_entry(entry)

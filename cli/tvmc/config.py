@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from tvmc import registry, versions
+from tvmc import targets as tg
 from tvmc.errors import FrozenRecord, TvmcError, did_you_mean
 from tvmc.keys import (
     BUILD_OPTIONS,
@@ -238,8 +239,6 @@ def canonical_pass_config(
 
 def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[CompilationConfig, list[str]]:
     """Resolved tree → canonical CompilationConfig (plus notes about conversions made)."""
-    from tvmc import targets as tg
-
     for key in data:
         if key not in TOP_LEVEL:
             raise ConfigError(

@@ -13,6 +13,8 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from tvmc import layering, rewrites
+from tvmc import targets as tg
 from tvmc.errors import FrozenRecord, TvmcError, UsageError, did_you_mean
 from tvmc.keys import TOP_LEVEL
 from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
@@ -79,8 +81,6 @@ def _is_target_slot(pointer: str) -> bool:
 def expand_target(node: Any) -> Any:
     """A target written as a tag, legacy string or tag table, as the table it stands for (the
     node itself when it cannot be read: validation reports that, not an explanation)."""
-    from tvmc import targets as tg
-
     if not (isinstance(node, str) or (isinstance(node, dict) and "tag" in node and "kind" not in node)):
         return node
     try:
@@ -298,8 +298,6 @@ class Replay(NamedTuple):
 
 def _replay(path: Sequence[Segment], given: Replay) -> tuple[list[Step], Any]:
     """Build the tree as `api.build` does, one layer and one rewrite at a time."""
-    from tvmc import layering, rewrites
-
     tracker = _Tracker(path)
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)

@@ -424,3 +424,112 @@ def test_an_upward_import_is_found() -> None:
 @pytest.mark.parametrize("name", ["tvmc.nowhere", "tvmcx"])
 def test_unknown_modules_have_no_layer(name: str) -> None:
     assert layer_of(name) is None
+
+
+# ---- every lazy import of a tvmc module saves something ------------------------------------
+# Function-level imports of tvmc's own modules are there to save start-up time, so each must
+# save something: a module the importer already imports at module level, or one every command
+# loads anyway (imported at module level, directly or not, by both `tvmc.api` and
+# `tvmc.validate.runner`, the entry points of `config show` and `config validate`), is imported at
+# the top of the module instead. The CLI's command modules are left out: they are loaded lazily by
+# design.
+
+
+def _closure(start: str, graph: Mapping[str, Mapping[str, object]]) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for child in graph.get(todo.pop(), {}):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def always_loaded() -> set[str]:
+    """The package `tvmc` and the tvmc modules both `tvmc.api` and `tvmc.validate.runner` import at
+    module level, directly or not (lazy and type-only imports left out)."""
+    graph = runtime_graph([imp for imp in all_imports() if not imp.lazy])
+    return {"tvmc"} | (_closure("tvmc.api", graph) & _closure("tvmc.validate.runner", graph))
+
+
+def _function_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements inside the functions of a module, each once."""
+    seen: set[int] = set()
+    for func in ast.walk(tree):
+        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(func):
+                if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in seen:
+                    seen.add(id(node))
+                    yield node
+
+
+def _targets(node: ast.Import | ast.ImportFrom, package: str, files: Mapping[str, Path]) -> list[str]:
+    """The tvmc modules an import statement names (`from tvmc.a import b`: `tvmc.a.b` when that is
+    a module, else `tvmc.a`)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if alias.name.split(".")[0] == "tvmc"]
+    if node.level:
+        parts = package.split(".")
+        base = ".".join([*parts[: len(parts) - node.level + 1], *([node.module] if node.module else [])])
+    else:
+        base = node.module or ""
+    if base.split(".")[0] != "tvmc":
+        return []
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base for alias in node.names]
+
+
+def needless_lazy_imports(files: Mapping[str, Path], eager: Mapping[str, set[str]], always: set[str]) -> list[str]:
+    """`module:line imports X` for each function-level import of a tvmc module X that the module
+    imports at module level already, or that is in `always`."""
+    found = []
+    for name, path in files.items():
+        if name == "tvmc.cli" or name.startswith("tvmc.cli."):
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in _function_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            for target in _targets(node, package, files):
+                if target in eager.get(name, set()):
+                    found.append(f"{name}:{node.lineno} imports {target}, imported at module level already")
+                elif target in always:
+                    found.append(f"{name}:{node.lineno} imports {target}, which every command loads")
+    return found
+
+
+def _eager() -> dict[str, set[str]]:
+    """Module → the tvmc modules it imports at module level (type-only imports left out)."""
+    eager: dict[str, set[str]] = {}
+    for imp in all_imports():
+        if not imp.lazy and not imp.typing_only:
+            eager.setdefault(imp.importer, set()).add(imp.imported)
+    return eager
+
+
+def test_always_loaded_is_the_foundation_and_the_early_stages() -> None:
+    always = always_loaded()
+    assert {"tvmc", "tvmc.errors", "tvmc.values", "tvmc.provenance", "tvmc.registry", "tvmc.targets"} <= always
+    assert not {"tvmc.api", "tvmc.validate.runner", "tvmc.emit", "tvmc.build", "tvmc.explain"} & always
+
+
+def test_every_lazy_import_of_a_tvmc_module_saves_something() -> None:
+    found = needless_lazy_imports(modules(), _eager(), always_loaded())
+    assert not found, "import these at the top of the module:\n" + "\n".join(found)
+
+
+def test_a_needless_lazy_import_is_found(tmp_path: Path) -> None:
+    for name, text in {
+        "tvmc.__init__": "",
+        "tvmc.a": "from tvmc import errors\n\ndef f():\n    from tvmc.errors import E\n    from tvmc import b\n",
+        "tvmc.errors": "",
+        "tvmc.b": "def g():\n    from tvmc import errors, c\n",
+        "tvmc.c": "",
+        "tvmc.cli.__init__": "",
+        "tvmc.cli.x_cmd": "def h():\n    from tvmc import errors\n",
+    }.items():
+        path = tmp_path / (name.replace(".", "/") + ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    files = modules(tmp_path)
+    assert needless_lazy_imports(files, {"tvmc.a": {"tvmc.errors"}}, {"tvmc.errors"}) == [
+        "tvmc.a:4 imports tvmc.errors, imported at module level already",
+        "tvmc.b:2 imports tvmc.errors, which every command loads",
+    ]

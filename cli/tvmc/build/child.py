@@ -6,11 +6,11 @@ import os
 import pickle
 import sys
 
+from tvmc.build import runner
+from tvmc.errors import TvmcError
+
 
 def main(plan_file: str, result_file: str, events_fd: str) -> None:
-    from tvmc.build import runner
-    from tvmc.errors import TvmcError
-
     events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
 
     def on_stage(stage: str) -> None:

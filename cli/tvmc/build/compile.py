@@ -15,9 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tvmc.build.model import ModelSpec
-from tvmc.build.plan import BuildPlan
+from tvmc.build import frontends, isolated, preflight, runner
+from tvmc.build.model import ModelSpec, check_exists
+from tvmc.build.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError, TvmcError, UsageError
+from tvmc.fileio import write_atomic
+from tvmc.provenance import origin_of
+from tvmc.targets import llvm_names
+from tvmc.tune.apply import choose
+from tvmc.validate.rules import semantic_findings
 
 if TYPE_CHECKING:
     from tvmc.config import CompilationConfig
@@ -79,9 +85,6 @@ def output_path(output: str | None, spec: ModelSpec, output_format: str, inputs:
 def check_names(resolved: Resolution, on_warning: Notify) -> None:
     """The rule engine's unknown-cpu rule (mcpu, mattr, cuda arch that TVM's LLVM does not know) on
     the resolved config: its first error stops the build, at the key that set the value."""
-    from tvmc.provenance import origin_of
-    from tvmc.validate.rules import semantic_findings
-
     for finding in semantic_findings(resolved.tree.data, []):
         if finding.rule != "unknown-cpu":
             continue
@@ -108,9 +111,7 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
     nodes = [plan.target, plan.host or {}]
     if not any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in nodes):
         return plan
-    from tvmc.targets.llvm_names import native_cpu
-
-    cpu = native_cpu()
+    cpu = llvm_names.native_cpu()
     on_warning(f"mcpu 'native' is this machine's CPU: building for mcpu {cpu!r} (LLVM's name for it)")
     return dataclasses.replace(plan, target=_native(plan.target, cpu))
 
@@ -130,12 +131,6 @@ def build(
     """Check, build and write the library; every problem a TvmcError with its one line (`label`
     names the build in a crash report: the configs). The tuning records of the config's target
     fingerprint are applied unless `tuning` is false (tvmc.tune)."""
-    from tvmc.build import runner
-    from tvmc.build.model import check_exists
-    from tvmc.build.plan import plan_build
-    from tvmc.build.preflight import cross_compiler_problem, link_problem, no_runtime_here, will_not_run_here
-    from tvmc.fileio import write_atomic
-
     said: list[str] = []
 
     def warn(message: str) -> None:
@@ -143,8 +138,6 @@ def build(
         on_warning(message)
 
     check_names(resolved, warn)
-    from tvmc.tune.apply import choose
-
     plan, tuning_line = choose(
         plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning, database=database
     )
@@ -152,8 +145,8 @@ def build(
         warn(note)
     check_exists(spec)
     cc_origin = resolved.origin("/build/cross-compiler") if plan.cc else None
-    problem = cross_compiler_problem(plan.cc, cc_origin.location() if cc_origin else None)
-    problem = problem or link_problem(plan.target, plan.output_format, plan.cc)
+    problem = preflight.cross_compiler_problem(plan.cc, cc_origin.location() if cc_origin else None)
+    problem = problem or preflight.link_problem(plan.target, plan.output_format, plan.cc)
     if problem is not None:
         raise problem
     inputs = {*resolved.tree.inputs, Path(spec.path)}  # files tvmc read: never overwritten
@@ -161,10 +154,8 @@ def build(
     started = time.perf_counter()
     runner.require_tvm()
     plan = resolve_native(plan, warn)
-    for message in [*will_not_run_here(plan.target), *no_runtime_here(plan.target)]:
+    for message in [*preflight.will_not_run_here(plan.target), *preflight.no_runtime_here(plan.target)]:
         warn(message)
-    from tvmc.build import frontends, isolated
-
     frontends.check_available(spec)
     try:
         result = isolated.build(plan, on_stage=on_stage, verbose=verbose)

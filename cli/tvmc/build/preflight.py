@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tvmc import registry
 from tvmc.errors import BuildError, Location
 
 # Instruction-set extensions (x86 and AArch64 spellings of LLVM): a missing one faults at run time.
@@ -87,8 +88,6 @@ def link_problem(target: Mapping[str, Any], output_format: str, cc: str | None) 
     architecture, or another object format (macOS's Mach-O, Windows' COFF). Said before the build,
     not after it as `export failed: file format not recognized`."""
     import platform
-
-    from tvmc import registry
 
     if output_format != "so" or cc is not None:
         return None

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tvmc.build.runner import require_tvm, short
+from tvmc.build import preflight
+from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
@@ -170,8 +171,6 @@ def build_info(library: Path) -> dict[str, Any] | None:
     """What `tvmc compile` recorded in the library (the target), or None (another tool built it)."""
     import json
 
-    from tvmc.build.runner import BUILD_INFO_MARK
-
     data = library.read_bytes()
     start = data.find(BUILD_INFO_MARK.encode())
     if start < 0:
@@ -187,13 +186,11 @@ def build_info(library: Path) -> dict[str, Any] | None:
 def refuse_missing_isa(library: Path) -> None:
     """A library whose code needs CPU features this machine lacks is refused before loading (it
     would die with `Illegal instruction`), naming them."""
-    from tvmc.build.preflight import missing_isa
-
     info = build_info(library)
     target = info.get("target") if info else None
     if not isinstance(target, dict):
         return
-    found = missing_isa(target)
+    found = preflight.missing_isa(target)
     if found:
         what, lacking = found[0]
         shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")

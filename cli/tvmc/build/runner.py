@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
 from tvmc.errors import BuildError
+from tvmc.tune.tvmside import build_tuned
 
 INSTALL_HINT = (
     "install it from a clone of tvmc with: pip install -e '.[tvm]'  (TVM 0.27 and onnx); or print the build "
@@ -152,8 +154,6 @@ def build_info_source(plan: BuildPlan, folder: Path) -> Path:
 def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) -> BuildResult:
     """Import, transform, build and export; returns the library's bytes (the caller writes it)."""
     tvm = require_tvm()
-    from tvmc.build.frontends import import_model
-
     result = BuildResult(b"")
     timings = result.timings
     with stage("import", timings, on_stage):
@@ -175,8 +175,6 @@ def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) 
             if "relax" in plan.dump_code:
                 result.dumps["relax"] = mod.script()
             if plan.tuning:
-                from tvmc.tune.tvmside import build_tuned
-
                 executable, result.tuned = build_tuned(tvm, plan, mod, target)
             else:
                 executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tvmc import registry
+from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError
 from tvmc.versions import allows as version_allows
 
@@ -56,8 +57,6 @@ def choose(spec: str | None, requested: str | None) -> registry.Generation:
 
 
 def _canonical(target: Mapping[str, Any]) -> dict[str, Any] | None:
-    from tvmc import targets as tg
-
     try:
         return tg.canonicalize(dict(target))
     except TvmcError:

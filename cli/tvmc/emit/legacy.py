@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry
+from tvmc import targets as tg
 from tvmc.build.model import MODERN_HINT, ModelSpec, check_legacy
 from tvmc.build.plan import strip_tvmc_keys
 from tvmc.config import CompilationConfig
@@ -98,8 +99,6 @@ class LegacyPlanner:
         )
 
     def legacy_string(self, target: Mapping[str, Any], pointer: str) -> str:
-        from tvmc import targets as tg
-
         try:
             return tg.to_legacy(gens.narrow(target, self.gen), implied_keys=True)
         except TvmcError as err:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from tvmc import sources
+from tvmc import registry, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
 from tvmc.keys import MAX_EXTENDS_FANOUT
 from tvmc.layering.select import select_part
@@ -89,7 +89,6 @@ STDIN_REF = "-"  # `--config -`: the config read from standard input
 def find(dirs: Sequence[sources.SearchDir], stdin: sources.Layer | None = None) -> Loader:
     """A loader over a search path (tags are configs too); `stdin`, when given, is what the
     command-line reference `-` names (read once by the caller)."""
-    from tvmc import registry
 
     def load(ref: str, relative_to: Path | None) -> sources.Layer:
         if ref == STDIN_REF and stdin is not None and relative_to is None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import sources
+from tvmc import targets as tg
 from tvmc.errors import Record, TvmcError
 from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, rebase, walk
@@ -112,8 +113,6 @@ def _merge(
 
 def canonical_entry(entry: Any) -> dict[str, Any] | None:
     """A target entry as written, canonicalized; None when it cannot be read (validation says why)."""
-    from tvmc import targets as tg
-
     try:
         return tg.canonicalize(tg.parse_target(entry).spec)
     except TvmcError:
@@ -122,8 +121,6 @@ def canonical_entry(entry: Any) -> dict[str, Any] | None:
 
 def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
     """Whether a canonical target runs on the CPU side, so that it can be a host."""
-    from tvmc import targets as tg
-
     return canonical is not None and tg.host_problem(canonical) is None
 
 

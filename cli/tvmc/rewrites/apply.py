@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
+from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.layering import Tree
-from tvmc.provenance import Origin, drop, join, origins_for, rebase
+from tvmc.provenance import Origin, display_path, drop, join, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
@@ -68,8 +69,6 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
 def _kind_of(node: dict[str, Any] | str) -> str:
     """The kind of a target as written. Of a table only `kind`/`tag` are parsed: its other values
     (a list that `+=` keeps growing) would make every selector match cost their size."""
-    from tvmc import targets as tg
-
     if isinstance(node, dict):
         node = {k: v for k, v in node.items() if k in ("kind", "tag")}
     return tg.kind_of(tg.parse_target(node).spec)
@@ -87,8 +86,6 @@ def _get(node: Any, tokens: list[str | int]) -> Any:
 
 def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     """Turn a target given as a string (tag, JSON, legacy) into its table so it can be edited."""
-    from tvmc import targets as tg
-
     parent = _get(tree.data, tokens[:-1])
     node = parent[tokens[-1]]
     if isinstance(node, dict):
@@ -197,8 +194,6 @@ def _pointer(tokens: list[str | int]) -> str:
 
 
 def _show(tokens: list[str | int]) -> str:
-    from tvmc.provenance import display_path
-
     return display_path(_pointer(tokens)) or "the config"
 
 

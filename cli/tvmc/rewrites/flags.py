@@ -9,6 +9,7 @@ from functools import cache
 from typing import Final
 
 from tvmc import registry
+from tvmc import targets as tg
 from tvmc.errors import FrozenRecord, UsageError, did_you_mean
 from tvmc.keys import LEGACY_DEFAULT_KIND
 from tvmc.provenance import Origin, printable
@@ -92,8 +93,6 @@ def _flag_lookup() -> dict[str, FlagSpec]:
 
 
 def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
-    from tvmc import targets as tg
-
     parsed = tg.parse_targets(value, source=origin.location())
     out = [
         Rewrite("set" if first else "append", (Key("targets"),), origin, value=list(parsed.targets), notes=parsed.notes)
@@ -133,8 +132,6 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
     if flag == "--target":
         return _targets_rewrites(value, origin, first_target)
     if flag == "--target-host":
-        from tvmc import targets as tg
-
         return [Rewrite("set", (Key("host"),), origin, value=tg.parse_target(value, source=origin.location()).spec)]
     if flag in ("--executor", "--runtime"):
         section = flag[2:]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+import tvmc
 from tvmc.errors import ConfigNotFoundError, FrozenRecord, LimitError, Location, TvmcError, did_you_mean
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
@@ -60,8 +61,6 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
 def shipped_config_dir() -> Path | None:
     """The configs shipped with tvmc: inside the package (wheel) or the repository's top-level
     `configs/` (editable install), whichever exists."""
-    import tvmc
-
     package = Path(tvmc.__file__).resolve().parent
     for candidate in (package / "configs", package.parents[1] / "configs"):
         if candidate.is_dir():

@@ -14,7 +14,7 @@ from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
-from tvmc.targets.machine import NO_MACHINE, Machine
+from tvmc.targets.machine import NO_MACHINE, Machine, tvm_machine
 from tvmc.targets.parse import parse_legacy_strict
 from tvmc.targets.spec import Spec as Spec
 from tvmc.targets.spec import as_location, load_json_object, tag_base, tag_configs, unknown_options
@@ -458,6 +458,4 @@ def canonicalize(
 def _machine(fill: bool) -> Machine:
     if not fill:
         return NO_MACHINE
-    from tvmc.targets.machine import tvm_machine
-
     return tvm_machine()

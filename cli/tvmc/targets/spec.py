@@ -10,6 +10,7 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean, suggestion_text
+from tvmc.sources.limits import MAX_DEPTH
 from tvmc.targets import tables as T
 
 Spec = dict[str, Any]
@@ -43,7 +44,6 @@ def tag_configs() -> dict[str, dict[str, Any]]:
 
 def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[str, Any]:
     from tvmc.sources.json_positions import too_deep
-    from tvmc.sources.limits import MAX_DEPTH
 
     if too_deep(text, MAX_DEPTH) is not None:  # json.loads recurses: bound it like config files
         raise TargetError(f"{where}target JSON nested deeper than {MAX_DEPTH} levels", loc)

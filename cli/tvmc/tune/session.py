@@ -28,6 +28,7 @@ from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint, target_key
+from tvmc.tune.worker import Job
 
 CHILD = "tvmc.tune.worker"
 
@@ -75,8 +76,6 @@ def tune(
     on_event: Callable[[Mapping[str, Any]], None] = lambda _e: None,
     child: str = CHILD,
 ) -> Outcome:
-    from tvmc.tune.worker import Job
-
     try:
         partition = prepare(root, config)
     except OSError as err:

@@ -21,7 +21,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
+from tvmc.build.runner import require_tvm, short, transform
+from tvmc.errors import TvmcError
+from tvmc.tune import tvmside
 
 
 @dataclass
@@ -78,10 +82,6 @@ def static(func: Any) -> bool:
 
 
 def tune(job: Job, events: TextIO) -> None:
-    from tvmc.build.frontends import import_model
-    from tvmc.build.runner import require_tvm, transform
-    from tvmc.tune import tvmside
-
     def emit(event: dict[str, Any]) -> None:
         events.write(json.dumps(event) + "\n")
         events.flush()
@@ -206,9 +206,6 @@ def main(job_file: str, events_fd: str) -> None:
     events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
     with open(job_file, "rb") as source:
         job: Job = pickle.load(source)
-    from tvmc.build.runner import short
-    from tvmc.errors import TvmcError
-
     try:
         tune(job, events)
     except TvmcError as err:

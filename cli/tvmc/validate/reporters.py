@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol, TextIO
 
+from tvmc import __version__
 from tvmc.text import one_line
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Summary
 
@@ -99,8 +100,6 @@ class JsonReporter:
         self.first = True
 
     def start(self) -> None:
-        from tvmc import __version__
-
         self.out.write(
             '{\n  "version": 1,\n  "tool": ' + json.dumps({"name": "tvmc", "version": __version__}) + ',\n  "files": ['
         )

@@ -16,6 +16,7 @@ from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
 from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
+from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
 from tvmc.validate.checks import first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
@@ -195,8 +196,6 @@ class _Rules:
     def llvm_names(self, target: Target) -> None:
         """mcpu, mattr and cuda arch are names TVM's LLVM knows (tvmc.targets.llvm_names); a config
         for legacy TVM is built by another LLVM, whose names tvmc does not have."""
-        from tvmc.targets.llvm_names import name_problems
-
         if self.legacy_ok:
             return
         for problem in name_problems(target.canonical):
