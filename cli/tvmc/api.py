@@ -384,7 +384,7 @@ def _hint_old_json(err: TvmcError, tree: Tree) -> None:
     """An old tvmc JSON config given to --config fails on its old spellings: say how to convert it."""
     import json
 
-    from tvmc.migrate.inputs import old_config_signs
+    from tvmc.migrate.inputs import old_config_signs  # lazy: only a failed old JSON config needs the migration tool
 
     for path in tree.inputs:
         if path.suffix != ".json" or err.hint:
@@ -445,7 +445,7 @@ def explain(
 ) -> Explanation:
     """Every layer and rewrite that set the value at `path` (`targets[0].mcpu`), in order, the
     winner last, and the final canonical value (`tvmc config explain`)."""
-    from tvmc import explain as explaining
+    from tvmc import explain as explaining  # lazy: only `config explain` needs it
 
     if not isinstance(path, str) or not path:
         raise TypeError(f"path: expected a non-empty str such as 'targets[0].mcpu', got {path!r}")
@@ -553,6 +553,7 @@ def compile(
     `.warnings`. `verbose` (or `TVMC_VERBOSE=1` in `env`, unless isolated) shows TVM's own output.
     Raises the CLI's errors: UsageError (bad arguments), TvmcError (anything else).
     """
+    # lazy: only building needs the build stage (`config show` does not)
     from tvmc.build import compile as building
     from tvmc.build.model import model_spec
     from tvmc.shapes import parse_input_shapes
@@ -634,7 +635,7 @@ def run(
     tracker (`--rpc-tracker HOST:PORT --rpc-key KEY`). Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
-    from tvmc.build import run as running
+    from tvmc.build import run as running  # lazy: only `tvmc run` needs it
 
     return running.run_library(
         Path(library),

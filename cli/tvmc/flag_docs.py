@@ -214,6 +214,7 @@ class FlagInfo(FrozenRecord):
 
 
 def _specs() -> dict[str, FlagSpec]:
+    # lazy: `tvmc target list/canonicalize` load this module and never need the rewrite stage
     from tvmc.rewrites.flags import generated_flags
 
     return generated_flags()
@@ -310,7 +311,7 @@ def _flag_kind(kind: str) -> str:
 
 @cache
 def _internal_prefixes() -> tuple[str, ...]:
-    from tvmc.rewrites.flags import flag_name
+    from tvmc.rewrites.flags import flag_name  # lazy: see _specs
 
     return tuple(p for k in sorted(registry.INTERNAL_KINDS) for p in (f"--target-{k}-", flag_name("target", k) + "-"))
 

@@ -389,14 +389,14 @@ def compilers() -> dict[str, Compiler]:
 
 def generation_versions() -> tuple[str, ...]:
     """The old TVM releases tvmc writes for (`--emit tvmc`/`relay`), oldest first."""
-    from tvmc.registry.generations import versions
+    from tvmc.registry.generations import versions  # lazy: `config show` never reads old releases
 
     return versions()
 
 
 def generation(version: str) -> Generation:
     """The facts of one old release, e.g. `generation("0.19")`; KeyError if tvmc has none for it."""
-    from tvmc.registry.generations import load
+    from tvmc.registry.generations import load  # lazy: `config show` never reads old releases
 
     return load(version)
 

@@ -118,7 +118,7 @@ class Layer(FrozenRecord):
         return self._offset_index
 
     def _index(self) -> Mapping[str, int]:
-        # Imported here: the indexers are only needed when a position is actually asked for.
+        # lazy: the indexers are only needed when a position is actually asked for.
         if self.text is None:
             return {}
         if self.format == "toml":

@@ -223,6 +223,7 @@ def _refuse_too_deep(text: str, source: str, fmt: str) -> None:
 
     The scanners (modules with large regexes) are imported only when a cheap count of brackets
     says the text could nest that deep."""
+    # lazy: the scanners only when the text could nest that deep
     if fmt == "toml":
         if not toml_may_nest_deeper(text, MAX_DEPTH):
             return
@@ -252,6 +253,7 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
             normalized = text.replace("\r\n", "\n")
             line, col = offset_position(normalized, len(normalized))
         what = message[: m.start()]
+        # lazy (here and below): only a syntax error needs the scanner
         if what.startswith("Cannot "):  # a duplicate: say which key, and where it was first set
             from tvmc.sources.toml_positions import first_definition
 
@@ -291,7 +293,7 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
         message, offset = _json_error(text, e)
         raise ConfigSyntaxError(f"invalid JSON: {message}", Location(source, *offset_position(text, offset))) from None
     except _DuplicateKey:
-        from tvmc.sources import json_positions
+        from tvmc.sources import json_positions  # lazy: only a duplicate key needs the indexer
 
         dup = json_positions.index_json(text, stop_at_duplicate=True).duplicate
         if dup is None:  # the indexer stopped at malformed text before the duplicate

@@ -60,7 +60,7 @@ def machine_key() -> str:
 def native_layer() -> Layer:
     """The detected config of this machine, from the cache or detected now (needs TVM)."""
     path = cache_dir() / f"native-{machine_key()}.toml"
-    if not path.is_file():
+    if not path.is_file():  # lazy: only a cache miss detects and writes
         from tvmc.fileio import write_atomic
         from tvmc.sources.detect import detect, to_toml
 

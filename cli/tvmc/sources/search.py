@@ -279,7 +279,7 @@ def find_named(
     if tag_lookup is not None and tag_lookup(name):
         return tag_layer(name)
     if name == "host/native":  # detected on demand (sources.native), unless a file pins it above
-        from tvmc.sources.native import native_layer
+        from tvmc.sources.native import native_layer  # lazy: only host/native needs it
 
         return native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)

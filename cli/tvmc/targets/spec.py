@@ -43,7 +43,7 @@ def tag_configs() -> dict[str, dict[str, Any]]:
 
 
 def load_json_object(text: str, loc: Location | None, where: str = "") -> dict[str, Any]:
-    from tvmc.sources.json_positions import too_deep
+    from tvmc.sources.json_positions import too_deep  # lazy: only a target given as JSON text needs it
 
     if too_deep(text, MAX_DEPTH) is not None:  # json.loads recurses: bound it like config files
         raise TargetError(f"{where}target JSON nested deeper than {MAX_DEPTH} levels", loc)

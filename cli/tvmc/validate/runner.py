@@ -228,7 +228,7 @@ class Validator:
         self.resolver = Resolver(self.dirs)
         self.structural: Structural = check_document
         if settings.engine == "jsonschema":
-            from tvmc.validate.jsonschema_engine import schema_findings
+            from tvmc.validate.jsonschema_engine import schema_findings  # lazy: only this engine needs it
 
             self.structural = schema_findings
 
@@ -328,7 +328,7 @@ class Validator:
         rewrite_list = self.settings.rewrites
         tree = chain.tree(origins=bool(rewrite_list))  # flags record their origins as they apply
         if rewrite_list:
-            from tvmc import rewrites
+            from tvmc import rewrites  # lazy: only flag rewrites need the rewrite stage
 
             try:
                 rewrites.apply_all(tree, rewrite_list)
