@@ -20,11 +20,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
-from tvmc.errors import ConfigNotFoundError, FrozenRecord, Location, TvmcError, UsageError
+from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.provenance import Origin, Origins, display_path, join, node_at, origin_of, printable, split, walk
@@ -38,30 +39,17 @@ ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
 
 
-class Resolved(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Resolved:
     """A resolved config: the canonical model, the origin of each canonical value, and notes."""
 
-    __match_args__ = ("config", "origins", "notes", "tree", "participation")
-    __slots__ = __match_args__
-    config: Final[CompilationConfig]
-    origins: Final[Mapping[str, Origin]]
-    notes: Final[tuple[str, ...]]
-    tree: Final[Tree]  # the merged, rewritten tree before canonicalization
-    participation: Final[Participation]  # which user/env inputs took part
-
-    def __init__(
-        self,
-        config: CompilationConfig,
-        origins: Mapping[str, Origin],
-        notes: tuple[str, ...],
-        tree: Tree,
-        participation: Participation | None = None,
-    ) -> None:
-        self.config = config
-        self.origins = origins
-        self.notes = notes
-        self.tree = tree
-        self.participation = Participation(False) if participation is None else participation
+    config: CompilationConfig
+    origins: Mapping[str, Origin]
+    notes: tuple[str, ...]
+    tree: Tree  # the merged, rewritten tree before canonicalization
+    participation: Participation = field(
+        default_factory=lambda: Participation(False)
+    )  # which user/env inputs took part
 
     def to_dict(self) -> dict[str, Any]:
         return self.config.to_dict()
@@ -172,34 +160,17 @@ def _search(search: object, env: Mapping[str, str], isolated: bool = False) -> S
     return search
 
 
-class Inputs(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Inputs:
     """Checked arguments of one resolution: references, rewrites, the environment it sees (no
     `TVMC_*` variable when isolated), the search path, and the config `-` names."""
 
-    __match_args__ = ("refs", "edits", "env", "dirs", "stdin", "isolated")
-    __slots__ = __match_args__
-    refs: Final[list[tuple[str, Location | None]]]
-    edits: Final[list[rewrites.Rewrite]]
-    env: Final[Mapping[str, str]]
-    dirs: Final[Sequence[sources.SearchDir]]
-    stdin: Final[sources.Layer | None]
-    isolated: Final[bool]
-
-    def __init__(
-        self,
-        refs: list[tuple[str, Location | None]],
-        edits: list[rewrites.Rewrite],
-        env: Mapping[str, str],
-        dirs: Sequence[sources.SearchDir],
-        stdin: sources.Layer | None,
-        isolated: bool,
-    ) -> None:
-        self.refs = refs
-        self.edits = edits
-        self.env = env
-        self.dirs = dirs
-        self.stdin = stdin
-        self.isolated = isolated
+    refs: list[tuple[str, Location | None]]
+    edits: list[rewrites.Rewrite]
+    env: Mapping[str, str]
+    dirs: Sequence[sources.SearchDir]
+    stdin: sources.Layer | None
+    isolated: bool
 
 
 def inputs(
@@ -218,21 +189,13 @@ def inputs(
     return Inputs(refs, edits, checked_env, dirs, _stdin_layer(refs, stdin), isolated)
 
 
-class Participation(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Participation:
     """The user and environment inputs that took part in a resolution (`config show --origin`)."""
 
-    __match_args__ = ("isolated", "variables", "user_configs")
-    __slots__ = __match_args__
-    isolated: Final[bool]
-    variables: Final[tuple[tuple[str, str], ...]]  # the TVMC_* variables read, and their values
-    user_configs: Final[tuple[str, ...]]  # files loaded from the user directory or TVMC_CONFIG_PATH
-
-    def __init__(
-        self, isolated: bool, variables: tuple[tuple[str, str], ...] = (), user_configs: tuple[str, ...] = ()
-    ) -> None:
-        self.isolated = isolated
-        self.variables = variables
-        self.user_configs = user_configs
+    isolated: bool
+    variables: tuple[tuple[str, str], ...] = ()  # the TVMC_* variables read, and their values
+    user_configs: tuple[str, ...] = ()  # files loaded from the user directory or TVMC_CONFIG_PATH
 
     def to_dict(self) -> dict[str, Any]:
         return {"isolated": self.isolated, "variables": dict(self.variables), "user-configs": list(self.user_configs)}

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.errors import FrozenRecord, TvmcError, did_you_mean
+from tvmc.errors import TvmcError, did_you_mean
 from tvmc.keys import (
     BUILD_OPTIONS,
     INTERNAL_DEFAULTS,
@@ -42,56 +43,20 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
     return origin.location() if origin else None
 
 
-class CompilationConfig(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class CompilationConfig:
     """A resolved, canonical compilation config. Build it with `canonicalize_config`."""
 
-    __match_args__ = (
-        "targets",
-        "host",
-        "executor",
-        "runtime",
-        "pass_config",
-        "disabled_pass",
-        "opt_level",
-        "build",
-        "description",
-        "tvm_version",
-    )
-    __slots__ = __match_args__
-    targets: Final[tuple[dict[str, Any], ...]]
-    host: Final[dict[str, Any]]
-    executor: Final[dict[str, Any] | None]
-    runtime: Final[dict[str, Any] | None]
-    pass_config: Final[dict[str, Any]]
-    disabled_pass: Final[tuple[str, ...]]
-    opt_level: Final[int]
-    build: Final[dict[str, Any]]
-    description: Final[str | None]
-    tvm_version: Final[str | None]
-
-    def __init__(
-        self,
-        targets: tuple[dict[str, Any], ...],
-        host: dict[str, Any],
-        executor: dict[str, Any] | None = None,
-        runtime: dict[str, Any] | None = None,
-        pass_config: dict[str, Any] | None = None,  # None: a new empty table
-        disabled_pass: tuple[str, ...] = (),
-        opt_level: int = 3,
-        build: dict[str, Any] | None = None,  # None: a new empty table
-        description: str | None = None,
-        tvm_version: str | None = None,
-    ) -> None:
-        self.targets = targets
-        self.host = host
-        self.executor = executor
-        self.runtime = runtime
-        self.pass_config = {} if pass_config is None else pass_config
-        self.disabled_pass = disabled_pass
-        self.opt_level = opt_level
-        self.build = {} if build is None else build
-        self.description = description
-        self.tvm_version = tvm_version
+    targets: tuple[dict[str, Any], ...]
+    host: dict[str, Any]
+    executor: dict[str, Any] | None = None
+    runtime: dict[str, Any] | None = None
+    pass_config: dict[str, Any] = field(default_factory=dict)
+    disabled_pass: tuple[str, ...] = ()
+    opt_level: int = 3
+    build: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None
+    tvm_version: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical tree (keys sorted at every level)."""

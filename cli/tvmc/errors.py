@@ -2,87 +2,21 @@
 
 The CLI is the only place that turns these into exit codes: `UsageError` → 2, every other
 `TvmcError` → 1. Nothing else may escape the core for bad input.
-
-Also `Record` and `FrozenRecord`, the base of `Location` and of tvmc's other small value classes:
-they live here because every module imports this one, and it imports no other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import attrgetter
-from typing import Any, ClassVar, Final
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
-class Record:
-    """A class of named fields with `==` and `repr` over them, as `@dataclass` makes one.
-
-    A subclass lists its fields in order in `__match_args__` (as a dataclass has them), makes them its
-    `__slots__`, annotates them, and assigns every one in an explicit, typed `__init__` that takes
-    them in that order. Why not `@dataclass`: it compiles the methods of every class it decorates
-    when the class is created, ~0.5 ms each under Python 3.11, which added up to half the time
-    `tvmc config validate` spent importing tvmc's modules.
-    """
-
-    __match_args__: ClassVar[tuple[str, ...]] = ()
-    __slots__: ClassVar[tuple[str, ...]] = ()
-    # The fields that `==`, `hash` and `repr` use: all of them unless the class says otherwise.
-    _compared: ClassVar[tuple[str, ...]] = ()
-    _values: ClassVar[Callable[[Record], tuple[Any, ...]]]  # those fields' values (set per class)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "_compared" not in cls.__dict__:
-            cls._compared = cls.__match_args__
-        cls._values = staticmethod(_getter(cls._compared))
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        values = type(self)._values
-        return values(self) == values(other)
-
-    __hash__: ClassVar[None]  # type: ignore[assignment]  # mutable: unhashable, as a plain @dataclass
-
-    def __repr__(self) -> str:
-        values = type(self)._values(self)
-        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._compared, values, strict=True))
-        return f"{self.__class__.__qualname__}({fields})"
-
-
-def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The values of the attributes `names` of an object, as a tuple (attrgetter: at C speed)."""
-    if len(names) == 1:
-        one = attrgetter(names[0])
-        return lambda record: (one(record),)
-    return attrgetter(*names) if names else lambda record: ()
-
-
-class FrozenRecord(Record):
-    """A `Record` that hashes by its fields, as `@dataclass(frozen=True)` makes one. Its fields are
-    annotated `Final`, so mypy rejects assigning them; nothing checks at run time: a `__setattr__`
-    that refused assignments would also intercept `__init__`'s, and build records ~4x slower than
-    a dataclass does (plain slot stores build them ~4x faster)."""
-
-    __slots__ = ()
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(type(self)._values(self))
-
-
-class Location(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Location:
     """Where a piece of input came from: a file position, a flag, an env var, or a default."""
 
-    __match_args__ = ("source", "line", "col")
-    __slots__ = __match_args__
-    source: Final[str]  # file path, "<stdin>", "--flag text", "env TVMC_X", "default"
-    line: Final[int | None]
-    col: Final[int | None]
-
-    def __init__(self, source: str, line: int | None = None, col: int | None = None) -> None:
-        self.source = source
-        self.line = line
-        self.col = col
+    source: str  # file path, "<stdin>", "--flag text", "env TVMC_X", "default"
+    line: int | None = None
+    col: int | None = None
 
     def __str__(self) -> str:
         if self.line is None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tvmc import layering, rewrites
 from tvmc import targets as tg
-from tvmc.errors import FrozenRecord, TvmcError, UsageError, did_you_mean
+from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.keys import TOP_LEVEL
 from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
@@ -93,21 +94,14 @@ def expand_target(node: Any) -> Any:
         return node
 
 
-class Found(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Found:
     """The value at a PATH of a resolved config, and its origin."""
 
-    __match_args__ = ("pointer", "value", "origin", "origins")
-    __slots__ = __match_args__
-    pointer: Final[str]
-    value: Final[Any]
-    origin: Final[Origin]
-    origins: Final[Mapping[str, Origin]]  # of the value's nodes (for a table or list)
-
-    def __init__(self, pointer: str, value: Any, origin: Origin, origins: Mapping[str, Origin]) -> None:
-        self.pointer = pointer
-        self.value = value
-        self.origin = origin
-        self.origins = origins
+    pointer: str
+    value: Any
+    origin: Origin
+    origins: Mapping[str, Origin]  # of the value's nodes (for a table or list)
 
     @property
     def path(self) -> str:
@@ -141,36 +135,17 @@ def unset_message(path_text: str) -> str:
 # ---- the history behind one value ----------------------------------------------------------------
 
 
-class Step(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Step:
     """One layer or rewrite that set, changed or removed the value at a PATH."""
 
-    __match_args__ = ("action", "pointer", "value", "where", "origin", "applying", "expanded_from")
-    __slots__ = __match_args__
-    action: Final[str]  # "set" | "unset"
-    pointer: Final[str]  # where the value is in the merged tree at that step
-    value: Final[Any]  # as that layer wrote it (None when unset)
-    where: Final[str]  # where it was written, or the layer/flag that removed it
-    origin: Final[Origin | None]  # `where` as an Origin (None for a removal by a layer)
-    applying: Final[str | None]  # the layer or flag applied at this step, when it is not `where`
-    expanded_from: Final[str | None]  # the tag or target string the value was read from
-
-    def __init__(
-        self,
-        action: str,
-        pointer: str,
-        value: Any,
-        where: str,
-        origin: Origin | None = None,
-        applying: str | None = None,
-        expanded_from: str | None = None,
-    ) -> None:
-        self.action = action
-        self.pointer = pointer
-        self.value = value
-        self.where = where
-        self.origin = origin
-        self.applying = applying
-        self.expanded_from = expanded_from
+    action: str  # "set" | "unset"
+    pointer: str  # where the value is in the merged tree at that step
+    value: Any  # as that layer wrote it (None when unset)
+    where: str  # where it was written, or the layer/flag that removed it
+    origin: Origin | None = None  # `where` as an Origin (None for a removal by a layer)
+    applying: str | None = None  # the layer or flag applied at this step, when it is not `where`
+    expanded_from: str | None = None  # the tag or target string the value was read from
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"action": self.action, "path": display_path(self.pointer), "origin": self.where}
@@ -183,30 +158,15 @@ class Step(FrozenRecord):
         return out
 
 
-class Explanation(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Explanation:
     """Every step that set the value at a PATH, in order (the winner last), and the final value."""
 
-    __match_args__ = ("path", "steps", "final", "notes", "error")
-    __slots__ = __match_args__
-    path: Final[str]
-    steps: Final[tuple[Step, ...]]
-    final: Final[Found | None]  # the canonical value, None when unset (or when `error`)
-    notes: Final[tuple[str, ...]]  # how the PATH was followed (a host that is a target, ...)
-    error: Final[TvmcError | None]  # the resolution failed after layering (canonicalization)
-
-    def __init__(
-        self,
-        path: str,
-        steps: tuple[Step, ...],
-        final: Found | None,
-        notes: tuple[str, ...] = (),
-        error: TvmcError | None = None,
-    ) -> None:
-        self.path = path
-        self.steps = steps
-        self.final = final
-        self.notes = notes
-        self.error = error
+    path: str
+    steps: tuple[Step, ...]
+    final: Found | None  # the canonical value, None when unset (or when `error`)
+    notes: tuple[str, ...] = ()  # how the PATH was followed (a host that is a target, ...)
+    error: TvmcError | None = None  # the resolution failed after layering (canonicalization)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "steps": [s.to_dict() for s in self.steps], "set": bool(self.final)}

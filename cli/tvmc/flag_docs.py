@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord
 
 if TYPE_CHECKING:
     from tvmc.rewrites.flags import FlagSpec
@@ -171,36 +171,17 @@ def option_description(kind: str, option: str) -> str | None:
     return None
 
 
-class FlagInfo(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class FlagInfo:
     """One `--target-KIND-ATTR` flag as `tvmc target show KIND` lists it."""
 
-    __match_args__ = ("flag", "aliases", "option", "type", "default", "description", "common")
-    __slots__ = __match_args__
-    flag: Final[str]
-    aliases: Final[tuple[str, ...]]
-    option: Final[str]
-    type: Final[str]
-    default: Final[Any]  # None: no declared default
-    description: Final[str | None]
-    common: Final[bool]  # an option every kind has (keys, tag, device, ...)
-
-    def __init__(
-        self,
-        flag: str,
-        aliases: tuple[str, ...],
-        option: str,
-        type: str,
-        default: Any,
-        description: str | None,
-        common: bool,
-    ) -> None:
-        self.flag = flag
-        self.aliases = aliases
-        self.option = option
-        self.type = type
-        self.default = default
-        self.description = description
-        self.common = common
+    flag: str
+    aliases: tuple[str, ...]
+    option: str
+    type: str
+    default: Any  # None: no declared default
+    description: str | None
+    common: bool  # an option every kind has (keys, tag, device, ...)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"flag": self.flag, "option": self.option, "type": self.type}

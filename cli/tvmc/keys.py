@@ -9,37 +9,20 @@ one); these facts sit below every stage so that layering, rewrites and validatio
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord
 from tvmc.provenance import join
 
 
-class KeySpec(FrozenRecord):
+class KeySpec(NamedTuple):
     """One config key: its type (TVM spelling, or `targets`/`target`/`table`) and documentation."""
 
-    __match_args__ = ("type", "description", "enum", "minimum", "maximum")
-    __slots__ = __match_args__
-    type: Final[str]
-    description: Final[str]
-    enum: Final[tuple[str, ...]]
-    minimum: Final[int | None]
-    maximum: Final[int | None]
-
-    def __init__(
-        self,
-        type: str,
-        description: str,
-        enum: tuple[str, ...] = (),
-        minimum: int | None = None,
-        maximum: int | None = None,
-    ) -> None:
-        self.type = type
-        self.description = description
-        self.enum = enum
-        self.minimum = minimum
-        self.maximum = maximum
+    type: str
+    description: str
+    enum: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
 
 
 TOP_LEVEL: dict[str, KeySpec] = {

@@ -8,9 +8,10 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Final, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
-from tvmc.errors import FrozenRecord, Location
+from tvmc.errors import Location
 
 OriginKind = Literal["file", "flag", "env", "default"]
 
@@ -21,31 +22,16 @@ class Locator(Protocol):
     def locate(self, pointer: str) -> Location: ...
 
 
-class Origin(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Origin:
     """The source of one value: a file position, a flag, an environment variable, or a default."""
 
-    __match_args__ = ("kind", "source", "pointer", "chain", "layer")
-    __slots__ = __match_args__
-    _compared = __match_args__[:-1]  # not `layer`: in neither `==`, hash nor repr
-    kind: Final[OriginKind]
-    source: Final[str]  # file source, flag text, env var name, or what the default belongs to
-    pointer: Final[str]  # the value's pointer inside its own layer (files only)
-    chain: Final[tuple[str, ...]]  # how a file was reached: ("--config aws/c5", "extends aws/base")
-    layer: Final[Locator | None]
-
-    def __init__(
-        self,
-        kind: OriginKind,
-        source: str,
-        pointer: str = "",
-        chain: tuple[str, ...] = (),
-        layer: Locator | None = None,
-    ) -> None:
-        self.kind = kind
-        self.source = source
-        self.pointer = pointer
-        self.chain = chain
-        self.layer = layer
+    kind: OriginKind
+    source: str  # file source, flag text, env var name, or what the default belongs to
+    pointer: str = ""  # the value's pointer inside its own layer (files only)
+    chain: tuple[str, ...] = ()  # how a file was reached: ("--config aws/c5", "extends aws/base")
+    # Where `location()` looks the pointer up; not part of the origin's value (no `==`, hash, repr).
+    layer: Locator | None = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def default(what: str = "tvmc") -> Origin:

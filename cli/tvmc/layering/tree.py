@@ -13,35 +13,27 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc import sources
 from tvmc import targets as tg
-from tvmc.errors import Record, TvmcError
+from tvmc.errors import TvmcError
 from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table
 from tvmc.provenance import Origin, Origins, drop, join, origins_for, rebase, walk
 from tvmc.values import plain_copy
 
 
-class Tree(Record):
+@dataclass(slots=True)
+class Tree:
     """A config tree and the origin of each of its nodes (mutable while the pipeline builds it)."""
 
-    __match_args__ = ("data", "origins", "notes", "inputs")
-    __slots__ = __match_args__
     data: dict[str, Any]
     origins: Origins
-    notes: list[str]  # conversions made on the way (legacy options lifted, ...)
+    notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
     # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
-    inputs: list[Path]
-
-    def __init__(
-        self, data: dict[str, Any], origins: Origins, notes: list[str] | None = None, inputs: list[Path] | None = None
-    ) -> None:  # None: a new list
-        self.data = data
-        self.origins = origins
-        self.notes = [] if notes is None else notes
-        self.inputs = [] if inputs is None else inputs
+    inputs: list[Path] = field(default_factory=list)
 
     @staticmethod
     def defaults() -> Tree:

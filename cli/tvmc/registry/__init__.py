@@ -12,9 +12,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tvmc.errors import FrozenRecord
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
@@ -108,80 +107,42 @@ class Kind:
 COMMON_OPTIONS = ("kind", "keys", "tag", "device", "model", "libs", "host", "from_device", "target_device_type")
 
 
-class RegistryOption(FrozenRecord):
+class RegistryOption(NamedTuple):
     """An executor or runtime option."""
 
-    __match_args__ = ("name", "type", "default", "description", "enum")
-    __slots__ = __match_args__
-    name: Final[str]
-    type: Final[str]
-    default: Final[Any]
-    description: Final[str]
-    enum: Final[tuple[str, ...]]
-
-    def __init__(self, name: str, type: str, default: Any, description: str, enum: tuple[str, ...] = ()) -> None:
-        self.name = name
-        self.type = type
-        self.default = default
-        self.description = description
-        self.enum = enum
+    name: str
+    type: str
+    default: Any
+    description: str
+    enum: tuple[str, ...] = ()
 
 
-class Component(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Component:
     """An executor or a runtime: its name, options, and the TVM generations that can build it."""
 
-    __match_args__ = ("name", "description", "generations", "options")
-    __slots__ = __match_args__
-    name: Final[str]
-    description: Final[str]
-    generations: Final[tuple[str, ...]]
-    options: Final[dict[str, RegistryOption]]
-
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        generations: tuple[str, ...],
-        options: dict[str, RegistryOption] | None = None,
-    ) -> None:  # None: a new empty dict
-        self.name = name
-        self.description = description
-        self.generations = generations
-        self.options = {} if options is None else options
+    name: str
+    description: str
+    generations: tuple[str, ...]
+    options: dict[str, RegistryOption] = field(default_factory=dict)
 
 
-class Compiler(FrozenRecord):
+class Compiler(NamedTuple):
     """A BYOC `compiler` specialisation and the device types it can refine."""
 
-    __match_args__ = ("name", "device_types", "partition")
-    __slots__ = __match_args__
-    name: Final[str]
-    device_types: Final[tuple[int, ...]]
-    partition: Final[str | None]  # dotted path of TVM 0.27's relax partition function, if any
-
-    def __init__(self, name: str, device_types: tuple[int, ...], partition: str | None) -> None:
-        self.name = name
-        self.device_types = device_types
-        self.partition = partition
+    name: str
+    device_types: tuple[int, ...]
+    partition: str | None  # dotted path of TVM 0.27's relax partition function, if any
 
 
-class LegacyOption(FrozenRecord):
+class LegacyOption(NamedTuple):
     """A target option that only legacy TVM had, and the config setting it became."""
 
-    __match_args__ = ("kind", "name", "type", "versions", "lifts_to")
-    __slots__ = __match_args__
-    kind: Final[str]
-    name: Final[str]
-    type: Final[str]
-    versions: Final[tuple[str, ...]]
-    lifts_to: Final[str | None]
-
-    def __init__(self, kind: str, name: str, type: str, versions: tuple[str, ...], lifts_to: str | None) -> None:
-        self.kind = kind
-        self.name = name
-        self.type = type
-        self.versions = versions
-        self.lifts_to = lifts_to
+    kind: str
+    name: str
+    type: str
+    versions: tuple[str, ...]
+    lifts_to: str | None
 
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -401,19 +362,12 @@ def generation(version: str) -> Generation:
     return load(version)
 
 
-class LlvmNames(FrozenRecord):
+class LlvmNames(NamedTuple):
     """The CPU and feature names one LLVM target knows (`llc -mattr=help` of the LLVM in TVM)."""
 
-    __match_args__ = ("target", "cpus", "features")
-    __slots__ = __match_args__
-    target: Final[str]  # the LLVM target: x86, aarch64, arm, riscv, nvptx, amdgcn, hexagon
-    cpus: Final[frozenset[str]]
-    features: Final[frozenset[str]]
-
-    def __init__(self, target: str, cpus: frozenset[str], features: frozenset[str]) -> None:
-        self.target = target
-        self.cpus = cpus
-        self.features = features
+    target: str  # the LLVM target: x86, aarch64, arm, riscv, nvptx, amdgcn, hexagon
+    cpus: frozenset[str]
+    features: frozenset[str]
 
 
 @cache

@@ -5,80 +5,35 @@ old tvmc accepted, for `--emit tvmc`/`--emit relay` and `config migrate`. Read t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Final
+from typing import Any
 
-from tvmc.errors import FrozenRecord
 from tvmc.registry import Kind
 from tvmc.registry import _kind as make_kind
 from tvmc.registry import _load as load_data
 
 
-class Generation(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Generation:
     """What one old TVM release (and its old tvmc) accepted: `data/generations.json`, extracted from
     apache/tvm at that tag by scripts/extract_legacy_tvm.py (provenance in scripts/registry_sources)."""
 
-    __match_args__ = (
-        "version",
-        "kinds",
-        "codegens",
-        "pipelines",
-        "flag_defaults",
-        "pass_configs",
-        "relay_passes",
-        "executors",
-        "runtimes",
-        "output_formats",
-        "frontends",
-        "mixed_precision_types",
-        "tags",
-    )
-    __slots__ = __match_args__
-    version: Final[str]
-    kinds: Final[dict[str, Kind]]  # every target kind the release registers (contrib ones included)
-    codegens: Final[dict[str, dict[str, str]]]  # old tvmc's REGISTERED_CODEGEN: name → its option flags
-    pipelines: Final[dict[str, tuple[str, str | None]]]  # codegen → (partition function, options config key)
+    version: str
+    kinds: dict[str, Kind]  # every target kind the release registers (contrib ones included)
+    codegens: dict[str, dict[str, str]]  # old tvmc's REGISTERED_CODEGEN: name → its option flags
+    pipelines: dict[str, tuple[str, str | None]]  # codegen → (partition function, options config key)
     # codegen → the defaults old tvmc gave its --target-<codegen>-<option> flags (`pass_default`: mrvl);
     # target.py merged them over the options written in --target
-    flag_defaults: Final[dict[str, dict[str, Any]]]
-    pass_configs: Final[dict[str, str]]
-    relay_passes: Final[frozenset[str]]  # what --disabled-pass accepted (relay._transform.*)
-    executors: Final[dict[str, dict[str, str]]]  # name → option → type
-    runtimes: Final[dict[str, dict[str, str]]]
-    output_formats: Final[tuple[str, ...]]  # tvmc compile --output-format choices
-    frontends: Final[tuple[str, ...]]  # --model-format choices
-    mixed_precision_types: Final[tuple[str, ...]]  # --mixed-precision-{calculation,acc}-type choices
-    tags: Final[dict[str, dict[str, Any]]]  # src/target/tag.cc: each tag's registered config
-
-    def __init__(
-        self,
-        version: str,
-        kinds: dict[str, Kind],
-        codegens: dict[str, dict[str, str]],
-        pipelines: dict[str, tuple[str, str | None]],
-        flag_defaults: dict[str, dict[str, Any]],
-        pass_configs: dict[str, str],
-        relay_passes: frozenset[str],
-        executors: dict[str, dict[str, str]],
-        runtimes: dict[str, dict[str, str]],
-        output_formats: tuple[str, ...],
-        frontends: tuple[str, ...],
-        mixed_precision_types: tuple[str, ...],
-        tags: dict[str, dict[str, Any]],
-    ) -> None:
-        self.version = version
-        self.kinds = kinds
-        self.codegens = codegens
-        self.pipelines = pipelines
-        self.flag_defaults = flag_defaults
-        self.pass_configs = pass_configs
-        self.relay_passes = relay_passes
-        self.executors = executors
-        self.runtimes = runtimes
-        self.output_formats = output_formats
-        self.frontends = frontends
-        self.mixed_precision_types = mixed_precision_types
-        self.tags = tags
+    flag_defaults: dict[str, dict[str, Any]]
+    pass_configs: dict[str, str]
+    relay_passes: frozenset[str]  # what --disabled-pass accepted (relay._transform.*)
+    executors: dict[str, dict[str, str]]  # name → option → type
+    runtimes: dict[str, dict[str, str]]
+    output_formats: tuple[str, ...]  # tvmc compile --output-format choices
+    frontends: tuple[str, ...]  # --model-format choices
+    mixed_precision_types: tuple[str, ...]  # --mixed-precision-{calculation,acc}-type choices
+    tags: dict[str, dict[str, Any]]  # src/target/tag.cc: each tag's registered config
 
     def tvm_kinds(self) -> list[str]:
         """The kinds old tvmc took as TVM targets (its codegens are not, even when registered)."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
-from typing import Final
 
 from tvmc import registry
 from tvmc import targets as tg
-from tvmc.errors import FrozenRecord, UsageError, did_you_mean
+from tvmc.errors import UsageError, did_you_mean
 from tvmc.keys import LEGACY_DEFAULT_KIND
 from tvmc.provenance import Origin, printable
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
@@ -22,29 +22,17 @@ def flag_name(*parts: str) -> str:
     return "--" + "-".join(p.replace("_", "-") for p in parts)
 
 
-class FlagSpec(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class FlagSpec:
     """A generated flag: which rewrite it makes, and its help."""
 
-    __match_args__ = ("name", "section", "owner", "option", "type", "help", "aliases")
-    __slots__ = __match_args__
-    name: Final[str]
-    section: Final[str]  # "target" | "executor" | "runtime"
-    owner: Final[str]  # kind / executor / runtime name
-    option: Final[str]
-    type: Final[str]
-    help: Final[str]
-    aliases: Final[tuple[str, ...]]
-
-    def __init__(
-        self, name: str, section: str, owner: str, option: str, type: str, help: str, aliases: tuple[str, ...] = ()
-    ) -> None:
-        self.name = name
-        self.section = section
-        self.owner = owner
-        self.option = option
-        self.type = type
-        self.help = help
-        self.aliases = aliases
+    name: str
+    section: str  # "target" | "executor" | "runtime"
+    owner: str  # kind / executor / runtime name
+    option: str
+    type: str
+    help: str
+    aliases: tuple[str, ...] = ()
 
 
 @cache

@@ -4,78 +4,47 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from tvmc.errors import FrozenRecord, UsageError
+from tvmc.errors import UsageError
 from tvmc.provenance import Origin
 
 MAX_REWRITES = 10_000
 MAX_PATH_LENGTH = 1_000
 
 
-class Key(FrozenRecord):
-    __match_args__ = ("name",)
-    __slots__ = __match_args__
-    name: Final[str]
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+@dataclass(slots=True, frozen=True)
+class Key:
+    name: str
 
 
-class Index(FrozenRecord):
-    __match_args__ = ("index",)
-    __slots__ = __match_args__
-    index: Final[int]
-
-    def __init__(self, index: int) -> None:
-        self.index = index
+@dataclass(slots=True, frozen=True)
+class Index:
+    index: int
 
 
-class Select(FrozenRecord):
-    __match_args__ = ("key", "value")
-    __slots__ = __match_args__
-    key: Final[str]
-    value: Final[str]
-
-    def __init__(self, key: str, value: str) -> None:
-        self.key = key
-        self.value = value
+@dataclass(slots=True, frozen=True)
+class Select:
+    key: str
+    value: str
 
 
 Segment = Key | Index | Select
 Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
 
 
-class Rewrite(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Rewrite:
     """One edit of the config tree. `text` values are typed at apply time from the registry."""
 
-    __match_args__ = ("op", "path", "origin", "value", "text", "hint", "notes")
-    __slots__ = __match_args__
-    op: Final[Op]
-    path: Final[tuple[Segment, ...]]
-    origin: Final[Origin]
-    value: Final[Any]
-    text: Final[str | None]  # raw flag text, typed from the registry where the type is known
-    hint: Final[str | None]  # said when the path matches nothing (e.g. "pass --executor aot first")
-    notes: Final[tuple[str, ...]]  # conversions the flag implied, reported with the result
-
-    def __init__(
-        self,
-        op: Op,
-        path: tuple[Segment, ...],
-        origin: Origin,
-        value: Any = None,
-        text: str | None = None,
-        hint: str | None = None,
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        self.op = op
-        self.path = path
-        self.origin = origin
-        self.value = value
-        self.text = text
-        self.hint = hint
-        self.notes = notes
+    op: Op
+    path: tuple[Segment, ...]
+    origin: Origin
+    value: Any = None
+    text: str | None = None  # raw flag text, typed from the registry where the type is known
+    hint: str | None = None  # said when the path matches nothing (e.g. "pass --executor aot first")
+    notes: tuple[str, ...] = ()  # conversions the flag implied, reported with the result
 
 
 # ---- path grammar ------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from tvmc.errors import Record
 from tvmc.provenance import escape
 from tvmc.sources.limits import json_may_nest_deeper
 
@@ -35,32 +36,19 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     return None
 
 
-class Duplicate(Record):
+class Duplicate(NamedTuple):
     """A key seen twice in one object: the pointer and offset of the second occurrence."""
 
-    __match_args__ = ("key", "pointer", "offset", "first_offset")
-    __slots__ = __match_args__
     key: str
     pointer: str
     offset: int
     first_offset: int
 
-    def __init__(self, key: str, pointer: str, offset: int, first_offset: int) -> None:
-        self.key = key
-        self.pointer = pointer
-        self.offset = offset
-        self.first_offset = first_offset
 
-
-class JsonIndex(Record):
-    __match_args__ = ("offsets", "duplicate")
-    __slots__ = __match_args__
-    offsets: dict[str, int]
-    duplicate: Duplicate | None  # the first one in document order
-
-    def __init__(self, offsets: dict[str, int] | None = None, duplicate: Duplicate | None = None) -> None:
-        self.offsets = {} if offsets is None else offsets
-        self.duplicate = duplicate
+@dataclass(slots=True)
+class JsonIndex:
+    offsets: dict[str, int] = field(default_factory=dict)
+    duplicate: Duplicate | None = None  # the first one in document order
 
 
 class _Confused(Exception):

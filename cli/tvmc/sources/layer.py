@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from tvmc.errors import FrozenRecord, Location
+from tvmc.errors import Location
 from tvmc.provenance import make_pointer as make_pointer
 from tvmc.provenance import split
 
@@ -71,7 +72,8 @@ class _Positions(Mapping[str, tuple[int, int]]):
         return len(self._offsets)
 
 
-class Layer(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Layer:
     """One config document as loaded, before any merging.
 
     `source` is what users see in messages, `path` the absolute (normalised, symlinks kept) path
@@ -79,33 +81,16 @@ class Layer(FrozenRecord):
     the decoded document (BOM removed), kept only so that positions can be computed on demand.
     """
 
-    __match_args__ = ("source", "path", "data", "format", "name", "text")
-    __slots__ = (*__match_args__, "_offset_index", "_position_index")
-    _compared = __match_args__[:-1]  # not `text`: in neither `==`, hash nor repr
-    source: Final[str]
-    path: Final[Path | None]
-    data: Final[dict[str, Any]]
-    format: Final[str]  # "toml" | "json" | "tag"
-    name: Final[str | None]
-    text: Final[str | None]
-
-    def __init__(
-        self,
-        source: str,
-        path: Path | None,
-        data: dict[str, Any],
-        format: str,
-        name: str | None = None,
-        text: str | None = None,
-    ) -> None:
-        self.source = source
-        self.path = path
-        self.data = data
-        self.format = format
-        self.name = name
-        self.text = text
-        self._offset_index: Mapping[str, int] | None = None
-        self._position_index: Mapping[str, tuple[int, int]] | None = None
+    source: str
+    path: Path | None
+    data: dict[str, Any]
+    format: str  # "toml" | "json" | "tag"
+    name: str | None = None
+    text: str | None = field(default=None, compare=False, repr=False)
+    # Position indexes, built from `text` when first asked for (set once, with object.__setattr__:
+    # a cache of the frozen layer's own value, not a change of it).
+    _offset_index: Mapping[str, int] | None = field(default=None, init=False, compare=False, repr=False)
+    _position_index: Mapping[str, tuple[int, int]] | None = field(default=None, init=False, compare=False, repr=False)
 
     def named(self, name: str) -> Layer:
         """The same document, found by `name` on the search path."""
@@ -113,9 +98,11 @@ class Layer(FrozenRecord):
 
     @property
     def _offsets(self) -> Mapping[str, int]:
-        if self._offset_index is None:
-            self._offset_index = self._index()
-        return self._offset_index
+        offsets = self._offset_index
+        if offsets is None:
+            offsets = self._index()
+            object.__setattr__(self, "_offset_index", offsets)
+        return offsets
 
     def _index(self) -> Mapping[str, int]:
         # lazy: the indexers are only needed when a position is actually asked for.
@@ -134,10 +121,12 @@ class Layer(FrozenRecord):
     @property
     def positions(self) -> Mapping[str, tuple[int, int]]:
         """Every located pointer → 1-based (line, column) of its key, array element or value."""
-        if self._position_index is None:
+        positions = self._position_index
+        if positions is None:
             offsets = self._offsets
-            self._position_index = _Positions(offsets, self.text) if offsets and self.text is not None else {}
-        return self._position_index
+            positions = _Positions(offsets, self.text) if offsets and self.text is not None else {}
+            object.__setattr__(self, "_position_index", positions)
+        return positions
 
     def locate(self, pointer: str) -> Location:
         """Where `pointer` is written; the nearest located ancestor when it is not (e.g. a value

@@ -14,10 +14,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import NamedTuple
 
 import tvmc
-from tvmc.errors import ConfigNotFoundError, FrozenRecord, LimitError, Location, TvmcError, did_you_mean
+from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
 from tvmc.sources.loader import load_file
@@ -29,17 +29,11 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
-class SearchDir(FrozenRecord):
+class SearchDir(NamedTuple):
     """One directory of the search path and why it is there."""
 
-    __match_args__ = ("path", "origin")
-    __slots__ = __match_args__
-    path: Final[Path]
-    origin: Final[str]  # "TVMC_CONFIG_PATH", "user", "shipped"
-
-    def __init__(self, path: Path, origin: str) -> None:
-        self.path = path
-        self.origin = origin
+    path: Path
+    origin: str  # "TVMC_CONFIG_PATH", "user", "shipped"
 
     def __str__(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -324,33 +318,15 @@ def _not_found(
     )
 
 
-class ConfigEntry(FrozenRecord):
+class ConfigEntry(NamedTuple):
     """One config file on the search path, as `tvmc config list` shows it."""
 
-    __match_args__ = ("name", "path", "directory", "description", "error", "shadowed")
-    __slots__ = __match_args__
-    name: Final[str]
-    path: Final[Path]
-    directory: Final[SearchDir]
-    description: Final[str | None]
-    error: Final[str | None]  # why the file cannot be loaded, if it cannot
-    shadowed: Final[bool]  # an earlier file of the same name wins
-
-    def __init__(
-        self,
-        name: str,
-        path: Path,
-        directory: SearchDir,
-        description: str | None,
-        error: str | None = None,
-        shadowed: bool = False,
-    ) -> None:
-        self.name = name
-        self.path = path
-        self.directory = directory
-        self.description = description
-        self.error = error
-        self.shadowed = shadowed
+    name: str
+    path: Path
+    directory: SearchDir
+    description: str | None
+    error: str | None = None  # why the file cannot be loaded, if it cannot
+    shadowed: bool = False  # an earlier file of the same name wins
 
 
 def _config_paths(d: SearchDir, unnamed: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:

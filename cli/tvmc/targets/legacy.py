@@ -10,9 +10,10 @@ a backslash escapes the next character.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from tvmc.errors import Location, Record, TargetError
+from tvmc.errors import Location, TargetError
 from tvmc.targets import tables as T
 from tvmc.values import IntTooLong
 from tvmc.values import parse_int as parse_int64
@@ -136,17 +137,12 @@ def parse_int(text: str) -> tuple[int, bool] | None:
     return None
 
 
-class ValueContext(Record):
+@dataclass(slots=True)
+class ValueContext:
     """Callbacks a value needs: nested targets, and a place for conversion notes."""
 
-    __match_args__ = ("parse_target", "notes")
-    __slots__ = __match_args__
     parse_target: Callable[[str, Location | None], Any]
     notes: list[str]
-
-    def __init__(self, parse_target: Callable[[str, Location | None], Any], notes: list[str]) -> None:
-        self.parse_target = parse_target
-        self.notes = notes
 
 
 def parse_text_value(text: str, code: int, typ: str, key: str, ctx: ValueContext, loc: Location | None) -> Any:

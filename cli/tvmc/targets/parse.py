@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, NamedTuple
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord, LimitError, Location, TargetError, did_you_mean
+from tvmc.errors import LimitError, Location, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
@@ -25,19 +25,12 @@ _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class ParsedTarget(FrozenRecord):
+class ParsedTarget(NamedTuple):
     """A parsed target: the spec (values typed), settings lifted out of it, and notes."""
 
-    __match_args__ = ("spec", "lifted", "notes")
-    __slots__ = __match_args__
-    spec: Final[Spec]
-    lifted: Final[dict[str, Any]]
-    notes: Final[tuple[str, ...]]
-
-    def __init__(self, spec: Spec, lifted: dict[str, Any], notes: tuple[str, ...]) -> None:
-        self.spec = spec
-        self.lifted = lifted
-        self.notes = notes
+    spec: Spec
+    lifted: dict[str, Any]
+    notes: tuple[str, ...]
 
 
 class _Ctx:

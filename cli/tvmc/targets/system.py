@@ -8,10 +8,11 @@ with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord, Location, TargetError
+from tvmc.errors import Location, TargetError
 from tvmc.provenance import display_path
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import (
@@ -27,19 +28,13 @@ from tvmc.targets.canonical import (
 )
 
 
-class TargetSystem(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class TargetSystem:
     """Canonical targets (config host nested where it applies), the effective host, notes."""
 
-    __match_args__ = ("targets", "host", "notes")
-    __slots__ = __match_args__
-    targets: Final[tuple[dict[str, Any], ...]]
-    host: Final[dict[str, Any]]
-    notes: Final[tuple[str, ...]]
-
-    def __init__(self, targets: tuple[dict[str, Any], ...], host: dict[str, Any], notes: tuple[str, ...]) -> None:
-        self.targets = targets
-        self.host = host
-        self.notes = notes
+    targets: tuple[dict[str, Any], ...]
+    host: dict[str, Any]
+    notes: tuple[str, ...]
 
 
 def _label(target: Mapping[str, Any]) -> str:

@@ -13,34 +13,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Final
+from typing import Any
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord, Location, TargetError
+from tvmc.errors import Location, TargetError
 from tvmc.targets.legacy import at
 from tvmc.targets.parse import parse_target
 from tvmc.targets.queries import kind_of
 from tvmc.targets.spec import Spec, as_location
 
 
-class ParsedTargets(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class ParsedTargets:
     """A `--target` value: targets in order, the host a comma list implied, lifted settings, notes."""
 
-    __match_args__ = ("targets", "host", "lifted", "notes")
-    __slots__ = __match_args__
-    targets: Final[tuple[Spec, ...]]
-    host: Final[Spec | None]
-    lifted: Final[dict[str, Any]]
-    notes: Final[tuple[str, ...]]
-
-    def __init__(
-        self, targets: tuple[Spec, ...], host: Spec | None, lifted: dict[str, Any], notes: tuple[str, ...]
-    ) -> None:
-        self.targets = targets
-        self.host = host
-        self.lifted = lifted
-        self.notes = notes
+    targets: tuple[Spec, ...]
+    host: Spec | None
+    lifted: dict[str, Any]
+    notes: tuple[str, ...]
 
 
 @cache

@@ -7,36 +7,22 @@ targets (the same tags, the same CPU), so results (and errors) are memoised in a
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from tvmc import targets as tg
-from tvmc.errors import Location, Record, TargetError
+from tvmc.errors import Location, TargetError
 
 
-class Target(Record):
+@dataclass(slots=True)
+class Target:
     """One top-level target (or the config host) after canonicalization."""
 
-    __match_args__ = ("pointer", "raw", "canonical", "compiler", "lifted")
-    __slots__ = __match_args__
     pointer: str
     raw: Any
     canonical: dict[str, Any]
     compiler: str | None
-    lifted: dict[str, Any]
-
-    def __init__(
-        self,
-        pointer: str,
-        raw: Any,
-        canonical: dict[str, Any],
-        compiler: str | None,
-        lifted: dict[str, Any] | None = None,
-    ) -> None:  # None: a new dict
-        self.pointer = pointer
-        self.raw = raw
-        self.canonical = canonical
-        self.compiler = compiler
-        self.lifted = {} if lifted is None else lifted
+    lifted: dict[str, Any] = field(default_factory=dict)
 
 
 Canonical = tuple[dict[str, Any], str | None, dict[str, Any]]

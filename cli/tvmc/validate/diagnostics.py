@@ -5,9 +5,10 @@ Rule ids are stable: users grep for them, CI filters on them, and the corpus ass
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
 
-from tvmc.errors import FrozenRecord, Location, Record, suggestion_text
+from tvmc.errors import Location, suggestion_text
 from tvmc.provenance import display_path
 
 Severity = Literal["error", "warning"]
@@ -55,68 +56,29 @@ RULES: dict[str, str] = {
 }
 
 
-class Finding(FrozenRecord):
+class Finding(NamedTuple):
     """A problem at a pointer of a tree (a document or a resolved config), not yet located."""
 
-    __match_args__ = ("rule", "pointer", "message", "suggestion", "severity", "location")
-    __slots__ = __match_args__
-    rule: Final[str]
-    pointer: Final[str]
-    message: Final[str]
-    suggestion: Final[str | None]
-    severity: Final[Severity]
-    location: Final[Location | None]  # set only when finer than the pointer's (inside a target string)
-
-    def __init__(
-        self,
-        rule: str,
-        pointer: str,
-        message: str,
-        suggestion: str | None = None,
-        severity: Severity = "error",
-        location: Location | None = None,
-    ) -> None:
-        self.rule = rule
-        self.pointer = pointer
-        self.message = message
-        self.suggestion = suggestion
-        self.severity = severity
-        self.location = location
+    rule: str
+    pointer: str
+    message: str
+    suggestion: str | None = None
+    severity: Severity = "error"
+    location: Location | None = None  # set only when finer than the pointer's (inside a target string)
 
 
-class Diagnostic(FrozenRecord):
-    """A finding located where the offending key or value was written (or the flag that set it)."""
+class Diagnostic(NamedTuple):
+    """A finding located where the offending key or value was written (or the flag that set it).
+    Its fields are plain str/int/None values: `parallel` sends them as a tuple, in this order."""
 
-    __match_args__ = ("rule", "severity", "pointer", "message", "source", "line", "col", "suggestion")
-    __slots__ = __match_args__  # in order: `parallel` sends them, and builds `Diagnostic(*fields)`
-    rule: Final[str]
-    severity: Final[Severity]
-    pointer: Final[str]
-    message: Final[str]
-    source: Final[str | None]  # the file (or flag / env text) that supplied the value
-    line: Final[int | None]
-    col: Final[int | None]
-    suggestion: Final[str | None]
-
-    def __init__(
-        self,
-        rule: str,
-        severity: Severity,
-        pointer: str,
-        message: str,
-        source: str | None,
-        line: int | None = None,
-        col: int | None = None,
-        suggestion: str | None = None,
-    ) -> None:
-        self.rule = rule
-        self.severity = severity
-        self.pointer = pointer
-        self.message = message
-        self.source = source
-        self.line = line
-        self.col = col
-        self.suggestion = suggestion
+    rule: str
+    severity: Severity
+    pointer: str
+    message: str
+    source: str | None  # the file (or flag / env text) that supplied the value
+    line: int | None = None
+    col: int | None = None
+    suggestion: str | None = None
 
     @property
     def path(self) -> str:
@@ -140,17 +102,12 @@ class Diagnostic(FrozenRecord):
         return (self.source or "", self.line or 0, self.col or 0, self.pointer, self.rule)
 
 
-class FileResult(Record):
+@dataclass(slots=True)
+class FileResult:
     """Everything found for one input (a file, stdin, or a resolved --config)."""
 
-    __match_args__ = ("name", "diagnostics")
-    __slots__ = __match_args__
     name: str
-    diagnostics: list[Diagnostic]
-
-    def __init__(self, name: str, diagnostics: list[Diagnostic] | None = None) -> None:  # None: a new list
-        self.name = name
-        self.diagnostics = [] if diagnostics is None else diagnostics
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -165,21 +122,14 @@ class FileResult(Record):
         return not any(d.severity == "error" for d in self.diagnostics)
 
 
-class Summary(Record):
+@dataclass(slots=True)
+class Summary:
     """Totals over a run (kept as counters, so memory stays flat however many files there are)."""
 
-    __match_args__ = ("files", "invalid", "errors", "warnings")
-    __slots__ = __match_args__
-    files: int
-    invalid: int
-    errors: int
-    warnings: int
-
-    def __init__(self, files: int = 0, invalid: int = 0, errors: int = 0, warnings: int = 0) -> None:
-        self.files = files
-        self.invalid = invalid
-        self.errors = errors
-        self.warnings = warnings
+    files: int = 0
+    invalid: int = 0
+    errors: int = 0
+    warnings: int = 0
 
     def add(self, result: FileResult) -> None:
         self.files += 1

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, Final
+from typing import Any, NamedTuple
 
 from tvmc import registry
-from tvmc.errors import FrozenRecord
 from tvmc.keys import BUILD_OPTIONS, INTERNAL_DEFAULTS, MAX_EXTENDS_FANOUT, TOP_LEVEL, KeySpec
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
@@ -63,25 +62,13 @@ def target_string_re() -> re.Pattern[str]:
     return re.compile(target_string_pattern(), re.DOTALL)
 
 
-class ComponentOption(FrozenRecord):
-    __match_args__ = ("name", "type", "description", "default", "enum", "owners")
-    __slots__ = __match_args__
-    name: Final[str]
-    type: Final[str]
-    description: Final[str]
-    default: Final[Any]
-    enum: Final[tuple[str, ...]]
-    owners: Final[tuple[str, ...]]  # the executor/runtime kinds that have it
-
-    def __init__(
-        self, name: str, type: str, description: str, default: Any, enum: tuple[str, ...], owners: tuple[str, ...]
-    ) -> None:
-        self.name = name
-        self.type = type
-        self.description = description
-        self.default = default
-        self.enum = enum
-        self.owners = owners
+class ComponentOption(NamedTuple):
+    name: str
+    type: str
+    description: str
+    default: Any
+    enum: tuple[str, ...]
+    owners: tuple[str, ...]  # the executor/runtime kinds that have it
 
 
 @cache

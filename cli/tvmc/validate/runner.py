@@ -14,14 +14,13 @@ import os
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, NamedTuple
 
 from tvmc import sources
 from tvmc.errors import (
     ConfigLayerError,
     ConfigNotFoundError,
     ConfigSyntaxError,
-    FrozenRecord,
     LimitError,
     Location,
     TargetError,
@@ -42,17 +41,10 @@ Structural = Callable[[Mapping[str, Any]], list[Finding]]
 Locate = Callable[[str], Location]
 
 
-class Settings(FrozenRecord):
-    __match_args__ = ("strict", "engine", "rewrites")
-    __slots__ = __match_args__
-    strict: Final[bool]
-    engine: Final[str]  # "fast" (compiled checks) or "jsonschema" (python-jsonschema, opt-in)
-    rewrites: Final[tuple[Any, ...]]  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
-
-    def __init__(self, strict: bool = False, engine: str = "fast", rewrites: tuple[Any, ...] = ()) -> None:
-        self.strict = strict
-        self.engine = engine
-        self.rewrites = rewrites
+class Settings(NamedTuple):
+    strict: bool = False
+    engine: str = "fast"  # "fast" (compiled checks) or "jsonschema" (python-jsonschema, opt-in)
+    rewrites: tuple[Any, ...] = ()  # tvmc.rewrites.Rewrite, applied on top of every file's resolution
 
 
 def iter_paths(paths: Iterable[str], dirs: Container[str] | None = None) -> Iterator[str]:
