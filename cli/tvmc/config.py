@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, did_you_mean
+from tvmc.frozen import FrozenDict, freeze, thaw
 from tvmc.keys import (
     BUILD_OPTIONS,
     INTERNAL_DEFAULTS,
@@ -45,18 +46,27 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
 
 @dataclass(slots=True, frozen=True)
 class CompilationConfig:
-    """A resolved, canonical compilation config. Build it with `canonicalize_config`."""
+    """A resolved, canonical compilation config. Build it with `canonicalize_config`.
 
-    targets: tuple[dict[str, Any], ...]
-    host: dict[str, Any]
-    executor: dict[str, Any] | None = None
-    runtime: dict[str, Any] | None = None
-    pass_config: dict[str, Any] = field(default_factory=dict)
+    Deeply immutable, and hashable: it keeps private copies of the values it is given, every table
+    a `FrozenDict` and every array a tuple, at every depth (equal meaning, equal hash). `to_dict()`
+    is the canonical tree as fresh, plain dicts and lists; `frozen.thaw` gives one part as such.
+    """
+
+    targets: tuple[Mapping[str, Any], ...]
+    host: Mapping[str, Any]
+    executor: Mapping[str, Any] | None = None
+    runtime: Mapping[str, Any] | None = None
+    pass_config: Mapping[str, Any] = FrozenDict()
     disabled_pass: tuple[str, ...] = ()
     opt_level: int = 3
-    build: dict[str, Any] = field(default_factory=dict)
+    build: Mapping[str, Any] = FrozenDict()
     description: str | None = None
     tvm_version: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("targets", "host", "executor", "runtime", "pass_config", "disabled_pass", "build"):
+            object.__setattr__(self, name, freeze(getattr(self, name)))
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical tree (keys sorted at every level)."""
@@ -75,7 +85,7 @@ class CompilationConfig:
             "opt-level": self.opt_level,
             "build": self.build or None,
         }
-        canonical: dict[str, Any] = sort_keys({k: v for k, v in out.items() if v is not None})
+        canonical: dict[str, Any] = sort_keys(thaw({k: v for k, v in out.items() if v is not None}))
         return canonical
 
     def fingerprint(self) -> str:
@@ -85,14 +95,14 @@ class CompilationConfig:
         writing the default host out (or putting it on the target) does not change the meaning.
         """
         meaning = {k: v for k, v in self.to_dict().items() if k != "description"}
-        meaning["targets"] = [t if "host" in t else {**t, "host": self.host} for t in meaning["targets"]]
+        meaning["targets"] = [t if "host" in t else {**t, "host": meaning["host"]} for t in meaning["targets"]]
         text = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
 
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _without_host(target: dict[str, Any]) -> dict[str, Any]:
+def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in target.items() if k != "host"}
 
 

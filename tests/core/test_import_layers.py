@@ -12,7 +12,8 @@ layer and those below, never one above:
 
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
-| 0     | foundation      | `tvmc`, errors, text, values, versions, fileio, provenance, registry, shapes  |
+| 0     | foundation      | `tvmc`, errors, text, values, versions, fileio, provenance, registry, shapes, |
+|       |                 | frozen                                                                        |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -65,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tvmc.provenance",
             "tvmc.registry",
             "tvmc.shapes",
+            "tvmc.frozen",
         ),
     ),
     ("vocabulary", ("tvmc.keys",)),

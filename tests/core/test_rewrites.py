@@ -124,7 +124,7 @@ def test_set_append_unset() -> None:
         ("--set", "build.module-name=net"),
         ("--pass-config", "tir.disable_vectorize=1"),
     ).config
-    assert config.targets[0]["mattr"] == ["+a", "+b", "+c", "+d"]
+    assert config.targets[0]["mattr"] == ("+a", "+b", "+c", "+d")  # a config's arrays are tuples
     assert config.build == {"module-name": "net"}
     assert config.pass_config == {"tirx.disable_vectorize": True}  # typed and spelled as TVM >= 0.25 has it
     config = resolve(("--target", "cuda"), ("--target", "c"), ("--unset", "targets[0]")).config

@@ -42,9 +42,9 @@ def test_rule4_sub_key_overrides_in_full_no_mattr_append(cfgdir: Path) -> None:
         'targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mattr = ["+neon"] }]\n'
     )
     config = api.resolve(["neon"], [("--target-llvm-mattr", "+dotprod")]).config
-    assert config.targets[0]["mattr"] == ["+dotprod"]
+    assert config.targets[0]["mattr"] == ("+dotprod",)
     appended = api.resolve(["neon"], [("--set", "targets[kind=llvm].mattr+=+dotprod")]).config
-    assert appended.targets[0]["mattr"] == ["+neon", "+dotprod"]  # only when asked for explicitly
+    assert appended.targets[0]["mattr"] == ("+neon", "+dotprod")  # only when asked for explicitly
 
 
 def test_executor_change_drops_options_of_the_old_kind(board: str) -> None:

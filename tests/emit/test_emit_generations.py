@@ -182,7 +182,7 @@ def test_codegens_and_their_options(version: str) -> None:
                 got = compiled.codegens[0][1][option]
                 assert str(got) == (
                     ",".join(given)
-                    if isinstance(given, list)
+                    if isinstance(given, tuple)
                     else str(int(given) if isinstance(given, bool) else given)
                 )
 

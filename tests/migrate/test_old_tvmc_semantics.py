@@ -26,7 +26,7 @@ def test_double_quoted_values_are_quoted_like_single_quoted_ones() -> None:
     # old: test_parse_quotes_and_separators_on_options
     for quoted in ("'+v8.2a,+neon'", '"+v8.2a,+neon"'):  # real features: the unknown-cpu rule
         shown = api.resolve([], [("--target", f"llvm -mattr={quoted}")]).config.targets[0]
-        assert shown["mattr"] == ["+v8.2a", "+neon"]
+        assert shown["mattr"] == ("+v8.2a", "+neon")
         assert migrate(f"tvmc compile --target 'llvm -mattr={quoted}' m.onnx").config["targets"] == [
             {"kind": "llvm", "mattr": ["+v8.2a", "+neon"]}
         ]

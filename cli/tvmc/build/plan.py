@@ -23,6 +23,7 @@ from tvmc import registry, targets, versions
 from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
+from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
 from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.values import ValueTypeError, check_value
@@ -144,6 +145,11 @@ class Planner:
 
     def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin]):
         self.config = config
+        # Plain copies of its frozen tables: the plan is made of dicts and lists (it is written as
+        # JSON), and the checks it shares with validation test for them.
+        self.targets: list[dict[str, Any]] = thaw(config.targets)
+        self.host: dict[str, Any] = thaw(config.host)
+        self.build: dict[str, Any] = thaw(config.build)
         self.origins = origins
         self.notes: list[str] = []
 
@@ -201,7 +207,7 @@ class Planner:
         base: dict[str, Any] | None = None
         base_from_compiler = True
         partitions: list[Partition] = []
-        for index, entry in enumerate(self.config.targets):
+        for index, entry in enumerate(self.targets):
             pointer = f"/targets/{index}"
             name = entry.get("kind")
             self.check_modern_kinds(entry, pointer)
@@ -219,15 +225,15 @@ class Planner:
                     hint="put the host in `host`, or compile once per target",
                 )
         assert base is not None  # canonical configs have at least one target
-        if self.config.host:
-            self.check_modern_kinds(self.config.host, "/host")
+        if self.host:
+            self.check_modern_kinds(self.host, "/host")
         base_kind = registry.kinds()[str(base["kind"])]
         for part in partitions:
             if base_kind.device_type not in registry.compilers()[part.compiler].device_types:
                 raise self.refuse(
                     part.pointer, f"compiler {part.compiler!r} cannot offload from a {base['kind']} target", hint=None
                 )
-        host = strip_tvmc_keys(self.config.host) if self.config.host else None
+        host = strip_tvmc_keys(self.host) if self.host else None
         if (
             base.get("host") == {k: v for k, v in base.items() if k != "host"}
             and targets.device_type(base) == registry.CPU_DEVICE
@@ -308,7 +314,7 @@ class Planner:
     def pass_config(self) -> dict[str, Any]:
         known = registry.pass_configs()
         out: dict[str, Any] = {}
-        for name, value in self.config.pass_config.items():
+        for name, value in thaw(self.config.pass_config).items():
             modern = registry.modern_pass_config(name)
             if modern not in known:
                 raise self.refuse(
@@ -330,7 +336,7 @@ class Planner:
     def build_options(
         self,
     ) -> tuple[dict[str, list[str]], str | None, str, str | None, tuple[str, ...], tuple[str, ...]]:
-        build = self.config.build
+        build = self.build
         for problem in modern_build_problems(build):
             hint = LEGACY_HINT if problem.legacy_only else None
             if problem.pointer.startswith("/build/cross-compiler"):
@@ -345,7 +351,7 @@ class Planner:
     def tuning_records(self) -> str | None:
         """build.tuning-records: a tvmc tuning database directory (`tvmc tune`), relative to the config
         file that set it. Old AutoTVM/auto-scheduler log files cannot be applied by TVM >= 0.25."""
-        value = self.config.build.get("tuning-records")
+        value = self.build.get("tuning-records")
         if value is None:
             return None
         path = Path(str(value)).expanduser()
@@ -363,7 +369,7 @@ class Planner:
         return str(path)
 
     def layouts(self) -> dict[str, list[str]]:
-        build = self.config.build
+        build = self.build
         if "desired-layout" not in build:
             if "desired-layout-ops" in build:
                 self.notes.append("build.desired-layout-ops has no effect without build.desired-layout")
@@ -380,7 +386,7 @@ class Planner:
         return out
 
     def mixed_precision(self) -> str | None:
-        build = self.config.build
+        build = self.build
         if not build.get("mixed-precision", False):
             extra = [k for k in build if k.startswith("mixed-precision-")]
             if extra:

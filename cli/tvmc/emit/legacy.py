@@ -21,6 +21,7 @@ from tvmc.build.plan import strip_tvmc_keys
 from tvmc.config import CompilationConfig
 from tvmc.emit import generation as gens
 from tvmc.errors import BuildError, TvmcError, UsageError
+from tvmc.frozen import thaw
 from tvmc.provenance import Origin, display_path, join, origin_of
 
 RELAY_HINT = "use --emit relay, which can express it"
@@ -108,7 +109,8 @@ class LegacyPlanner:
         byoc: list[Byoc] = []
         main: dict[str, Any] | None = None
         main_pointer = ""
-        for index, entry in enumerate(self.config.targets):
+        config_targets: list[dict[str, Any]] = thaw(self.config.targets)
+        for index, entry in enumerate(config_targets):
             pointer = f"/targets/{index}"
             kind = registry.kind(str(entry["kind"]))
             if kind is not None and kind.byoc:
@@ -128,8 +130,8 @@ class LegacyPlanner:
                 )
         if main is None:
             raise self.refuse("/targets", "only BYOC targets: old tvmc needs a TVM target last", hint=None)
-        host = self.config.host
-        nested = self.config.targets[int(main_pointer.rsplit("/", 1)[1])].get("host")
+        host: dict[str, Any] = thaw(self.config.host)
+        nested = config_targets[int(main_pointer.rsplit("/", 1)[1])].get("host")
         host = nested if isinstance(nested, dict) else host
         host_text = None
         main_kind = registry.kind(str(main["kind"]))
@@ -165,7 +167,7 @@ class LegacyPlanner:
         return Byoc(name, partition, config_key, options, legacy, pointer)
 
     def component(self, section: str) -> dict[str, Any] | None:
-        table = self.config.executor if section == "executor" else self.config.runtime
+        table = thaw(self.config.executor if section == "executor" else self.config.runtime)
         if table is None:
             return None
         known = registry.components(section)[table["kind"]]
@@ -184,7 +186,7 @@ class LegacyPlanner:
 
     def pass_config(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, value in self.config.pass_config.items():
+        for name, value in thaw(self.config.pass_config).items():
             legacy = name
             for prefix in ("tirx.", "s_tir."):  # TVM 0.24 split `tir.*` into `tirx.*` and `s_tir.*`
                 if name.startswith(prefix):
@@ -201,7 +203,7 @@ class LegacyPlanner:
         return out
 
     def build(self) -> dict[str, Any]:
-        build = dict(self.config.build)
+        build: dict[str, Any] = thaw(self.config.build)
         fmt = build.get("output-format", "so")
         if fmt != "tar" and fmt not in self.gen.output_formats:
             last = gens.last_with(lambda g: fmt in g.output_formats)

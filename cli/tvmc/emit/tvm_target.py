@@ -14,6 +14,7 @@ from typing import Any
 
 from tvmc import registry, targets
 from tvmc.config import CompilationConfig
+from tvmc.frozen import thaw
 
 
 def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]:
@@ -23,10 +24,11 @@ def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]
     cmsis-nn, ...): such a config cannot be written as a modern TVM target at all.
     """
     dropped: list[str] = []
-    for index, target in enumerate(config.targets):
+    config_targets: list[dict[str, Any]] = thaw(config.targets)  # plain: the JSON is built from them
+    for index, target in enumerate(config_targets):
         targets.check_modern(target, source=f"targets[{index}]")
-    devices = [dict(t) for t in config.targets if "compiler" not in t]
-    for index, target in enumerate(config.targets):
+    devices = [dict(t) for t in config_targets if "compiler" not in t]
+    for index, target in enumerate(config_targets):
         if "compiler" not in target:
             continue
         dropped.append(_compiler_line(index, str(target["compiler"])))
@@ -35,7 +37,7 @@ def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]
         plain = {k: v for k, v in target.items() if k != "compiler"}
         if all(targets.device_type(d) != targets.device_type(plain) for d in devices):
             devices.append(plain)
-    host = config.host
+    host: dict[str, Any] = thaw(config.host)
     targets.check_modern(host, source="host")
     if len(devices) == 1:
         target = devices[0]
@@ -74,7 +76,7 @@ def _compiler_line(index: int, compiler: str) -> str:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return json.dumps(thaw(value), sort_keys=True, ensure_ascii=False)
 
 
 def _not_in_target(config: CompilationConfig) -> list[str]:

@@ -37,8 +37,8 @@ CODE_BUILD_KEYS = (
 def target_key(config: CompilationConfig) -> dict[str, Any]:
     """The code-changing part of the canonical form (hosts nested into every target)."""
     data = config.to_dict()
-    targets = [t if "host" in t else {**t, "host": config.host} for t in data["targets"]]
-    build = {k: v for k, v in config.build.items() if k in CODE_BUILD_KEYS}
+    targets = [t if "host" in t else {**t, "host": data["host"]} for t in data["targets"]]
+    build = {k: v for k, v in data.get("build", {}).items() if k in CODE_BUILD_KEYS}
     return {
         "targets": targets,
         "opt-level": config.opt_level,
