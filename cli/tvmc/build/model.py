@@ -8,6 +8,7 @@ from typing import Any
 
 from tvmc.errors import BuildError, UsageError
 from tvmc.shapes import Shapes
+from tvmc.validate.legacy import MODERN_HINT
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,6 @@ def model_spec(path: str, model_format: str | None, shapes: Shapes | None) -> Mo
 
 
 LEGACY_HINT = "use --emit tvmc or --emit relay for TVM 0.18 or 0.19"
-MODERN_HINT = "use --emit python, or tvmc compile, for TVM >= 0.25"
 
 
 def check_modern(model: ModelSpec) -> None:

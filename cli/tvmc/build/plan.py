@@ -26,9 +26,9 @@ from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
 from tvmc.provenance import Origin, display_path, join, origin_of
+from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
 
-TVMC_ONLY_KEYS = ("compiler",)  # canonical target keys TVM does not know
 MODERN_VERSIONS = ((0, 25, 0), (0, 26, 0), (0, 27, 0), (0, 28, 0), (1, 0, 0))
 LEGACY_VERSIONS = tuple((0, minor, 0) for minor in range(8, 20))
 
@@ -393,14 +393,6 @@ class Planner:
                 self.notes.append(f"build.{extra[0]} has no effect without build.mixed-precision = true")
             return None
         return str(build.get("mixed-precision-acc-type", "float16"))
-
-
-def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
-    """The target as TVM takes it: tvmc-only keys removed, also from nested hosts."""
-    out = {k: v for k, v in target.items() if k not in TVMC_ONLY_KEYS}
-    if isinstance(out.get("host"), dict):
-        out["host"] = strip_tvmc_keys(out["host"])
-    return out
 
 
 def legacy_hint(spec: str | None) -> str:

@@ -1,11 +1,12 @@
 """The legacy build plan: a config as old tvmc / Relay (TVM 0.18 or 0.19) would build it. No TVM here.
 
-Shared by `--emit tvmc` and `--emit relay`, for one release (`emit.generation.choose`: the
+Shared by `--emit tvmc` and `--emit relay`, for one release (`validate.legacy.choose`: the
 config's `tvm-version` or `--tvm-version`). Targets become legacy strings holding only what that
-release has (`emit.generation.narrow`); BYOC entries — legacy kinds such as `ethos-u`, or a
+release has (`validate.legacy.narrow`); BYOC entries — legacy kinds such as `ethos-u`, or a
 `compiler` key — become that release's old tvmc codegens, applied in target order; the host
-becomes the second TVM target, as old tvmc read it. What the release cannot do is refused,
-naming the key, where it was set, and the release.
+becomes the second TVM target, as old tvmc read it. What the release cannot do is refused with
+the first of `validate.legacy.problems` (the rules `config validate` reports for a config written
+for that release), naming the key, where it was set, and the release.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry
-from tvmc import targets as tg
-from tvmc.build.model import MODERN_HINT, ModelSpec, check_legacy
-from tvmc.build.plan import strip_tvmc_keys
+from tvmc.build.model import ModelSpec, check_legacy
 from tvmc.config import CompilationConfig
-from tvmc.emit import generation as gens
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.frozen import thaw
 from tvmc.provenance import Origin, display_path, join, origin_of
+from tvmc.validate import legacy as gens
+from tvmc.validate.legacy import MODERN_HINT
 
 RELAY_HINT = "use --emit relay, which can express it"
 
@@ -66,6 +66,16 @@ class LegacyPlan:
 class LegacyPlanner:
     def __init__(self, config: CompilationConfig, origins: Mapping[str, Origin], version: str | None = None):
         self.config = config
+        # The config as plain data, as the release rules (validate.legacy) read it.
+        self.view = gens.View(
+            targets=tuple(thaw(config.targets)),
+            host=thaw(config.host),
+            executor=thaw(config.executor),
+            runtime=thaw(config.runtime),
+            pass_config=thaw(config.pass_config),
+            disabled_pass=tuple(config.disabled_pass),
+            build=thaw(config.build),
+        )
         self.origins = origins
         self.notes: list[str] = []
         self.requested = version
@@ -83,6 +93,9 @@ class LegacyPlanner:
             raise
         except TvmcError as err:
             raise self.refuse("/tvm-version", err.message, hint=None if self.requested else MODERN_HINT) from None
+        problem = next(gens.problems(self.view, self.gen), None)
+        if problem is not None:
+            raise self.refuse(problem.pointer, problem.message, problem.hint)
         byoc, target, host = self.targets()
         return LegacyPlan(
             version=self.gen.version,
@@ -99,122 +112,42 @@ class LegacyPlanner:
             notes=tuple(self.notes),
         )
 
-    def legacy_string(self, target: Mapping[str, Any], pointer: str) -> str:
-        try:
-            return tg.to_legacy(gens.narrow(target, self.gen), implied_keys=True)
-        except TvmcError as err:
-            raise self.refuse(pointer, f"legacy TVM cannot express this target: {err.message}", hint=err.hint) from None
-
     def targets(self) -> tuple[tuple[Byoc, ...], str, str | None]:
         byoc: list[Byoc] = []
-        main: dict[str, Any] | None = None
-        main_pointer = ""
-        config_targets: list[dict[str, Any]] = thaw(self.config.targets)
-        for index, entry in enumerate(config_targets):
+        for index, entry in enumerate(self.view.targets):
             pointer = f"/targets/{index}"
-            kind = registry.kind(str(entry["kind"]))
-            if kind is not None and kind.byoc:
+            if gens.is_codegen(entry):
                 byoc.append(self.codegen(str(entry["kind"]), entry, pointer))
-                continue
-            if "compiler" in entry:
+            elif "compiler" in entry:
                 byoc.append(self.codegen(str(entry["compiler"]), {}, join(pointer, "compiler")))
-            stripped = strip_tvmc_keys(entry)
-            stripped.pop("host", None)
-            if main is None:
-                main, main_pointer = stripped, pointer
-            elif stripped != main and "compiler" not in entry:
-                raise self.refuse(
-                    pointer,
-                    f"a second TVM target ({entry['kind']}): old tvmc read a second TVM target as the host",
-                    hint="put the host in `host`",
-                )
-        if main is None:
-            raise self.refuse("/targets", "only BYOC targets: old tvmc needs a TVM target last", hint=None)
-        host: dict[str, Any] = thaw(self.config.host)
-        nested = config_targets[int(main_pointer.rsplit("/", 1)[1])].get("host")
-        host = nested if isinstance(nested, dict) else host
-        host_text = None
-        main_kind = registry.kind(str(main["kind"]))
-        is_cpu = main_kind is not None and main_kind.device_type == registry.CPU_DEVICE
-        if host and not (is_cpu and strip_tvmc_keys(host) == main):  # a CPU target is its own host by default
-            host_text = self.legacy_string(strip_tvmc_keys(host), "/host")
-        return tuple(byoc), self.legacy_string(main, main_pointer), host_text
+        found = gens.main_target(self.view)
+        assert found is not None  # gens.problems: "only BYOC targets"
+        index, main = found
+        host = gens.host_of(self.view, index, main)
+        host_text = gens.legacy_string(host, self.gen) if host is not None else None
+        return tuple(byoc), gens.legacy_string(main, self.gen), host_text
 
     def codegen(self, name: str, entry: Mapping[str, Any], pointer: str) -> Byoc:
-        codegens = self.gen.codegens
-        if name not in codegens:
-            last = gens.last_with(lambda g: name in g.codegens)
-            why = f"; it was last in TVM {last}" if last else ""
-            raise self.refuse(
-                pointer,
-                f"the tvmc of TVM {self.gen.version} has no {name!r} codegen (it had {', '.join(codegens)}){why}",
-                hint=f"set tvm-version = '<={last}' or use --tvm-version {last}" if last else MODERN_HINT,
-            )
-        common = set(registry.COMMON_OPTIONS)
-        options = {
-            k: v for k, v in entry.items() if k not in common and k != "compiler" and not k.startswith("feature.")
-        }
-        for option in options:
-            if option not in codegens[name]:
-                raise self.refuse(
-                    join(pointer, option),
-                    f"the {name!r} codegen of TVM {self.gen.version} has no option {option!r}"
-                    f" (it has {', '.join(codegens[name]) or 'none'})",
-                    hint=None,
-                )
+        options = gens.codegen_options(entry)
         legacy = " ".join([name, *(f"-{k}={_legacy_value(v)}" for k, v in options.items())])
         partition, config_key = self.gen.pipelines[name]
         return Byoc(name, partition, config_key, options, legacy, pointer)
 
     def component(self, section: str) -> dict[str, Any] | None:
-        table = thaw(self.config.executor if section == "executor" else self.config.runtime)
-        if table is None:
-            return None
-        known = registry.components(section)[table["kind"]]
-        if "legacy" not in known.generations:
-            raise self.refuse(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")
-        options = (self.gen.executors if section == "executor" else self.gen.runtimes).get(table["kind"])
-        if options is None:
-            raise self.refuse(f"/{section}/kind", f"TVM {self.gen.version} has no {section} {table['kind']!r}")
-        for option in table:
-            if option != "kind" and option not in options:
-                raise self.refuse(
-                    f"/{section}/{option}",
-                    f"the {section} {table['kind']!r} of TVM {self.gen.version} has no {option!r}",
-                )
-        return dict(table)
+        table = self.view.executor if section == "executor" else self.view.runtime
+        return None if table is None else dict(table)
 
     def pass_config(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, value in thaw(self.config.pass_config).items():
-            legacy = name
-            for prefix in ("tirx.", "s_tir."):  # TVM 0.24 split `tir.*` into `tirx.*` and `s_tir.*`
-                if name.startswith(prefix):
-                    legacy = f"tir.{name[len(prefix) :]}"
-            if legacy not in self.gen.pass_configs:
-                raise self.refuse(
-                    join("/pass-config", name),
-                    f"TVM {self.gen.version} has no PassContext config {legacy!r}",
-                    hint=MODERN_HINT if name != legacy or name.startswith("relax.") else None,
-                )
+        for name, value in self.view.pass_config.items():
+            legacy = gens.legacy_pass_config(name)
             if legacy != name:
                 self.notes.append(f"pass-config {name!r} is {legacy!r} in TVM {self.gen.version}")
             out[legacy] = value
         return out
 
     def build(self) -> dict[str, Any]:
-        build: dict[str, Any] = thaw(self.config.build)
-        fmt = build.get("output-format", "so")
-        if fmt != "tar" and fmt not in self.gen.output_formats:
-            last = gens.last_with(lambda g: fmt in g.output_formats)
-            raise self.refuse(
-                "/build/output-format",
-                f"the tvmc of TVM {self.gen.version} has no output format {fmt!r}"
-                + (f" (Model Library Format was last in TVM {last})" if fmt == "mlf" and last else ""),
-                hint=f"set tvm-version = '<={last}' or use --tvm-version {last}" if last else None,
-            )
-        if "relax" in build.get("dump-code", ()):
-            raise self.refuse("/build/dump-code", "'relax' code exists only in TVM >= 0.25")
+        build = dict(self.view.build)
         for key in ("desired-layout-ops", "mixed-precision-ops"):
             if key in build:
                 build[key] = [op.removeprefix("relax.") for op in build[key]]

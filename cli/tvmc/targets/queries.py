@@ -13,6 +13,16 @@ from tvmc.targets.canonicalizers import cpu_profile
 from tvmc.targets.machine import APROFILE_FEATURES
 from tvmc.targets.spec import Spec, as_location, load_json_object, tag_configs
 
+TVMC_ONLY_KEYS = ("compiler",)  # canonical target keys TVM does not know
+
+
+def strip_tvmc_keys(target: Mapping[str, Any]) -> dict[str, Any]:
+    """The target as TVM takes it: tvmc-only keys removed, also from nested hosts."""
+    out = {k: v for k, v in target.items() if k not in TVMC_ONLY_KEYS}
+    if isinstance(out.get("host"), dict):
+        out["host"] = strip_tvmc_keys(out["host"])
+    return out
+
 
 def kind_of(spec: Spec | str) -> str:
     """The kind of a spec (following a tag), without validating anything else."""
