@@ -14,6 +14,7 @@ from tvmc import __version__
 from tvmc.emit.legacy import LegacyPlan
 from tvmc.emit.quoting import identifier_path, py
 from tvmc.errors import BuildError
+from tvmc.validate.legacy import LAYOUT_OPS
 
 HEADER = '''#!/usr/bin/env python3
 """Build the model with TVM <= 0.19 (Relay), as old `tvmc compile` did.
@@ -82,12 +83,8 @@ def _layout(plan: LegacyPlan) -> list[str]:
     build = plan.build
     if "desired-layout" not in build:
         return []
-    ops = build.get("desired-layout-ops", ["nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d"])
-    layouts = build["desired-layout"]
-    if len(layouts) not in (1, len(ops)):
-        raise _refuse(
-            "build.desired-layout", f"{len(layouts)} layouts for {len(ops)} operators", "give one, or one per operator"
-        )
+    ops = build.get("desired-layout-ops", LAYOUT_OPS)
+    layouts = build["desired-layout"]  # one, or one per operator (validate.legacy)
     desired = {}
     for index, op in enumerate(ops):
         data, _, kernel = (layouts[0] if len(layouts) == 1 else layouts[index]).partition(":")

@@ -48,6 +48,9 @@ RULES: dict[str, str] = {
     "legacy-option": "A target option only legacy TVM has (tvmc moves it to the executor/runtime).",
     "legacy-tag": "A tag name only legacy TVM has (renamed since).",
     "legacy-component": "An executor or runtime only legacy TVM has (graph, aot, crt).",
+    "legacy-release": "In a config written for TVM <= 0.19: what the release it is for (the newest of 0.19 and 0.18 "
+    "its tvm-version admits) lacks: a target kind or attribute, a BYOC codegen or option, a second TVM target, an "
+    "executor, runtime or option, a PassContext config, an output format.",
     "extends-unresolved": "An 'extends' entry that names no config on the search path, no file and no tag.",
     "extends-cycle": "An 'extends' chain that comes back to a config already in it.",
     "config-not-found": "A --config name or path that does not resolve.",

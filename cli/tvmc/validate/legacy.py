@@ -4,7 +4,8 @@ release it is for has, one rule for `config validate` and for `--emit tvmc`/`--e
 The release is the newest one tvmc writes for that the config's `tvm-version` admits (`choose`;
 `--emit tvmc`/`relay` may ask for another with `--tvm-version`). `problems` lists everything that
 release lacks — a target kind or attribute (`narrow`), a BYOC codegen or option, a second TVM
-target, an executor, runtime or option, a PassContext config, an output format — each at the
+target, an executor, runtime or option, a PassContext config, a Relay pass to disable, an output
+format, layouts that do not match the operators — each at the
 pointer of the key that causes it. Validation reports them all (rule `legacy-release`); the legacy
 build plan refuses with the first.
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtimes
 RULE = "legacy-release"
 MODERN_HINT = "use --emit python, or tvmc compile, for TVM >= 0.25"
+# The operators old tvmc's --desired-layout converted without --desired-layout-ops (v0.18/v0.19 transform.py).
+LAYOUT_OPS = ("nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d")
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -177,6 +180,13 @@ def problems(config: CompilationConfig, gen: registry.Generation) -> Iterator[Pr
                 f"TVM {gen.version} has no PassContext config {legacy!r}",
                 MODERN_HINT if name != legacy or name.startswith("relax.") else None,
             )
+    for index, name in enumerate(config.disabled_pass):
+        if name not in gen.relay_passes:  # old tvmc refused it (pass_list.py); relay.build ignored it
+            yield Problem(
+                join("/disabled-pass", index),
+                f"TVM {gen.version} registers no Relay pass {name!r} (relay._transform.*)",
+                MODERN_HINT if name.startswith("relax.") else None,
+            )
     fmt = config.build.get("output-format", "so")
     if fmt != "tar" and fmt not in gen.output_formats:
         last = last_with(lambda g: fmt in g.output_formats)
@@ -185,6 +195,15 @@ def problems(config: CompilationConfig, gen: registry.Generation) -> Iterator[Pr
             f"the tvmc of TVM {gen.version} has no output format {fmt!r}"
             + (f" (Model Library Format was last in TVM {last})" if fmt == "mlf" and last else ""),
             f"set tvm-version = '<={last}' or use --tvm-version {last}" if last else None,
+        )
+    layouts = config.build.get("desired-layout")
+    ops = config.build.get("desired-layout-ops", LAYOUT_OPS)
+    if layouts is not None and len(layouts) not in (1, len(ops)):
+        yield Problem(
+            "/build/desired-layout",
+            f"{len(layouts)} layouts for {len(ops)} operators (old tvmc's layout conversion takes one, "
+            "or one per operator)",
+            "give one, or one per operator",
         )
     if "relax" in config.build.get("dump-code", ()):
         yield Problem("/build/dump-code", "'relax' code exists only in TVM >= 0.25")

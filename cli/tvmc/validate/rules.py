@@ -266,6 +266,15 @@ class _Rules:
             comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:
                 continue
+            for opt, (_, at) in effective.items():
+                if opt != "kind" and opt not in comp.options and opt not in explicit:  # lifted from a target
+                    owners = [c.name for c in model.components(section).values() if opt in c.options]
+                    self.add(
+                        "wrong-kind-option",
+                        at,
+                        f"the target string sets {section}.{opt}, not an option of {section} {kind!r}"
+                        + (f": it belongs to {' and '.join(owners)}" if owners else ""),
+                    )
             if comp.generations == ("legacy",) and not self.legacy_ok:
                 self.add(
                     "legacy-component",
@@ -343,6 +352,29 @@ class _Rules:
             rule = "legacy-option" if problem.legacy_only else "invalid-value"
             self.add(rule, problem.pointer, f"{problem.message}{self.legacy_why}")
 
+    def release(self) -> None:
+        """For a config written for TVM <= 0.19: what the release it is for lacks
+        (`validate.legacy.problems`, the rules `--emit tvmc`/`--emit relay` refuse with)."""
+        from tvmc.config import canonicalize_config
+        from tvmc.errors import TvmcError
+        from tvmc.validate import legacy
+
+        if not self.legacy_ok or self.partial or any(f.severity == "error" for f in self.findings):
+            return
+        try:
+            gen = legacy.choose(self.data.get("tvm-version"), None)
+            config, _ = canonicalize_config(self.data, {})
+        except TvmcError:  # a release tvmc has no rules for; or no targets (a mixin)
+            return
+        table = self.data.get("pass-config")
+        written = {  # canonical pass-config name → where it is written
+            join("/pass-config", e.canonical): e.pointer
+            for e in pass_config_entries(table if isinstance(table, dict) else {}, "legacy")
+        }
+        for problem in legacy.problems(config, gen):
+            hint = f"; {problem.hint}" if problem.hint else ""
+            self.add(legacy.RULE, written.get(problem.pointer, problem.pointer), problem.message + hint)
+
     def run(self) -> list[Finding]:
         self.pass_configs()
         self.build()
@@ -368,6 +400,8 @@ class _Rules:
         self.devices(targets)
         self.one_plain_target(targets)
         self.components(targets)
+        if not self.broken:
+            self.release()
         return self.findings
 
 
