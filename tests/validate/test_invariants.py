@@ -4,6 +4,9 @@
    written for TVM >= 0.25, `compile --emit plan` succeeds exactly when validation passes.
 2. Equal `--hash` ⇔ equal build plan: every respelling of one meaning hashes and plans alike.
 3. `config migrate` exits 0 only with output that validates without errors.
+1b. A config written for TVM <= 0.19 is validated against its release's rules, and `--emit tvmc` /
+   `--emit relay` accept it exactly when validation does — except what one output format cannot
+   say though the release can (`Inexpressible`, naming the other format).
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from hypothesis import strategies as st
 from tvmc import api
 from tvmc.build.model import model_spec
 from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.emit import relay, tvmc_argv
+from tvmc.emit.legacy import Inexpressible, plan_legacy
 from tvmc.emit.plan import document as emitted_plan
 from tvmc.errors import TvmcError
 from tvmc.validate import runner
+from tvmc.versions import generation
 from typer.testing import CliRunner
 
 MODEL = model_spec("model.onnx", None, None)
@@ -195,3 +201,202 @@ def test_migrate_succeeds_only_with_output_that_validates(old: str, tmp_path: Pa
         return
     validated = cli.invoke(app, ["config", "validate", str(out)])
     assert validated.exit_code == 0, (out.read_text(), validated.output)
+
+
+# ---- 1b: configs written for TVM <= 0.19 --------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGACY_TARGETS: list[Any] = [
+    "llvm",
+    "llvm -mcpu=cortex-a72 -mtriple=aarch64-linux-gnu",
+    "llvm --system-lib",
+    "llvm -runtime=c",
+    "c -mcpu=cortex-m55",
+    "c -link-params=1",
+    "cuda -arch=sm_80",
+    "opencl",
+    "vulkan",
+    "hexagon",
+    "stackvm",
+    "ext_dev",
+    "hybrid",
+    "nvidia/jetson-nano",
+    "nvidia/gtx1080ti",
+    {"kind": "stackvm"},
+    {"kind": "ext_dev"},
+    {"kind": "trn"},
+    {"kind": "cuda_host"},
+    {"kind": "llvm", "cl-opt": ["-x=1"]},
+    {"kind": "llvm", "mcpu": "bogus-cpu"},
+    {"kind": "composite", "devices": [{"kind": "cuda"}]},
+    {"kind": "ethos-u", "accelerator_config": "ethos-u55-256"},
+    {"kind": "ethos-u", "no_such_option": 1},
+    {"kind": "cmsis-nn", "mcpu": "cortex-m55"},
+    {"kind": "ethos-n"},
+    {"kind": "mrvl", "num_tiles": 4},
+    {"kind": "clml"},
+    {"kind": "vitis-ai", "dpu": "DPUCZDX8G-zcu104"},
+    {"kind": "tensorrt"},
+    {"kind": "cutlass"},
+    {"kind": "c", "compiler": "ethos-u"},
+    {"kind": "llvm", "compiler": "cmsis-nn"},
+    {"kind": "cuda", "compiler": "cutlass"},
+    {"kind": "opencl", "compiler": "clml"},
+]
+LEGACY_HOSTS = [None, "llvm", "c", "hexagon", {"kind": "cuda"}, {"kind": "llvm", "mtriple": "aarch64-linux-gnu"}]
+LEGACY_EXECUTORS = [
+    None,
+    {"kind": "graph"},
+    {"kind": "graph", "link-params": True},
+    {"kind": "aot", "interface-api": "c", "unpacked-api": True},
+    {"kind": "aot", "workspace-byte-alignment": 16},
+    {"kind": "aot", "link-params": False},
+    {"kind": "vm"},
+]
+LEGACY_RUNTIMES = [
+    None,
+    {"kind": "cpp"},
+    {"kind": "cpp", "system-lib": True},
+    {"kind": "crt"},
+    {"kind": "crt", "system-lib": False},
+]
+LEGACY_PASS_CONFIGS: list[dict[str, Any]] = [
+    {},
+    {"tir.usmp.enable": True, "tir.usmp.algorithm": "hill_climb"},
+    {"relay.backend.use_auto_scheduler": True},
+    {"tirx.disable_vectorize": True},
+    {"relay.FuseOps.max_depth": 5},
+    {"relax.FuseOps.max_depth": 5},
+    {"relay.ext.ethos-u.options": {"accelerator_config": "ethos-u55-256"}},
+    {"tir.add_lower_pass": [[1, "tvm.tir.transform.LoopPartition"]]},
+    {"tir.usmp.custom_algorithm": ""},
+    {"tir.no_such_config": 1},
+]
+LEGACY_BUILDS: list[dict[str, Any]] = [
+    {},
+    {"output-format": "mlf"},
+    {"output-format": "tar"},
+    {"desired-layout": ["NHWC"]},
+    {"desired-layout": ["NHWC", "NCHW"]},
+    {"desired-layout": ["NHWC", "NCHW"], "desired-layout-ops": ["nn.conv2d", "qnn.conv2d"]},
+    {"mixed-precision": True, "mixed-precision-ops": ["nn.conv2d"]},
+    {"module-name": "net"},
+    {"dump-code": ["relay", "tir"]},
+    {"dump-code": ["relax"]},
+    {"cross-compiler": "aarch64-linux-gnu-gcc", "cross-compiler-options": ["-O2"]},
+    {"cross-compiler-options": ["-O2"]},
+]
+LEGACY_VERSIONS = ["<=0.19", "<=0.18", "0.18", "0.19", "<0.20", ">=0.18, <=0.19", "<0.25"]
+DISABLED_PASSES = [["AlterOpLayout"], ["FoldConstant", "FuseOps"], ["NoSuchPass"], ["relax.FuseOps"]]
+
+
+@st.composite
+def legacy_configs(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "tvm-version": draw(st.sampled_from(LEGACY_VERSIONS)),
+        "targets": draw(st.lists(st.sampled_from(LEGACY_TARGETS), min_size=1, max_size=3)),
+    }
+    for key, choices in (
+        ("host", LEGACY_HOSTS),
+        ("executor", LEGACY_EXECUTORS),
+        ("runtime", LEGACY_RUNTIMES),
+        ("pass-config", LEGACY_PASS_CONFIGS),
+        ("build", LEGACY_BUILDS),
+        ("disabled-pass", [None, *DISABLED_PASSES]),
+    ):
+        value = draw(st.one_of(st.none(), st.sampled_from(choices)))
+        if value not in (None, {}):
+            config[key] = value
+    return config
+
+
+def _emits(resolved: api.Resolved | None) -> dict[str, str]:
+    """How `tvmc compile --emit tvmc|relay` fares (its functions): "ok", "inexpressible" (this
+    format cannot say it; the other may) or "refused" (the release lacks it)."""
+    out = {}
+    for name, render in (("tvmc", tvmc_argv.render), ("relay", relay.render)):
+        if resolved is None:
+            out[name] = "refused"
+            continue
+        try:
+            render(plan_legacy(resolved.config, resolved.origins, MODEL))
+            out[name] = "ok"
+        except Inexpressible:
+            out[name] = "inexpressible"
+        except TvmcError as err:
+            out[name] = f"refused: {err}"
+    return out
+
+
+def _legacy_agree(path: Path, config: object) -> None:
+    errors = _validate_errors(path)
+    resolved = _resolve(path)
+    assert bool(errors) == (resolved is None), (config, errors)
+    emits = _emits(resolved)
+    if errors:
+        assert emits == {"tvmc": "refused", "relay": "refused"}, (config, errors)
+    else:
+        assert all(e in ("ok", "inexpressible") for e in emits.values()), (config, emits)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(legacy_configs())
+def test_legacy_validate_and_emit_agree(tmp_path: Path, config: dict[str, Any]) -> None:
+    _legacy_agree(_write(tmp_path, config), config)
+
+
+def _legacy_files() -> list[Path]:
+    corpus = ROOT / "tests" / "validate" / "corpus"
+    files = [
+        *sorted((ROOT / "configs").rglob("*.toml")),
+        *sorted(corpus.rglob("*.toml")),
+        *sorted(corpus.rglob("*.json")),
+    ]
+    out = []
+    for path in files:
+        resolved = _resolve(path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if (resolved is not None and generation(resolved.config.tvm_version) == "legacy") or (
+            resolved is None and "tvm-version" in text
+        ):
+            out.append(path)
+    return out
+
+
+LEGACY_FILES = _legacy_files()
+
+
+@pytest.mark.parametrize("path", LEGACY_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_legacy_files_validate_and_emit_agree(path: Path) -> None:
+    _legacy_agree(path, path)
+
+
+def test_legacy_files_include_valid_and_invalid_ones() -> None:
+    """The catalogue and corpus give the check above both outcomes (else it would test nothing)."""
+    valid = [p for p in LEGACY_FILES if not _validate_errors(p)]
+    assert len(valid) >= 3 and len(LEGACY_FILES) - len(valid) >= 3, LEGACY_FILES
+
+
+@pytest.mark.parametrize(
+    ("config", "rule"),
+    [  # disagreements the property found: validation passed, every legacy emitter refused
+        ({"targets": [{"kind": "trn"}]}, "legacy-release"),
+        ({"targets": [{"kind": "cudnn"}]}, "legacy-release"),
+        ({"targets": [{"kind": "tensorrt"}], "host": "llvm"}, "legacy-release"),
+        ({"targets": ["hexagon", "opencl"]}, "legacy-release"),
+        ({"targets": ["llvm"], "executor": {"kind": "vm"}}, "legacy-release"),
+        ({"targets": ["llvm"], "pass-config": {"relay.ext.ethos-u.options": {}}}, "legacy-release"),
+        ({"targets": ["llvm"], "build": {"output-format": "mlf"}}, "legacy-release"),
+        ({"targets": ["llvm"], "build": {"dump-code": ["relax"]}}, "legacy-release"),
+        # --emit tvmc wrote these (old tvmc refused them), --emit relay refused the second
+        ({"targets": ["llvm"], "disabled-pass": ["relax.FuseOps"]}, "legacy-release"),
+        ({"targets": ["llvm"], "build": {"desired-layout": ["NHWC", "NCHW"]}}, "legacy-release"),
+        # config show refused it, validation passed (in any generation)
+        ({"targets": ["c -link-params=1"], "executor": {"kind": "vm"}}, "wrong-kind-option"),
+    ],
+)
+def test_found_disagreements(tmp_path: Path, config: dict[str, Any], rule: str) -> None:
+    path = _write(tmp_path, {"tvm-version": "<=0.19", **config})
+    errors = _validate_errors(path)
+    assert errors and {e.split(":")[0] for e in errors} == {rule}, errors
+    assert _resolve(path) is None

@@ -27,6 +27,12 @@ from tvmc.validate.legacy import MODERN_HINT
 RELAY_HINT = "use --emit relay, which can express it"
 
 
+class Inexpressible(BuildError):
+    """What one legacy output format cannot say though the release can (old tvmc's command line, or
+    the Relay script): the hint names the format that can. Anything the release itself lacks is a
+    rule of `validate.legacy` instead, which `config validate` reports."""
+
+
 @dataclass(frozen=True)
 class Byoc:
     """One of old tvmc's BYOC codegens (composite_target.py `REGISTERED_CODEGEN` of the release)."""

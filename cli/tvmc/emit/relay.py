@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from tvmc import __version__
-from tvmc.emit.legacy import LegacyPlan
+from tvmc.emit.legacy import Inexpressible, LegacyPlan
 from tvmc.emit.quoting import identifier_path, py
-from tvmc.errors import BuildError
 from tvmc.validate.legacy import LAYOUT_OPS
 
 HEADER = '''#!/usr/bin/env python3
@@ -31,8 +30,8 @@ from tvm.relay.backend import Executor, Runtime
 '''
 
 
-def _refuse(what: str, why: str, hint: str) -> BuildError:
-    return BuildError(f"{what}: {why}", None, hint=hint)
+def _refuse(what: str, why: str, hint: str) -> Inexpressible:
+    return Inexpressible(f"{what}: {why}", None, hint=hint)
 
 
 def _checks(plan: LegacyPlan) -> None:

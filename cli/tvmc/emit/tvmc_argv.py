@@ -13,9 +13,8 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.build.model import ModelSpec
-from tvmc.emit.legacy import RELAY_HINT, Byoc, LegacyPlan
+from tvmc.emit.legacy import RELAY_HINT, Byoc, Inexpressible, LegacyPlan
 from tvmc.emit.quoting import sh
-from tvmc.errors import BuildError
 from tvmc.shapes import legacy_format
 from tvmc.shapes import legacy_problem as shapes_problem
 
@@ -26,8 +25,8 @@ NARGS = ("desired-layout", "desired-layout-ops", "mixed-precision-ops")  # nargs
 VALUE_OPTIONS = ("module-name", "tuning-records", "mixed-precision-calculation-type", "mixed-precision-acc-type")
 
 
-def refuse(what: str, why: str) -> BuildError:
-    return BuildError(f"{what}: old tvmc cannot take this: {why}", None, hint=RELAY_HINT)
+def refuse(what: str, why: str) -> Inexpressible:
+    return Inexpressible(f"{what}: old tvmc cannot take this: {why}", None, hint=RELAY_HINT)
 
 
 def tokenizer_problem(text: str) -> str | None:
@@ -190,7 +189,9 @@ def tvmc_argv(plan: LegacyPlan, output: str | None = None) -> tuple[list[str], l
     argv.append(f"./{path}" if path.startswith("-") else path)
     for arg in argv:
         if "\0" in arg:  # a config file can hold one; no command line can
-            raise BuildError(f"{arg.split('=')[0]}: a NUL character cannot be passed on a command line", None)
+            raise Inexpressible(
+                f"{arg.split('=')[0]}: a NUL character cannot be passed on a command line", None, hint=RELAY_HINT
+            )
     return argv, notes
 
 
