@@ -355,12 +355,12 @@ class _Rules:
     def release(self) -> None:
         """For a config written for TVM <= 0.19: what the release it is for lacks
         (`validate.legacy.problems`, the rules `--emit tvmc`/`--emit relay` refuse with)."""
-        from tvmc.config import canonicalize_config
-        from tvmc.errors import TvmcError
-        from tvmc.validate import legacy
-
         if not self.legacy_ok or self.partial or any(f.severity == "error" for f in self.findings):
             return
+        from tvmc.config import canonicalize_config
+        from tvmc.errors import TvmcError
+        from tvmc.validate import legacy  # the printer and old releases' registries: legacy configs only
+
         try:
             gen = legacy.choose(self.data.get("tvm-version"), None)
             config, _ = canonicalize_config(self.data, {})
