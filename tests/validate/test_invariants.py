@@ -7,25 +7,33 @@
 1b. A config written for TVM <= 0.19 is validated against its release's rules, and `--emit tvmc` /
    `--emit relay` accept it exactly when validation does — except what one output format cannot
    say though the release can (`Inexpressible`, naming the other format).
+4. Whenever validation passes, `config show --as tvm-target` is accepted by `tvm.target.Target` of
+   the installed TVM (0.27) and exports as itself (less what TVM fills from the machine); configs
+   with legacy kinds have no TVM >= 0.25 target and are refused with a one-line error instead.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from tvmc import api
+from targets import corpus as target_corpus
+from targets.helpers import plain, strip_paths
+from tvmc import api, registry
 from tvmc.build.model import model_spec
 from tvmc.build.plan import BuildPlan, plan_build
 from tvmc.emit import relay, tvmc_argv
 from tvmc.emit.legacy import Inexpressible, plan_legacy
 from tvmc.emit.plan import document as emitted_plan
-from tvmc.errors import TvmcError
+from tvmc.emit.tvm_target import to_tvm_target
+from tvmc.errors import TargetError, TvmcError
+from tvmc.targets import env_dependent_keys, is_legacy
 from tvmc.validate import runner
 from tvmc.versions import generation
 from typer.testing import CliRunner
@@ -400,3 +408,84 @@ def test_found_disagreements(tmp_path: Path, config: dict[str, Any], rule: str) 
     errors = _validate_errors(path)
     assert errors and {e.split(":")[0] for e in errors} == {rule}, errors
     assert _resolve(path) is None
+
+
+# ---- 4: `config show --as tvm-target` is accepted by TVM 0.27 whenever validation passes -----------
+
+TARGET_POOL: list[Any] = [  # modern target specs, mostly valid: every kind's options, tags, hosts, composites
+    *target_corpus.random_corpus(200, seed=13),
+    *registry.tag_names(),
+    *target_corpus.tag_corpus()[::11],
+    *target_corpus.misc_corpus()[::2],
+    *target_corpus.option_corpus()[::41],
+]
+COMPILERS = [*[None] * 50, *sorted(registry.compilers())]
+TARGET_HOSTS = [h for h in target_corpus.HOSTS if isinstance(h, str | dict)]
+
+
+@st.composite
+def target_configs(draw: st.DrawFn) -> dict[str, Any]:
+    """Configs `--as tvm-target` applies to (TVM >= 0.25 or unsaid): one to three targets from the
+    pool, some refined by a BYOC `compiler`, with or without a host."""
+    targets = []
+    for spec in draw(st.lists(st.sampled_from(TARGET_POOL), min_size=1, max_size=3)):
+        compiler = draw(st.sampled_from(COMPILERS))
+        targets.append({**spec, "compiler": compiler} if compiler and isinstance(spec, dict) else spec)
+    config: dict[str, Any] = {"targets": targets}
+    host = draw(st.one_of(st.none(), st.sampled_from(TARGET_HOSTS)))
+    if host is not None:
+        config["host"] = host
+    version = draw(st.sampled_from([None, ">=0.25", "0.27"]))
+    if version is not None:
+        config["tvm-version"] = version
+    return config
+
+
+@pytest.fixture(scope="module")
+def tvm_target() -> Any:
+    return pytest.importorskip("tvm.target", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
+
+
+def _tvm_accepts(tvm_target: Any, path: Path, config: object) -> str:
+    """How the config fares: "invalid", "mixin" (valid as a layer, nothing to show: invariant 1's
+    tests check that pair), "not-a-target" (legacy kinds: no TVM >= 0.25 target) or "accepted".
+    Fails when validation passes but TVM refuses the emitted target, or exports another one."""
+    if _validate_errors(path):
+        return "invalid"
+    resolved = _resolve(path)
+    if resolved is None:
+        return "mixin"
+    try:
+        target, _ = to_tvm_target(resolved.config)
+    except TargetError:
+        assert any(is_legacy(t) for t in (*resolved.config.targets, resolved.config.host)), config
+        return "not-a-target"
+    try:
+        built = tvm_target.Target(json.dumps(target))
+    except Exception as err:  # TVMError, ValueError, ...: the invariant is broken
+        raise AssertionError(f"TVM refuses {target} of {config}: {err}") from None
+    exported = strip_paths(plain(built.export()), env_dependent_keys(target))
+    # Several devices: tvmc writes the composite around them as {kind, devices, host}; TVM adds its
+    # empty keys and tag.
+    expected = {"keys": [], "tag": "", **target} if target["kind"] == "composite" else target
+    assert exported == expected, (config, target, exported)
+    return "accepted"
+
+
+@pytest.mark.tvm
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(target_configs(), configs()))
+def test_tvm_accepts_the_target_of_every_valid_config(tmp_path: Path, tvm_target: Any, config: dict[str, Any]) -> None:
+    event(_tvm_accepts(tvm_target, _write(tmp_path, config), config))
+
+
+@pytest.mark.tvm
+def test_tvm_accepts_the_target_of_every_valid_shipped_and_corpus_file(tvm_target: Any) -> None:
+    corpus = ROOT / "tests" / "validate" / "corpus"
+    files = [
+        *sorted((ROOT / "configs").rglob("*.toml")),
+        *sorted(corpus.rglob("*.toml")),
+        *sorted(corpus.rglob("*.json")),
+    ]
+    outcomes = collections.Counter(_tvm_accepts(tvm_target, path, path) for path in files)
+    assert outcomes["accepted"] >= 30 and outcomes["invalid"] >= 30 and outcomes["not-a-target"] >= 1, outcomes
