@@ -21,16 +21,14 @@ release's tag: src/target/target_kind.cc and the contrib target.cc files).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from tvmc import registry
 from tvmc.errors import TvmcError, UsageError
+from tvmc.keys import canonical_build, component_table, pass_config_entries, with_lifted
 from tvmc.provenance import join
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.versions import allows as version_allows
-
-if TYPE_CHECKING:
-    from tvmc.config import CompilationConfig
 
 LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtimes
 RULE = "legacy-release"
@@ -116,6 +114,67 @@ def narrow(target: Mapping[str, Any], gen: registry.Generation) -> dict[str, Any
     return {k: out[k] for k in target if k in out}
 
 
+class Config(Protocol):
+    """What the rules read of a config: a CompilationConfig, or `view` of a tree being validated."""
+
+    @property
+    def targets(self) -> tuple[dict[str, Any], ...]: ...
+    @property
+    def host(self) -> dict[str, Any] | None: ...
+    @property
+    def executor(self) -> dict[str, Any] | None: ...
+    @property
+    def runtime(self) -> dict[str, Any] | None: ...
+    @property
+    def pass_config(self) -> dict[str, Any]: ...
+    @property
+    def disabled_pass(self) -> tuple[str, ...]: ...
+    @property
+    def build(self) -> dict[str, Any]: ...
+
+
+class View(NamedTuple):
+    targets: tuple[dict[str, Any], ...]
+    host: dict[str, Any] | None
+    executor: dict[str, Any] | None
+    runtime: dict[str, Any] | None
+    pass_config: dict[str, Any]
+    disabled_pass: tuple[str, ...]
+    build: dict[str, Any]
+
+
+def view(data: Mapping[str, Any]) -> tuple[View, dict[str, str]] | None:
+    """A resolved tree that validation found no error in, as the rules read a config (its target
+    system resolved as canonicalization resolves it), and where each pass config is written; None
+    without targets (a mixin)."""
+    from tvmc import targets as tg
+
+    raw = data.get("targets")
+    if not isinstance(raw, list) or not raw:
+        return None
+    sections: dict[str, Any] = {s: component_table(data.get(s)) for s in ("executor", "runtime")}
+    specs = []
+    for entry in raw:
+        parsed = tg.parse_target(entry)
+        specs.append(parsed.spec)
+        for section, settings in parsed.lifted.items():
+            sections[section] = with_lifted(section, settings, sections[section])
+    host = data.get("host")
+    system = tg.resolve_system(specs, tg.parse_target(host).spec if host is not None else None)
+    table = data.get("pass-config")
+    entries = list(pass_config_entries(table if isinstance(table, dict) else {}, "legacy"))
+    build = data.get("build")
+    return View(
+        targets=tuple(system.targets),
+        host=system.host,
+        executor=sections["executor"],
+        runtime=sections["runtime"],
+        pass_config={e.canonical: e.value for e in entries},
+        disabled_pass=tuple(data.get("disabled-pass", ())),
+        build=canonical_build(build if isinstance(build, dict) else {}),
+    ), {join("/pass-config", e.canonical): e.pointer for e in entries}
+
+
 class Problem(NamedTuple):
     """Something the release lacks, at the pointer (of the canonical config) of the key that causes it."""
 
@@ -138,7 +197,7 @@ def is_codegen(entry: Mapping[str, Any]) -> bool:
     return kind is not None and kind.byoc
 
 
-def main_target(config: CompilationConfig) -> tuple[int, dict[str, Any]] | None:
+def main_target(config: Config) -> tuple[int, dict[str, Any]] | None:
     """(index, the TVM target as TVM takes it, without host) of the first non-BYOC entry."""
     for index, entry in enumerate(config.targets):
         if not is_codegen(entry):
@@ -148,7 +207,7 @@ def main_target(config: CompilationConfig) -> tuple[int, dict[str, Any]] | None:
     return None
 
 
-def host_of(config: CompilationConfig, index: int, main: Mapping[str, Any]) -> dict[str, Any] | None:
+def host_of(config: Config, index: int, main: Mapping[str, Any]) -> dict[str, Any] | None:
     """The host old TVM gets as a second target; None for a CPU target that is its own host."""
     nested = config.targets[index].get("host")
     host = nested if isinstance(nested, dict) else config.host
@@ -167,7 +226,7 @@ def legacy_pass_config(name: str) -> str:
     return name
 
 
-def problems(config: CompilationConfig, gen: registry.Generation) -> Iterator[Problem]:
+def problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
     """Everything in `config` that release `gen` (and its old tvmc / Relay build) lacks."""
     yield from _target_problems(config, gen)
     for section in ("executor", "runtime"):
@@ -209,7 +268,7 @@ def problems(config: CompilationConfig, gen: registry.Generation) -> Iterator[Pr
         yield Problem("/build/dump-code", "'relax' code exists only in TVM >= 0.25")
 
 
-def _target_problems(config: CompilationConfig, gen: registry.Generation) -> Iterator[Problem]:
+def _target_problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
     found = main_target(config)
     for index, entry in enumerate(config.targets):
         pointer = f"/targets/{index}"
@@ -267,7 +326,7 @@ def codegen_options(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in common and k != "compiler" and not k.startswith("feature.")}
 
 
-def _component_problems(config: CompilationConfig, gen: registry.Generation, section: str) -> Iterator[Problem]:
+def _component_problems(config: Config, gen: registry.Generation, section: str) -> Iterator[Problem]:
     table = config.executor if section == "executor" else config.runtime
     if table is None:
         return

@@ -357,20 +357,17 @@ class _Rules:
         (`validate.legacy.problems`, the rules `--emit tvmc`/`--emit relay` refuse with)."""
         if not self.legacy_ok or self.partial or any(f.severity == "error" for f in self.findings):
             return
-        from tvmc.config import canonicalize_config
         from tvmc.errors import TvmcError
         from tvmc.validate import legacy  # the printer and old releases' registries: legacy configs only
 
         try:
             gen = legacy.choose(self.data.get("tvm-version"), None)
-            config, _ = canonicalize_config(self.data, {})
-        except TvmcError:  # a release tvmc has no rules for; or no targets (a mixin)
+            found = legacy.view(self.data)
+        except TvmcError:  # a release tvmc has no rules for
             return
-        table = self.data.get("pass-config")
-        written = {  # canonical pass-config name → where it is written
-            join("/pass-config", e.canonical): e.pointer
-            for e in pass_config_entries(table if isinstance(table, dict) else {}, "legacy")
-        }
+        if found is None:  # no targets: a mixin
+            return
+        config, written = found
         for problem in legacy.problems(config, gen):
             hint = f"; {problem.hint}" if problem.hint else ""
             self.add(legacy.RULE, written.get(problem.pointer, problem.pointer), problem.message + hint)
