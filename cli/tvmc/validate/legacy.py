@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from tvmc import registry
+from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError
 from tvmc.keys import canonical_build, component_table, pass_config_entries, with_lifted
 from tvmc.provenance import join
@@ -72,8 +73,6 @@ def choose(spec: str | None, requested: str | None) -> registry.Generation:
 
 
 def _canonical(target: Mapping[str, Any]) -> dict[str, Any] | None:
-    from tvmc import targets as tg
-
     try:
         return tg.canonicalize(dict(target))
     except TvmcError:
@@ -147,8 +146,6 @@ def view(data: Mapping[str, Any]) -> tuple[View, dict[str, str]] | None:
     """A resolved tree that validation found no error in, as the rules read a config (its target
     system resolved as canonicalization resolves it), and where each pass config is written; None
     without targets (a mixin)."""
-    from tvmc import targets as tg
-
     raw = data.get("targets")
     if not isinstance(raw, list) or not raw:
         return None
@@ -186,8 +183,6 @@ class Problem(NamedTuple):
 def legacy_string(target: Mapping[str, Any], gen: registry.Generation) -> str:
     """The legacy string of a canonical target (no tvmc keys, no host) in the release; TvmcError
     naming what it cannot express."""
-    from tvmc import targets as tg
-
     return tg.to_legacy(narrow(target, gen), implied_keys=True)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.errors import Location, TargetError
+from tvmc.errors import Location, TargetError, TvmcError
 from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
 from tvmc.targets.llvm_names import name_problems
@@ -268,7 +268,7 @@ class _Rules:
                 continue
             for opt, (_, at) in effective.items():
                 if opt != "kind" and opt not in comp.options and opt not in explicit:  # lifted from a target
-                    owners = [c.name for c in model.components(section).values() if opt in c.options]
+                    owners = [c.name for c in registry.components(section).values() if opt in c.options]
                     self.add(
                         "wrong-kind-option",
                         at,
@@ -357,7 +357,6 @@ class _Rules:
         (`validate.legacy.problems`, the rules `--emit tvmc`/`--emit relay` refuse with)."""
         if not self.legacy_ok or self.partial or any(f.severity == "error" for f in self.findings):
             return
-        from tvmc.errors import TvmcError
         from tvmc.validate import legacy  # the printer and old releases' registries: legacy configs only
 
         try:
