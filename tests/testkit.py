@@ -7,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,3 +34,17 @@ def load_script(name: str) -> ModuleType:
         sys.modules.pop(name, None)
         raise
     return module
+
+
+def commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """(path, command) of every click command and group below `command` (itself included), built
+    lazily as tvmc does."""
+    import click
+
+    yield path, command
+    if isinstance(command, click.Group):
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            assert sub is not None, name
+            yield from commands(sub, (*path, name))

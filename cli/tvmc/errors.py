@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(slots=True, frozen=True)
@@ -91,16 +92,9 @@ class TargetError(TvmcError):
     """
 
     def __init__(
-        self,
-        message: str,
-        location: Location | str | None = None,
-        *,
-        suggestions: Sequence[str] = (),
-        hint: str | None = None,
-        rule: str | None = None,
-        option: str | None = None,
+        self, message: str, location: Location | str | None = None, *, option: str | None = None, **record: Any
     ) -> None:
-        super().__init__(message, location, suggestions=suggestions, hint=hint, rule=rule)
+        super().__init__(message, location, **record)  # the rest of the problem record, as TvmcError takes it
         self.option = option
 
 

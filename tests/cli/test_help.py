@@ -4,11 +4,10 @@ named, `tvmc target show KIND` listing a kind's flags, TVM's internal test kinds
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
-import click
 import pytest
 import typer
+from testkit import commands
 from tvmc import registry
 from tvmc.cli.app import app
 from tvmc.flag_docs import flag_help, kind_flags
@@ -19,18 +18,7 @@ MAX_LINES = 60
 runner = CliRunner()
 
 
-def _commands(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """The path of every command and group below `command` (itself included), built lazily as tvmc does."""
-    yield path
-    if isinstance(command, click.Group):
-        ctx = click.Context(command)
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            assert sub is not None, name
-            yield from _commands(sub, (*path, name))
-
-
-COMMANDS = list(_commands(typer.main.get_command(app)))
+COMMANDS = [path for path, _ in commands(typer.main.get_command(app))]
 
 
 def test_the_walk_finds_every_command() -> None:

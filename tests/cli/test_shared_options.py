@@ -3,11 +3,11 @@ same in every command's help, and every command that resolves configs takes the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import typer
+from testkit import commands
 from tvmc.cli.app import app
 from typer.testing import CliRunner
 
@@ -15,19 +15,9 @@ runner = CliRunner()
 SHARED = ("--config", "--isolated", "--model-format", "--input-shapes", "--rpc-tracker", "--rpc-key")
 
 
-def _commands(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    yield path, command
-    if isinstance(command, click.Group):
-        ctx = click.Context(command)
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            assert sub is not None, name
-            yield from _commands(sub, (*path, name))
-
-
 def _declarations() -> dict[str, dict[tuple[str, ...], tuple[object, ...]]]:
     found: dict[str, dict[tuple[str, ...], tuple[object, ...]]] = {}
-    for path, command in _commands(typer.main.get_command(app)):
+    for path, command in commands(typer.main.get_command(app)):
         for param in command.params:
             for flag in set(param.opts) & set(SHARED):
                 assert isinstance(param, click.Option)

@@ -293,16 +293,7 @@ def cycles(graph: Mapping[str, Mapping[str, Import]]) -> list[list[Import]]:
     """One cycle through each strongly connected group of modules of `graph` (every group that
     has one), so that a failure names every cycle at once."""
 
-    def reach(start: str) -> set[str]:
-        seen, todo = {start}, [start]
-        while todo:
-            for child in graph.get(todo.pop(), {}):
-                if child not in seen:
-                    seen.add(child)
-                    todo.append(child)
-        return seen
-
-    reachable = {name: reach(name) for name in graph}
+    reachable = {name: _closure(name, graph) for name in graph}
     found: list[list[Import]] = []
     done: set[str] = set()
     for name in sorted(graph):
