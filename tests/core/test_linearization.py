@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc import api
 from tvmc.errors import ConfigLayerError, TvmcError
-from tvmc.layering import DEFAULT_BASE, base_refs
+from tvmc.layering import DEFAULT_BASE, Node, base_refs
+from tvmc.layering.expand import _c3
 from typer.testing import CliRunner
 
 TWO = 'targets = [{ kind = "cuda", arch = "sm_80" }, { kind = "llvm", mcpu = "znver3" }]\n'
@@ -105,6 +106,61 @@ def test_linearization_applies_each_file_once_after_its_bases(
         for i in range(len(parents)):
             if f"f{i}" in names:
                 assert all(names.index(f"f{p}") < names.index(f"f{i}") for p in edges[i])
+
+
+def textbook_c3(lins: list[list[Node]]) -> list[Node] | None:
+    """C3 as Python's MRO states it (lowest first in and out, the last list highest): the head of
+    the first sequence found in no sequence's tail, again and again; None when none is."""
+    seqs = [lin[::-1] for lin in reversed(lins)] + [[lin[-1] for lin in reversed(lins)]]
+    out: list[Node] = []
+    while seqs := [seq for seq in seqs if seq]:
+        head = next((seq[0] for seq in seqs if not any(seq[0].key in [n.key for n in s[1:]] for s in seqs)), None)
+        if head is None:
+            return None
+        out.append(head)
+        seqs = [seq[1:] if seq[0].key == head.key else seq for seq in seqs]
+    return out[::-1]
+
+
+@st.composite
+def linearizations(draw: st.DrawFn) -> list[list[Node]]:
+    """The linearizations of two or more files of a generated DAG (as the expander hands them to
+    C3), at times one of them shuffled or with a key twice; each node names its sequence, so that
+    which sequence a node was taken from shows."""
+    files = draw(st.integers(2, 16))
+    lins: dict[int, list[Node]] = {}
+    for i in reversed(range(files)):
+        parents = draw(st.lists(st.integers(i + 1, files - 1), max_size=3, unique=True)) if i + 1 < files else []
+        below = textbook_c3([lins[p] for p in parents if p in lins]) if parents else []
+        if below is not None:
+            lins[i] = [*below, Node(f"f{i}", None, ())]
+    chosen = draw(st.lists(st.sampled_from(sorted(lins, reverse=True)), min_size=2, max_size=5, unique=True))
+    if draw(st.booleans()):
+        chosen.sort(reverse=True)  # bases first: an order C3 can keep
+    seqs = [[n.key for n in lins[i]] for i in chosen]
+    if draw(st.integers(0, 4)) == 0:
+        seqs[0] = draw(st.permutations(seqs[0]))
+    if draw(st.integers(0, 4)) == 0:
+        seqs[-1] = [*seqs[-1], draw(st.sampled_from(seqs[-1]))]
+    return [[Node(key, None, (f"seq {j}",)) for key in seq] for j, seq in enumerate(seqs)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(linearizations())
+def test_c3_takes_what_the_textbook_rule_takes(lins: list[list[Node]]) -> None:
+    """The fast C3 (runs of unshared keys taken as slices) picks the same node at every step as the
+    rule it implements, and fails on the same inputs."""
+    assert _c3([list(lin) for lin in lins]) == textbook_c3(lins)
+
+
+def test_c3_of_a_chain_with_leaves_keeps_the_order() -> None:
+    """The bench_startup shape: every link extends leaves and the next link; its own leaves go
+    lowest, the next link's linearization above them in its own order, the link itself on top."""
+    below = [Node(f"c1-{i}", None, ()) for i in range(50)] + [Node("c1", None, ())]
+    leaves = [[Node(f"leaf{j}", None, ())] for j in range(3)]
+    assert [n.key for n in _c3([*leaves, below]) or []] == ["leaf0", "leaf1", "leaf2", *(n.key for n in below)]
+    shared = [[below[0]], below]  # a leaf the next link extends too: applied once, where it was below
+    assert [n.key for n in _c3(shared) or []] == [n.key for n in below]
 
 
 def test_file_host_replaces_whole(cfgdir: Path) -> None:

@@ -11,6 +11,8 @@ Problems go to a policy: `raise_problem` (resolution: the first one is the error
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -262,28 +264,62 @@ class Expander:
 
 
 def _c3(lins: list[list[Node]]) -> list[Node] | None:
-    """C3-merge linearizations given lowest first, the last one highest; None when inconsistent."""
+    """C3-merge linearizations given lowest first, the last one highest; None when inconsistent.
+
+    Python's MRO rule, step for step: take the head of the first sequence that is in no sequence's
+    tail. A key that occurs once in all the sequences is in no tail, so once such a head is taken
+    its sequence stays the first eligible one up to its next shared key: that whole run is taken as
+    one slice, and only shared keys pay a scan over the sequences (at most MAX_EXTENDS_FANOUT + 1).
+    So the cost is the total length (one pass over each sequence: key, count, mark) plus shared
+    keys times sequences; a scan over all the sequences for every key made a chain link that also
+    extends leaves cost (files below it) x (its extends), the whole chain depth x files x fan-out."""
     if len(lins) == 1:  # one `extends` entry (the common case): its linearization, keys each once
         return list(lins[0])
     # Python's MRO works highest first: reverse the sequences, add the heads' own order.
-    seqs = [list(reversed(lin)) for lin in reversed(lins)]
+    seqs = [lin[::-1] for lin in reversed(lins)]
     seqs.append([lin[-1] for lin in reversed(lins)])
+    keys = [list(map(_KEY, seq)) for seq in seqs]
+    counts = Counter(itertools.chain.from_iterable(keys))
+    shared = {key for key, count in counts.items() if count > 1}
+    marks = [list(map(shared.__contains__, ks)) for ks in keys]  # where each sequence's runs end
+    tails = {key: counts[key] for key in shared}  # how often a shared key is in a sequence's tail
+    for ks in keys:
+        if ks and ks[0] in shared:
+            tails[ks[0]] -= 1
     starts = [0] * len(seqs)
-    tails = Counter(node.key for seq in seqs for node in seq[1:])
     out: list[Node] = []
     while True:
-        live = [i for i, seq in enumerate(seqs) if starts[i] < len(seq)]
-        if not live:
-            return list(reversed(out))
-        chosen = next((seqs[i][starts[i]] for i in live if tails[seqs[i][starts[i]].key] == 0), None)
-        if chosen is None:
-            return None
-        out.append(chosen)
-        for i in live:
-            if seqs[i][starts[i]].key == chosen.key:
+        chosen = -1
+        live = False
+        for i, ks in enumerate(keys):
+            if starts[i] < len(ks):
+                live = True
+                if not marks[i][starts[i]] or tails[ks[starts[i]]] == 0:
+                    chosen = i
+                    break
+        if chosen < 0:
+            return None if live else out[::-1]
+        ks, start = keys[chosen], starts[chosen]
+        if not marks[chosen][start]:  # a run of keys no other sequence has: all taken from here
+            try:
+                end = marks[chosen].index(True, start + 1)
+            except ValueError:
+                end = len(ks)
+            else:
+                tails[ks[end]] -= 1  # a shared key comes up: it leaves this tail
+            out += seqs[chosen][start:end]
+            starts[chosen] = end
+            continue
+        head = ks[start]
+        out.append(seqs[chosen][start])
+        for i, ks in enumerate(keys):
+            if starts[i] < len(ks) and ks[starts[i]] == head:
                 starts[i] += 1
-                if starts[i] < len(seqs[i]):
-                    tails[seqs[i][starts[i]].key] -= 1
+                if starts[i] < len(ks) and marks[i][starts[i]]:
+                    tails[ks[starts[i]]] -= 1
+
+
+_KEY = operator.attrgetter("key")
 
 
 def _first_occurrences(lins: list[list[Node]]) -> list[Node]:
