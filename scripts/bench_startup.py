@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,21 +138,32 @@ def rewrite_flags(count: int) -> list[tuple[str, str]]:
     return [makers[i % len(makers)](i) for i in range(count)]
 
 
-def resolve_ms(files: int, depth: int, rewrites: int, repeat: int = 5) -> float:
-    """Best of `repeat`: load, layer, rewrite, canonicalize, and render JSON with origins."""
+@contextmanager
+def workload(
+    files: int, depth: int, rewrites: int, clock: Callable[[], float] = time.perf_counter
+) -> Iterator[Callable[[], float]]:
+    """The configs written once; the function times one run in ms on `clock`: load, layer,
+    rewrite, canonicalize, and render JSON with origins."""
     from tvmc import api
     from tvmc.emit import canonical
 
     with tempfile.TemporaryDirectory(prefix="tvmc-scale-") as tmp:
         top = str(write_configs(Path(tmp), files, depth))
         flags = rewrite_flags(rewrites)
-        best = float("inf")
-        for _ in range(repeat):
-            started = time.perf_counter()
+
+        def once() -> float:
+            started = clock()
             resolved = api.resolve([top], flags, env={})
             canonical.to_json(resolved.to_dict(), resolved.origins)
-            best = min(best, time.perf_counter() - started)
-    return best * 1000
+            return (clock() - started) * 1000
+
+        yield once
+
+
+def resolve_ms(files: int, depth: int, rewrites: int, repeat: int = 5) -> float:
+    """Best of `repeat` runs of the workload, wall time."""
+    with workload(files, depth, rewrites) as once:
+        return min(once() for _ in range(repeat))
 
 
 def scale() -> tuple[dict[str, list[float]], float]:
