@@ -35,8 +35,10 @@ TOP_LEVEL: dict[str, KeySpec] = {
     "tvm-version": KeySpec("str", "The TVM generation this config is written for, e.g. '>=0.25' or '<=0.19'."),
     "targets": KeySpec("targets", "The targets: tag names, tables (TVM JSON form) or legacy target strings."),
     "host": KeySpec("target", "The target host; applies to every target without its own host."),
-    "executor": KeySpec("table", "The executor: kind = graph | aot | vm, and its options."),
-    "runtime": KeySpec("table", "The runtime: kind = cpp | crt, and its options."),
+    "executor": KeySpec(
+        "table", "The executor: kind = graph | aot | vm, and its options; or only its name (executor = 'vm')."
+    ),
+    "runtime": KeySpec("table", "The runtime: kind = cpp | crt, and its options; or only its name (runtime = 'cpp')."),
     "pass-config": KeySpec("table", "PassContext config: name → value."),
     "disabled-pass": KeySpec("Array<str>", "Passes to disable in the PassContext."),
     "opt-level": KeySpec("int", "PassContext optimisation level.", minimum=0, maximum=3),

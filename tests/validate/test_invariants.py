@@ -54,9 +54,16 @@ TARGETS = [
     [],
 ]
 HOSTS = [None, "llvm", {"kind": "cuda"}, {"kind": "c", "compiler": "ethos-u"}, {"kind": "llvm", "mtriple": "x"}]
-RUNTIMES = [None, {"kind": "cpp", "system-lib": True}, {"kind": "cpp", "system-lib": 1}, {"kind": "crt"}]
+# A name alone (`executor = "vm"`) is the shorthand of { kind = "vm" }: known, legacy-only and unknown names.
+RUNTIMES = [None, {"kind": "cpp", "system-lib": True}, {"kind": "cpp", "system-lib": 1}, {"kind": "crt"}, "cpp", "crt"]
+RUNTIMES += ["c++", 5]
 EXECUTORS = [
     None,
+    "vm",
+    "aot",
+    "graph",
+    "vmm",
+    ["vm"],
     {"kind": "vm", "exec-mode": "compiled"},
     {"kind": "vm", "exec-mode": "bogus"},
     {"kind": "graph"},
@@ -112,6 +119,15 @@ def _resolve(path: Path) -> api.Resolved | None:
         return None
 
 
+def _resolve_rule(path: Path) -> str | None:
+    """The rule id of the error `config show` fails with (None: it succeeds, or no rule raised it)."""
+    try:
+        api.resolve([str(path)], [], env={})
+    except TvmcError as err:
+        return err.rule
+    return None
+
+
 def _plan(resolved: api.Resolved) -> BuildPlan | None:
     try:
         return plan_build(resolved.config, resolved.origins, MODEL)
@@ -132,8 +148,29 @@ def test_validate_show_and_plan_agree(tmp_path: Path, config: dict[str, Any]) ->
     errors = _validate_errors(path)
     resolved = _resolve(path)
     assert bool(errors) == (resolved is None), (config, errors)
+    if resolved is None:  # the error show fails with is one validation reports, under its rule id
+        assert _resolve_rule(path) in {e.split(":")[0] for e in errors}, (config, errors)
     if resolved is not None and config.get("tvm-version") == ">=0.25":
         assert _plan(resolved) is not None, config
+
+
+@pytest.mark.parametrize(
+    ("config", "rule"),
+    [  # `executor = "vm"`: show read it as { kind = "vm" }, validation called it wrong-type
+        ({"executor": "vm"}, None),
+        ({"runtime": "cpp"}, None),
+        ({"executor": "graph", "runtime": "crt", "tvm-version": "<=0.19"}, None),
+        ({"executor": "vmm"}, "unknown-executor"),
+        ({"runtime": "c++"}, "unknown-runtime"),
+        ({"executor": 5}, "wrong-type"),
+        ({"executor": "aot", "tvm-version": ">=0.25"}, "legacy-component"),
+    ],
+)
+def test_component_given_by_name(tmp_path: Path, config: dict[str, Any], rule: str | None) -> None:
+    path = _write(tmp_path, {"targets": ["llvm"], **config})
+    assert {e.split(":")[0] for e in _validate_errors(path)} == ({rule} if rule else set())
+    assert _resolve_rule(path) == rule
+    assert (_resolve(path) is None) == (rule is not None)
 
 
 RESPELLINGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
@@ -260,9 +297,12 @@ LEGACY_EXECUTORS = [
     {"kind": "aot", "workspace-byte-alignment": 16},
     {"kind": "aot", "link-params": False},
     {"kind": "vm"},
+    "graph",
+    "aot",
 ]
 LEGACY_RUNTIMES = [
     None,
+    "crt",
     {"kind": "cpp"},
     {"kind": "cpp", "system-lib": True},
     {"kind": "crt"},

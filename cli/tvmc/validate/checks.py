@@ -189,8 +189,14 @@ class Checker:
     # ---- executor / runtime --------------------------------------------------------------------
 
     def component(self, section: str, value: Any, pointer: str) -> None:
-        if type(value) is not dict:
-            self.add("wrong-type", pointer, f"expected a table with 'kind', got '{type_name(value)}'")
+        if type(value) is str:  # `executor = "aot"`: the shorthand of { kind = "aot" } (keys.component_table)
+            value, kind_at = {"kind": value}, pointer
+        elif type(value) is dict:
+            kind_at = join(pointer, "kind")
+        else:
+            self.add(
+                "wrong-type", pointer, f"expected the {section}'s name or a table with 'kind', got '{type_name(value)}'"
+            )
             return
         comps = registry.components(section)
         union = model.component_union(section)
@@ -198,11 +204,11 @@ class Checker:
         comp = None
         if name is not _MISSING:
             if type(name) is not str:
-                self.add("wrong-type", join(pointer, "kind"), _expected("str", name))
+                self.add("wrong-type", kind_at, _expected("str", name))
             elif name not in comps:
                 self.add(
                     f"unknown-{section}",
-                    join(pointer, "kind"),
+                    kind_at,
                     f"unknown {section} {name!r} (known: {', '.join(comps)})",
                     suggest(name, list(comps)),
                 )

@@ -41,7 +41,7 @@ def _rule(validator_name: str, pointer: str) -> str:
     if validator_name == "required":
         return "missing-key"
     if validator_name in ("enum", "const", "pattern"):
-        if tokens[:1] in (["executor"], ["runtime"]) and last == "kind":
+        if tokens[:1] in (["executor"], ["runtime"]) and (last == "kind" or len(tokens) == 1):  # or its name alone
             return f"unknown-{tokens[0]}"
         if in_target and last in _ENUM_RULES:
             return _ENUM_RULES[last]

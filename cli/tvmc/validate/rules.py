@@ -14,7 +14,7 @@ from typing import Any
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError, TvmcError
-from tvmc.keys import canonical_build, modern_build_problems, pass_config_entries
+from tvmc.keys import canonical_build, component_table, modern_build_problems, pass_config_entries
 from tvmc.provenance import display_path, join
 from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
@@ -256,12 +256,14 @@ class _Rules:
     def components(self, targets: list[Target]) -> None:
         for section in ("executor", "runtime"):
             value = self.data.get(section)
-            explicit = value if isinstance(value, dict) and self.clean(join("", section)) else {}
+            at = join("", section)
+            table = component_table(value)  # `executor = "aot"` is { kind = "aot" }, written at /executor
+            explicit = table if isinstance(table, dict) and self.clean(at) else {}
             effective: dict[str, tuple[Any, str]] = {}
             for t in targets:  # legacy target strings/options lift settings; explicit ones win
                 for opt, setting in t.lifted.get(section, {}).items():
                     effective.setdefault(opt, (setting, t.pointer))
-            effective.update({opt: (v, join(join("", section), opt)) for opt, v in explicit.items()})
+            effective.update({opt: (v, at if table is not value else join(at, opt)) for opt, v in explicit.items()})
             kind, kind_at = effective.get("kind", (None, ""))
             comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:

@@ -176,8 +176,11 @@ def _component_defs(section: str) -> dict[str, Any]:
         props[name] = entry
     defs: dict[str, Any] = {
         section: {
-            "type": "object",
+            # `executor = "vm"` is the shorthand of { kind = "vm" } (keys.component_table).
+            "type": ["object", "string"],
             "description": model.TOP_LEVEL_KEYS[section].description,
+            "if": {"type": "string"},
+            "then": {"enum": list(comps)},
             "properties": props,
             "additionalProperties": False,
             "allOf": [
