@@ -2,12 +2,14 @@
 
 Comma-separated PEP 440-like clauses: `>=0.25`, `<=0.19, >0.8`, `0.27`, `!=0.26`. A bound names a
 release series: `<=0.19` admits 0.19.x, `>0.24` means `>=0.25`, `0.27` means 0.27.x. Resolution,
-validation, the build plan and the emitters all read specifiers here.
+validation, the build plan and the emitters all read specifiers here (`admits`, `generation`);
+which releases tvmc supports is `registry.supports`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 MODERN_SINCE = (0, 25)  # TVM 0.25 replaced Relay with Relax: the "modern" generation starts here
@@ -43,6 +45,11 @@ def _next(version: Version) -> Version:
     return (*version[:-1], version[-1] + 1)
 
 
+def _full(version: Version) -> Version:
+    """A release as major.minor.patch: 0.19 → 0.19.0."""
+    return (*version, 0, 0, 0)[:3]
+
+
 def _holds(op: str, bound: Version, version: Version) -> bool:
     series = version[: len(bound)]
     return {
@@ -57,36 +64,48 @@ def _holds(op: str, bound: Version, version: Version) -> bool:
     }[op]
 
 
-def allows(spec: str, versions: tuple[Version, ...]) -> bool:
-    """Whether a specifier admits any of `versions`; a malformed one admits all (validation
-    reports it; nothing else refuses on it)."""
+@lru_cache(maxsize=256)
+def _admits(spec: str, low: Version, high: Version | None) -> bool:
     parsed = clauses(spec)
     if parsed is None:
         return True
-    return any(all(_holds(op, bound, v) for op, bound in parsed) for v in versions)
+    # A clause changes its truth only where a series it names begins or ends: checking `low` and
+    # every such point inside the range decides the whole range.
+    points = {low} | {
+        point
+        for _, bound in parsed
+        for point in (_full(bound), _full(_next(bound)))
+        if low < point and (high is None or point < high)
+    }
+    return any(all(_holds(op, bound, v) for op, bound in parsed) for v in points)
+
+
+def admits(spec: object, low: Version, high: Version | None = None) -> bool:
+    """Whether a specifier admits some TVM release from `low` up to (not including) `high` (None:
+    no upper end): `admits(">=0.25", (0, 25))`. No specifier, or a malformed one, admits all
+    (validation reports a malformed one; nothing else refuses on it)."""
+    if not isinstance(spec, str):
+        return True
+    return _admits(spec, _full(low), None if high is None else _full(high))
+
+
+def admits_series(spec: object, series: str) -> bool:
+    """Whether a specifier admits some release of a series such as "0.19" (0.19.x)."""
+    version = parse_version(series)
+    return admits(spec, version, _next(version))
 
 
 def generation(spec: object) -> Generation | None:
     """What a specifier admits: "modern" (only TVM >= 0.25), "legacy" (only TVM < 0.25), or None
-    (no specifier, a malformed one, or a range spanning both)."""
-    parsed = clauses(spec)
-    if parsed is None:
+    (no specifier, a malformed one, one admitting nothing, or a range spanning both)."""
+    if not isinstance(spec, str):
         return None
-    lower: Version = (0,)
-    upper: Version | None = None  # exclusive
-    for op, version in parsed:
-        if op in (">=", "~="):
-            lower = max(lower, version)
-        elif op == ">":
-            lower = max(lower, _next(version))
-        elif op == "<":
-            upper = version if upper is None else min(upper, version)
-        elif op == "<=":
-            upper = _next(version) if upper is None else min(upper, _next(version))
-        elif op in ("==", "="):
-            lower, upper = max(lower, version), _next(version) if upper is None else min(upper, _next(version))
-    if lower >= MODERN_SINCE:
-        return "modern"
-    if upper is not None and upper <= MODERN_SINCE:
-        return "legacy"
-    return None
+    return _generation(spec)
+
+
+@lru_cache(maxsize=256)
+def _generation(spec: str) -> Generation | None:
+    if clauses(spec) is None:
+        return None
+    modern, legacy = admits(spec, MODERN_SINCE), admits(spec, (0,), MODERN_SINCE)
+    return "modern" if modern and not legacy else "legacy" if legacy and not modern else None

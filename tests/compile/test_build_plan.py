@@ -7,11 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tvmc import api
+from tvmc import api, registry, versions
 from tvmc.build.model import model_spec
 from tvmc.build.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError
-from tvmc.versions import allows as version_allows
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = model_spec("model.onnx", None, None)
@@ -219,24 +218,32 @@ def test_llvm_dumps_need_llvm() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "modern", "legacy"),
-    [
+    [  # modern: admits a TVM >= 0.25; legacy: admits TVM 0.18.x or 0.19.x (what --emit tvmc/relay write for)
         (">=0.25", True, False),
         ("<=0.19", False, True),
         ("<=0.18", False, True),
         ("0.27", True, False),
         ("==0.27.0", True, False),
+        ("0.27.1", True, False),  # a patch release (a sample of x.y.0 versions once refused it)
+        ("0.29", True, False),  # past the samples once listed here
+        (">=1.2", True, False),
+        ("0.19.1", False, True),
         (">=0.14,<0.20", False, True),
         (">0.19", True, False),
         ("~=0.26", True, False),
         ("!=0.27", True, True),
+        ("<=0.19, !=0.19", False, True),
+        ("0.21", False, False),
+        (">=0.20, <0.25", False, False),
+        ("<0.18", False, False),
+        (">=0.25, <0.25", False, False),
         ("whatever", True, True),
     ],
 )
-def test_version_allows(spec: str, modern: bool, legacy: bool) -> None:
-    from tvmc.build.plan import LEGACY_VERSIONS, MODERN_VERSIONS
-
-    assert version_allows(spec, MODERN_VERSIONS) is modern
-    assert version_allows(spec, LEGACY_VERSIONS) is legacy
+def test_version_admits(spec: str, modern: bool, legacy: bool) -> None:
+    assert versions.admits(spec, versions.MODERN_SINCE) is modern
+    assert any(versions.admits_series(spec, v) for v in registry.generation_versions()) is legacy
+    assert registry.supports(spec) is (modern or legacy)
 
 
 @pytest.mark.parametrize(

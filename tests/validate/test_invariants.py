@@ -87,7 +87,8 @@ BUILDS = [
     {"mixed-precision": 1},
     {"module-name": "net"},
 ]
-VERSIONS = [None, ">=0.25", "<=0.19"]
+# What tvmc supports (0.18, 0.19, >= 0.25), patch releases and releases it has no rules for.
+VERSIONS = [None, ">=0.25", "<=0.19", "0.27.1", "0.29", "0.19.1", "0.17", "0.21", ">=0.20, <0.25", ">=0.25, <0.25"]
 
 
 @st.composite
@@ -150,8 +151,10 @@ def test_validate_show_and_plan_agree(tmp_path: Path, config: dict[str, Any]) ->
     assert bool(errors) == (resolved is None), (config, errors)
     if resolved is None:  # the error show fails with is one validation reports, under its rule id
         assert _resolve_rule(path) in {e.split(":")[0] for e in errors}, (config, errors)
-    if resolved is not None and config.get("tvm-version") == ">=0.25":
+    if resolved is not None and generation(config.get("tvm-version")) == "modern":
         assert _plan(resolved) is not None, config
+    if resolved is not None and generation(config.get("tvm-version")) == "legacy":
+        assert all(e in ("ok", "inexpressible") for e in _emits(resolved).values()), config
 
 
 @pytest.mark.parametrize(
@@ -171,6 +174,13 @@ def test_component_given_by_name(tmp_path: Path, config: dict[str, Any], rule: s
     assert {e.split(":")[0] for e in _validate_errors(path)} == ({rule} if rule else set())
     assert _resolve_rule(path) == rule
     assert (_resolve(path) is None) == (rule is not None)
+
+
+@pytest.mark.parametrize("version", ["0.25", "0.27.1", "0.29", ">=1.2", "~=0.26"])
+def test_every_modern_version_plans(tmp_path: Path, version: str) -> None:
+    # `--emit plan` checked a sample of x.y.0 releases up to 1.0: it refused 0.27.1 and 0.29 (validation passed)
+    resolved = _resolve(_write(tmp_path, {"tvm-version": version, "targets": ["llvm"]}))
+    assert resolved is not None and _plan(resolved) is not None
 
 
 RESPELLINGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
@@ -334,7 +344,8 @@ LEGACY_BUILDS: list[dict[str, Any]] = [
     {"cross-compiler": "aarch64-linux-gnu-gcc", "cross-compiler-options": ["-O2"]},
     {"cross-compiler-options": ["-O2"]},
 ]
-LEGACY_VERSIONS = ["<=0.19", "<=0.18", "0.18", "0.19", "<0.20", ">=0.18, <=0.19", "<0.25"]
+LEGACY_VERSIONS = ["<=0.19", "<=0.18", "0.18", "0.19", "<0.20", ">=0.18, <=0.19", "<0.25", "0.19.1"]
+LEGACY_VERSIONS += ["0.17", "<0.18", "0.21", ">=0.20, <0.25"]  # no release tvmc writes for: invalid
 DISABLED_PASSES = [["AlterOpLayout"], ["FoldConstant", "FuseOps"], ["NoSuchPass"], ["relax.FuseOps"]]
 
 
@@ -441,6 +452,10 @@ def test_legacy_files_include_valid_and_invalid_ones() -> None:
         ({"targets": ["llvm"], "build": {"desired-layout": ["NHWC", "NCHW"]}}, "legacy-release"),
         # config show refused it, validation passed (in any generation)
         ({"targets": ["c -link-params=1"], "executor": {"kind": "vm"}}, "wrong-kind-option"),
+        # a tvm-version admitting no release tvmc supports: validation and show passed, every emitter refused
+        ({"tvm-version": "0.17", "targets": ["llvm"]}, "unsupported-tvm-version"),
+        ({"tvm-version": "0.21", "targets": ["llvm"]}, "unsupported-tvm-version"),
+        ({"tvm-version": ">=0.20, <0.25", "targets": ["llvm"]}, "unsupported-tvm-version"),
     ],
 )
 def test_found_disagreements(tmp_path: Path, config: dict[str, Any], rule: str) -> None:

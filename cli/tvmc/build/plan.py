@@ -29,9 +29,6 @@ from tvmc.provenance import Origin, display_path, join, origin_of
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
 
-MODERN_VERSIONS = ((0, 25, 0), (0, 26, 0), (0, 27, 0), (0, 28, 0), (1, 0, 0))
-LEGACY_VERSIONS = tuple((0, minor, 0) for minor in range(8, 20))
-
 
 @dataclass(frozen=True)
 class Partition:
@@ -200,7 +197,7 @@ class Planner:
 
     def check_version(self) -> None:
         spec = self.config.tvm_version
-        if spec and not versions.allows(spec, MODERN_VERSIONS):
+        if not versions.admits(spec, versions.MODERN_SINCE):
             raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM >= 0.25")
 
     def target(self) -> tuple[dict[str, Any], tuple[Partition, ...]]:
@@ -398,12 +395,8 @@ class Planner:
 def legacy_hint(spec: str | None) -> str:
     """Where a config goes that TVM >= 0.25 cannot build: the old releases `--emit tvmc`/`relay`
     write for that its `tvm-version` admits (`<=0.18`: TVM 0.18 only)."""
-    old = [v for v in registry.generation_versions() if not spec or versions.allows(spec, (_version(v),))]
+    old = [v for v in registry.generation_versions() if versions.admits_series(spec, v)]
     return f"use --emit tvmc or --emit relay for TVM {' or '.join(old)}" if old else LEGACY_HINT
-
-
-def _version(text: str) -> tuple[int, ...]:
-    return (*(int(part) for part in text.split(".")), 0)
 
 
 def plan_build(config: CompilationConfig, origins: Mapping[str, Origin], model: ModelSpec) -> BuildPlan:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tvmc import versions
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
@@ -353,6 +354,20 @@ def generation_versions() -> tuple[str, ...]:
     from tvmc.registry.generations import versions  # lazy: `config show` never reads old releases
 
     return versions()
+
+
+def supports(spec: object) -> bool:
+    """Whether a `tvm-version` admits a TVM release tvmc supports: TVM >= 0.25 (what it builds) or an
+    old release `--emit tvmc`/`relay` write for (`generation_versions`). No specifier (or a malformed
+    one, which validation reports) admits them all."""
+    if versions.admits(spec, versions.MODERN_SINCE):
+        return True
+    return any(versions.admits_series(spec, release) for release in generation_versions())
+
+
+def supported_releases() -> str:
+    """The releases `supports` admits, as users read them."""
+    return f"TVM {' or '.join(generation_versions())} (--emit tvmc, --emit relay), or TVM >= 0.25"
 
 
 def generation(version: str) -> Generation:

@@ -34,6 +34,8 @@ RULES: dict[str, str] = {
     "pass-config-type": "A PassContext config value of the wrong type.",
     "unknown-pass-config": "A PassContext config name TVM does not register (warning).",
     # semantics (over the resolved config)
+    "unsupported-tvm-version": "A tvm-version that admits no TVM release tvmc supports (0.18, 0.19 for --emit "
+    "tvmc/relay; >= 0.25).",
     "invalid-target": "A target TVM would reject (canonicalization error from tvmc.targets).",
     "aot-interface-api": "The aot executor with interface-api = 'c' needs unpacked-api = true.",
     "host-conflict": "A target's own host differs from the config's host (or from another target's host).",

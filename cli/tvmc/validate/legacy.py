@@ -29,7 +29,7 @@ from tvmc.errors import TvmcError, UsageError
 from tvmc.keys import canonical_build, component_table, pass_config_entries, with_lifted
 from tvmc.provenance import join
 from tvmc.targets.queries import strip_tvmc_keys
-from tvmc.versions import allows as version_allows
+from tvmc.versions import admits_series
 
 LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtimes
 RULE = "legacy-release"
@@ -63,10 +63,10 @@ def choose(spec: str | None, requested: str | None) -> registry.Generation:
         wanted = ".".join(wanted.split(".")[:2])
         if wanted not in versions:
             raise UsageError(f"tvmc writes old tvmc/Relay output for TVM {shown} only", f"--tvm-version {requested}")
-        if spec and not version_allows(spec, ((*_key(wanted), 0),)):
+        if not admits_series(spec, wanted):
             raise TvmcError(f"the config is written for TVM {spec}, which excludes TVM {wanted} (--tvm-version)")
         return registry.generation(wanted)
-    allowed = [v for v in versions if not spec or version_allows(spec, ((*_key(v), 0),))]
+    allowed = [v for v in versions if admits_series(spec, v)]
     if not allowed:
         raise TvmcError(f"the config is written for TVM {spec}, which excludes TVM {shown}")
     return registry.generation(max(allowed, key=_key))

@@ -373,7 +373,19 @@ class _Rules:
             hint = f"; {problem.hint}" if problem.hint else ""
             self.add(legacy.RULE, written.get(problem.pointer, problem.pointer), problem.message + hint)
 
+    def tvm_version(self) -> None:
+        """A `tvm-version` must admit a release tvmc supports (`registry.supports`): the emitters
+        and the build plan refuse one that admits none (0.17, 0.21)."""
+        spec = self.data.get("tvm-version")
+        if isinstance(spec, str) and self.clean("/tvm-version") and not registry.supports(spec):
+            self.add(
+                "unsupported-tvm-version",
+                "/tvm-version",
+                f"{spec!r} admits no TVM release tvmc supports: {registry.supported_releases()}",
+            )
+
     def run(self) -> list[Finding]:
+        self.tvm_version()
         self.pass_configs()
         self.build()
         targets: list[Target] = []
