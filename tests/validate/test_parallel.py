@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from corpus_expect import Invoke
@@ -77,6 +78,43 @@ def test_a_dead_worker_leaves_its_files_to_the_parent() -> None:
 
     paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
     assert [r.name for r in parallel.run(paths, validate, 2)] == paths
+
+
+@needs_fork
+def test_a_worker_dying_before_it_says_what_it_took_leaves_that_to_the_parent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parent = os.getpid()
+    announce = parallel._announce
+
+    def die_on_the_third(out: BinaryIO, index: int) -> None:
+        if os.getpid() != parent and index == 2:
+            os._exit(9)  # the chunk number is taken from the pipe, and nobody is told; the other worker lives on
+        announce(out, index)
+
+    def validate(path: str) -> FileResult:
+        if os.getpid() == parent:
+            time.sleep(0.001)  # the parent is slow: the workers take chunks
+        return _result(path)
+
+    monkeypatch.setattr(parallel, "_announce", die_on_the_third)
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 16)]
+    assert len(list(parallel._chunks(paths, 3))) > parallel.WINDOW  # not every number is in the pipe at once
+    assert list(parallel.run(paths, validate, 3)) == [_result(p) for p in paths]
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+@needs_fork
+def test_no_pipe_to_be_had_means_a_serial_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(os, "pipe", no_pipe)
+    paths = [f"f{i}.toml" for i in range(parallel.MIN_FILES * 2)]
+    assert list(parallel.run(paths, _result, 2)) == [_result(p) for p in paths]
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # nothing was forked
 
 
 @needs_fork
@@ -232,6 +270,7 @@ def validate(path):
     if os.getpid() != parent:
         os.write(1, f"{os.getpid()}\\n".encode())  # one write: the two workers' lines do not mix
         time.sleep(60)
+    time.sleep(0.05)  # the parent is slow too: it takes the first chunk, the workers the next ones
     return FileResult(path, [])
 
 parent = os.getpid()
