@@ -116,7 +116,27 @@ def suggestion_text(suggestions: Sequence[str]) -> str:
 
 
 def did_you_mean(word: str, candidates: Sequence[str], n: int = 1) -> list[str]:
-    """Close matches for a misspelt name, for `suggestions=`."""
-    import difflib
+    """Close matches for a misspelt name, for `suggestions=`: exactly `difflib.get_close_matches`
+    (cutoff 0.6), which is slow on long lists (a search path of thousands of configs, hundreds of
+    tags). A candidate is compared in full only if it could pass: difflib's ratios are at most
+    2·matches/total, and the matches at most the shorter length and the number of the
+    candidate's characters that occur in `word` at all (`translate` counts those in C)."""
+    cutoff, size = 0.6, len(word)
+    absent = dict.fromkeys(map(ord, word), None)  # deletes the characters `word` has
+    likely = [
+        c
+        for c in candidates
+        if _ratio_bound(min(len(c), size), len(c) + size) >= cutoff
+        and _ratio_bound(len(c) - len(c.translate(absent)), len(c) + size) >= cutoff
+    ]
+    if not likely:
+        return []
+    import difflib  # lazy: most runs never suggest anything
 
-    return difflib.get_close_matches(word, list(candidates), n=n, cutoff=0.6)
+    return difflib.get_close_matches(word, likely, n=n, cutoff=cutoff)
+
+
+def _ratio_bound(matches: int, total: int) -> float:
+    # difflib's own formula (1 for two empty strings), in the same floating point: a candidate
+    # left out here is one difflib would leave out too.
+    return 2.0 * matches / total if total else 1.0
