@@ -9,11 +9,15 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from tvmc.provenance import escape
+from tvmc.provenance import join
 from tvmc.sources.limits import json_may_nest_deeper
 
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+# A member's key with the blanks after it and its `:` (and the blanks after that); after a member or
+# element, blanks and maybe a comma: one regex match per step, the indexer's main cost.
+_MEMBER = re.compile(rf"({_STRING.pattern})[ \t\r\n]*(:[ \t\r\n]*)?")
+_SEPARATOR = re.compile(r"[ \t\r\n]*(,[ \t\r\n]*)?")
 _SCALAR = re.compile(r"-?(?:Infinity|[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)|true|false|null|NaN")
 # Strings (unterminated ones run to the end: the pre-scan sees unvalidated text) and brackets.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\[\s\S])*+"?|[\[\]{}]')
@@ -73,9 +77,7 @@ class _JsonIndexer:
         m = _STRING.match(self.s, i)
         if m is None:
             raise _Confused(i)
-        value = json.loads(m.group())
-        assert isinstance(value, str)
-        return value, m.end()
+        return _decoded(m.group()), m.end()
 
     def value(self, i: int, ptr: str) -> int:
         s = self.s
@@ -98,8 +100,11 @@ class _JsonIndexer:
         if s.startswith("}", j):
             return j + 1
         while True:
-            key, end = self._string(j)
-            member = ptr + "/" + escape(key)
+            m = _MEMBER.match(s, j)
+            if m is None:
+                raise _Confused(j)
+            key = _decoded(m.group(1))
+            member = join(ptr, key)
             if key in seen:
                 if self.index.duplicate is None:
                     self.index.duplicate = Duplicate(key, member, j, seen[key])
@@ -108,15 +113,11 @@ class _JsonIndexer:
             else:
                 seen[key] = j
                 self.index.offsets.setdefault(member, j)
-            j = self._ws(end)
-            if not s.startswith(":", j):
-                raise _Confused(j)
-            j = self._ws(self.value(self._ws(j + 1), member))
+            if m.group(2) is None:  # no `:` after the key
+                raise _Confused(m.end())
+            j = self._separator(self.value(m.end(), member), "}")
             if s.startswith("}", j):
                 return j + 1
-            if not s.startswith(",", j):
-                raise _Confused(j)
-            j = self._ws(j + 1)
 
     def _array(self, i: int, ptr: str) -> int:
         s = self.s
@@ -127,13 +128,28 @@ class _JsonIndexer:
         while True:
             element = f"{ptr}/{index}"
             self.index.offsets.setdefault(element, j)
-            j = self._ws(self.value(j, element))
+            j = self._separator(self.value(j, element), "]")
             index += 1
             if s.startswith("]", j):
                 return j + 1
-            if not s.startswith(",", j):
-                raise _Confused(j)
-            j = self._ws(j + 1)
+
+    def _separator(self, i: int, close: str) -> int:
+        """Past the blanks and comma after a member or element; without a comma, `close` must follow."""
+        m = _SEPARATOR.match(self.s, i)
+        assert m is not None  # every part of the pattern is optional
+        if m.group(1) is None and not self.s.startswith(close, m.end()):
+            raise _Confused(m.end())
+        return m.end()
+
+
+def _decoded(quoted: str) -> str:
+    """A JSON string literal's value; without escapes, the text between the quotes (json.loads
+    costs more than scanning the whole key)."""
+    if "\\" not in quoted:
+        return quoted[1:-1]
+    value = json.loads(quoted)
+    assert isinstance(value, str)
+    return value
 
 
 def index_json(text: str, *, stop_at_duplicate: bool = False) -> JsonIndex:

@@ -96,13 +96,17 @@ def load_file(path: str | Path, *, display: str | None = None) -> Layer:
     return load_bytes(data, source=source, format=format_for(absolute), path=Path(absolute))
 
 
+# O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
+# (Computed once: the failing getattr on POSIX raises and catches an AttributeError each time.)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_BINARY", 0)
+
+
 def _read_file(path: str, source: str) -> bytes:
     """The bytes of the regular file at `path`. Only regular files are configs: a FIFO, a device or
     /dev/stdin is refused without reading from it (stdin is read only where the user wrote `-`)."""
-    # O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
     # Raw descriptor calls: for a config of a few hundred bytes, file objects and a path stat cost
     # more than the read itself.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import re
 
-from tvmc.provenance import escape
+from tvmc.provenance import escape, join
 from tvmc.sources.limits import toml_may_nest_deeper
 
 _WS = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*+)*+")  # whitespace, newlines and comments
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _LITERAL = re.compile(r"'[^'\n]*'")
+# The indexer's steps match a token together with the blanks around it: a regex match is its main
+# cost, so one per key part, `=` or separator (not three) keeps locating an error cheap.
+# One part of a (dotted) key: bare, "basic" (escapes decoded later) or 'literal'; then a dot?
+_KEY_PART_STEP = re.compile(r"""(?:([A-Za-z0-9_-]+)|("(?:[^"\\\n]|\\.)*")|'([^'\n]*)')[ \t]*(\.[ \t]*)?""")
+_EQUALS = re.compile(r"=[ \t]*")
+# After an array element or inline-table entry: blanks, newlines and comments, maybe a comma and more.
+_SEPARATOR = re.compile(r"(?:[ \t\r\n]|#[^\n]*+)*+(,(?:[ \t\r\n]|#[^\n]*+)*+)?")
 # A multi-line string ends at the first `"""` and may be followed by up to two more quotes
 # that belong to the content (`"""a""""` is `a"`).
 _ML_BASIC = re.compile(r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*"{3,5}')
@@ -139,23 +145,18 @@ class _TomlIndexer:
         return self.offsets
 
     def _key_path(self, i: int) -> tuple[list[tuple[str, int]], int]:
-        """A (dotted) key: [(key, offset of its first character)], offset after it."""
+        """A (dotted) key: [(key, offset of its first character)], offset after it (and its blanks)."""
         s = self.s
         keys: list[tuple[str, int]] = []
         while True:
-            if s.startswith('"', i):
-                j = _end(_BASIC, s, i)
-                keys.append((_decode_key(s[i:j]), i))
-            elif s.startswith("'", i):
-                j = _end(_LITERAL, s, i)
-                keys.append((s[i + 1 : j - 1], i))
-            else:
-                j = _end(_BARE_KEY, s, i)
-                keys.append((s[i:j], i))
-            j = self._ws(j)
-            if not s.startswith(".", j):
-                return keys, j
-            i = self._ws(j + 1)
+            m = _KEY_PART_STEP.match(s, i)
+            if m is None:
+                raise _Confused(i)
+            bare, basic, literal, dot = m.groups()
+            keys.append((bare if bare is not None else _decode_key(basic) if basic is not None else literal, i))
+            if dot is None:
+                return keys, m.end()
+            i = m.end()
 
     def _header(self, keys: list[tuple[str, int]], aot_offset: int | None) -> str:
         """The pointer of the table a `[a.b]` / `[[a.b]]` header opens."""
@@ -177,10 +178,9 @@ class _TomlIndexer:
         keys, j = self._key_path(i)
         ptr = table
         for key, offset in keys:
-            ptr += "/" + escape(key)
+            ptr = join(ptr, key)
             self.offsets.setdefault(ptr, offset)
-        j = self._ws(self._expect(j, "="))
-        return self._value(j, ptr)
+        return self._value(_end(_EQUALS, self.s, j), ptr)
 
     def _value(self, i: int, ptr: str) -> int:
         s = self.s
@@ -209,12 +209,8 @@ class _TomlIndexer:
         while not s.startswith("]", j):
             element = f"{ptr}/{index}"
             self.offsets.setdefault(element, j)
-            j = self._ws_nl(self._value(j, element))
+            j = self._separator(self._value(j, element), "]")
             index += 1
-            if s.startswith(",", j):
-                j = self._ws_nl(j + 1)
-            elif not s.startswith("]", j):
-                raise _Confused(j)
         return j + 1
 
     def _inline_table(self, i: int, ptr: str) -> int:
@@ -222,12 +218,16 @@ class _TomlIndexer:
         # Newlines and comments are tolerated although TOML 1.0 inline tables are one line.
         j = self._ws_nl(i + 1)
         while not s.startswith("}", j):
-            j = self._ws_nl(self._key_value(j, ptr))
-            if s.startswith(",", j):
-                j = self._ws_nl(j + 1)
-            elif not s.startswith("}", j):
-                raise _Confused(j)
+            j = self._separator(self._key_value(j, ptr), "}")
         return j + 1
+
+    def _separator(self, i: int, close: str) -> int:
+        """Past the blanks and comma after an element; without a comma, the list must end here."""
+        m = _SEPARATOR.match(self.s, i)
+        assert m is not None  # every part of the pattern is optional
+        if m.group(1) is None and not self.s.startswith(close, m.end()):
+            raise _Confused(m.end())
+        return m.end()
 
 
 def index_toml(text: str) -> dict[str, int]:
