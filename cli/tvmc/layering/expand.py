@@ -269,7 +269,7 @@ def _c3(lins: list[list[Node]]) -> list[Node] | None:
     Python's MRO rule, step for step: take the head of the first sequence that is in no sequence's
     tail. A key that occurs once in all the sequences is in no tail, so once such a head is taken
     its sequence stays the first eligible one up to its next shared key: that whole run is taken as
-    one slice, and only shared keys pay a scan over the sequences (at most MAX_EXTENDS_FANOUT + 1).
+    one slice, and only shared keys pay a scan over the sequences (one per entry, and the heads).
     So the cost is the total length (one pass over each sequence: key, count, mark) plus shared
     keys times sequences; a scan over all the sequences for every key made a chain link that also
     extends leaves cost (files below it) x (its extends), the whole chain depth x files x fan-out."""
