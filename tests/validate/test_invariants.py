@@ -52,6 +52,8 @@ TARGETS = [
     ["c"],
     [{"kind": "ethos-u"}],
     [],
+    [{"kind": "composite", "devices": [{"kind": "cuda"}]}],
+    ["llvm", {"kind": "composite", "devices": [{"kind": "cuda"}]}],
 ]
 HOSTS = [None, "llvm", {"kind": "cuda"}, {"kind": "c", "compiler": "ethos-u"}, {"kind": "llvm", "mtriple": "x"}]
 # A name alone (`executor = "vm"`) is the shorthand of { kind = "vm" }: known, legacy-only and unknown names.
@@ -174,6 +176,39 @@ def test_component_given_by_name(tmp_path: Path, config: dict[str, Any], rule: s
     assert {e.split(":")[0] for e in _validate_errors(path)} == ({rule} if rule else set())
     assert _resolve_rule(path) == rule
     assert (_resolve(path) is None) == (rule is not None)
+
+
+@pytest.mark.parametrize(
+    ("targets", "second"),
+    [  # relax.build compiles for one target: one rule (targets.second_target) for validation and the plan
+        (["llvm", {"kind": "composite", "devices": [{"kind": "cuda"}]}], 1),  # validation skipped composites
+        ([{"kind": "composite", "devices": [{"kind": "cuda"}]}, "llvm"], 1),
+        (["cuda", "llvm"], 1),
+        ([{"kind": "cuda", "compiler": "tensorrt"}, "cuda"], None),
+        ([{"kind": "composite", "devices": [{"kind": "cuda"}, {"kind": "llvm"}]}], None),
+    ],
+)
+def test_second_target(tmp_path: Path, targets: list[Any], second: int | None) -> None:
+    path = _write(tmp_path, {"tvm-version": ">=0.25", "targets": targets})
+    errors = _validate_errors(path)
+    if second is None:
+        resolved = _resolve(path)
+        assert not errors and resolved is not None and _plan(resolved) is not None
+        return
+    assert errors == [
+        f"invalid-target: a second target ({_kind(targets[second])}): relax.build compiles for one "
+        "target and its host; put the host in `host`, or compile once per target"
+    ]
+    assert _resolve_rule(path) == "invalid-target"
+    unchecked = _resolve(_write(tmp_path, {"targets": targets}))  # no tvm-version: validation leaves it to the plan
+    assert unchecked is not None
+    with pytest.raises(TvmcError, match=r"a second target .*; put the host in `host`") as refused:
+        plan_build(unchecked.config, unchecked.origins, MODEL)
+    assert refused.value.location is not None and refused.value.location.line == 1
+
+
+def _kind(target: Any) -> str:
+    return str(target["kind"]) if isinstance(target, dict) else str(target).split()[0]
 
 
 @pytest.mark.parametrize("version", ["0.25", "0.27.1", "0.29", ">=1.2", "~=0.26"])

@@ -212,16 +212,13 @@ class Planner:
             compiler = entry.get("compiler")
             if compiler is not None:
                 partitions.append(self.partition(str(compiler), kind.device_type, join(pointer, "compiler")))
-            stripped = strip_tvmc_keys(entry)
             if base is None or (base_from_compiler and compiler is None):
-                base, base_from_compiler = stripped, compiler is not None
-            elif compiler is None and stripped != base:
-                raise self.refuse(
-                    pointer,
-                    f"a second target ({name}): relax.build compiles for one target and its host",
-                    hint="put the host in `host`, or compile once per target",
-                )
+                base, base_from_compiler = strip_tvmc_keys(entry), compiler is not None
         assert base is not None  # canonical configs have at least one target
+        second = targets.second_target([(t, t.get("compiler")) for t in self.targets])
+        if second is not None:
+            message = targets.second_target_message(str(self.targets[second]["kind"]))
+            raise self.refuse(f"/targets/{second}", message, hint=targets.SECOND_TARGET_HINT)
         if self.host:
             self.check_modern_kinds(self.host, "/host")
         base_kind = registry.kinds()[str(base["kind"])]

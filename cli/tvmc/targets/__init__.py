@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         DUPLICATE_DEVICE,
         HOST_CONFLICT,
         HOST_NOT_CPU,
+        SECOND_TARGET_HINT,
         DeviceClash,
         HostConflict,
         Spec,
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
         device_type,
         host_conflicts,
         host_problem,
+        second_target,
+        second_target_message,
     )
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
@@ -41,6 +44,7 @@ __all__ = [
     "DUPLICATE_DEVICE",
     "HOST_CONFLICT",
     "HOST_NOT_CPU",
+    "SECOND_TARGET_HINT",
     "DeviceClash",
     "HostConflict",
     "ParsedTarget",
@@ -62,6 +66,8 @@ __all__ = [
     "parse_target",
     "parse_targets",
     "resolve_system",
+    "second_target",
+    "second_target_message",
     "split_list",
     "to_legacy",
 ]
@@ -77,6 +83,9 @@ _SUBMODULE = {
     "DeviceClash": "canonical",
     "HostConflict": "canonical",
     "host_conflicts": "canonical",
+    "second_target": "canonical",
+    "second_target_message": "canonical",
+    "SECOND_TARGET_HINT": "canonical",
     "Spec": "canonical",
     "device_clashes": "canonical",
     "canonicalize": "canonical",

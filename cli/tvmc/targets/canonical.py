@@ -250,6 +250,33 @@ def device_clashes(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> l
     return found
 
 
+SECOND_TARGET_HINT = "put the host in `host`, or compile once per target"
+
+
+def second_target_message(kind: str) -> str:
+    """The one message of the second-target rule (`SECOND_TARGET_HINT` says what to do)."""
+    return f"a second target ({kind}): relax.build compiles for one target and its host"
+
+
+def second_target(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> int | None:
+    """The build plan's rule (TVM >= 0.25): relax.build compiles for one target, refined by BYOC
+    `compiler` targets, and its host. Among canonical targets, each given with its `compiler` (None:
+    none), the index of the first one without a compiler that differs, hosts aside, from the first
+    such target (a composite counts as one target); None when there is none. A kind TVM >= 0.25
+    lacks is left to its own rule (legacy-kind). The build plan refuses with it, and validation
+    reports it for a config written for TVM >= 0.25."""
+    first: dict[str, Any] | None = None
+    for index, (target, compiler) in enumerate(targets):
+        if compiler is not None or str(target["kind"]) not in registry.kinds():
+            continue
+        plain = {k: v for k, v in target.items() if k != "host"}
+        if first is None:
+            first = plain
+        elif plain != first:
+            return index
+    return None
+
+
 class HostConflict(NamedTuple):
     """A target whose own host differs from the config's host or, without one, from the first own
     host: one build has one host. Positions are indices into the sequence given to `host_conflicts`."""

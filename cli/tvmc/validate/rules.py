@@ -324,24 +324,17 @@ class _Rules:
 
     def one_plain_target(self, targets: list[Target]) -> None:
         """For a config written for TVM >= 0.25: relax.build compiles for one target (with BYOC
-        `compiler` refinements) and its host — the build plan's rule."""
+        `compiler` refinements) and its host — the build plan's rule (`targets.second_target`)."""
         if versions.generation(self.data.get("tvm-version")) != "modern":
             return
-        plain = [  # legacy kinds and composites are reported (or allowed) by their own rules
-            t
-            for t in targets
-            if t.compiler is None and t.canonical.get("kind") != "composite" and t.canonical["kind"] in registry.kinds()
-        ]
-        first = {k: v for k, v in plain[0].canonical.items() if k != "host"} if plain else None
-        for t in plain[1:]:
-            if {k: v for k, v in t.canonical.items() if k != "host"} != first:
-                self.add(
-                    "invalid-target",
-                    t.pointer,
-                    f"a second target ({t.canonical['kind']}): relax.build compiles for one target and its host; "
-                    "put the host in `host`, or compile once per target",
-                )
-                return
+        second = tg.second_target([(t.canonical, t.compiler) for t in targets])
+        if second is not None:
+            t = targets[second]
+            self.add(
+                "invalid-target",
+                t.pointer,
+                f"{tg.second_target_message(t.canonical['kind'])}; {tg.SECOND_TARGET_HINT}",
+            )
 
     def build(self) -> None:
         """For a config written for TVM >= 0.25: what its build (relax) cannot do, the list the
