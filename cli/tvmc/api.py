@@ -28,7 +28,7 @@ from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
-from tvmc.provenance import Origin, Origins, display_path, join, node_at, origin_of, printable, split, walk
+from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
 from tvmc.validate.checks import check_document
 from tvmc.validate.rules import semantic_findings
 
@@ -324,12 +324,12 @@ def check(tree: Tree) -> None:
             continue
         origin = origin_of(tree.origins, finding.pointer)
         where = finding.location or (origin.location() if origin is not None else None)
-        path = display_path(finding.pointer)
         raise ConfigError(
-            f"{path}: {finding.message}" if path else finding.message,
+            finding.message,
             where,
             suggestions=(finding.suggestion,) if finding.suggestion else (),
             rule=finding.rule,
+            pointer=finding.pointer or None,
         )
 
 
@@ -339,7 +339,9 @@ def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:
         return err
     if not any(o.kind in ("flag", "env") and o.location() == err.location for o in tree.origins.values()):
         return err
-    usage = UsageError(err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule)
+    usage = UsageError(
+        err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule, pointer=err.pointer
+    )
     return usage
 
 

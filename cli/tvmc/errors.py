@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tvmc.pointers import display_path
+
 
 @dataclass(slots=True, frozen=True)
 class Location:
@@ -57,8 +59,11 @@ class TvmcError(Exception):
     def one_line(self) -> str:
         """The message as printed by the CLI: `source: message (did you mean …?)`."""
         text = self.message
-        if self.pointer:  # one readable line even for a pointer 64 levels deep
-            shown = self.pointer if len(self.pointer) <= 60 else f"…{self.pointer[-50:]}"
+        if self.pointer:  # as users read it (`targets[0].mcpu`), one readable line even 64 levels deep
+            shown = display_path(self.pointer)
+            if len(shown) > 60:
+                tail = shown[-50:]
+                shown = "…" + tail[next((i for i, c in enumerate(tail) if c in "[."), 0) :].lstrip(".")
             text = f"{shown}: {text}"
         text += suggestion_text(self.suggestions)
         if self.hint:

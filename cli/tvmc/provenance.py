@@ -7,11 +7,17 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tvmc.errors import Location
+from tvmc.pointers import display_path as display_path
+from tvmc.pointers import escape as escape
+from tvmc.pointers import join as join
+from tvmc.pointers import make_pointer as make_pointer
+from tvmc.pointers import split as split
+from tvmc.pointers import unescape as unescape
 
 OriginKind = Literal["file", "flag", "env", "default"]
 
@@ -54,33 +60,7 @@ class Origin:
         return text
 
 
-# ---- RFC 6901 JSON pointers ------------------------------------------------------------------
-
-
-def escape(token: str | int) -> str:
-    """One pointer reference token, escaped per RFC 6901 (`~` → `~0`, `/` → `~1`)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def join(pointer: str, token: str | int) -> str:
-    # The checks join a pointer for every node they visit: skip the escaping when there is none.
-    if type(token) is str and "~" not in token and "/" not in token:
-        return f"{pointer}/{token}"
-    return f"{pointer}/{escape(token)}"
-
-
-def make_pointer(tokens: Iterable[str | int]) -> str:
-    """`["targets", 0, "mcpu"]` → `"/targets/0/mcpu"`."""
-    return "".join("/" + escape(t) for t in tokens)
-
-
-def split(pointer: str) -> list[str]:
-    """`"/a~1b/0"` → `["a/b", "0"]`; "" (the document) → []."""
-    return [unescape(t) for t in pointer.split("/")[1:]] if pointer else []
+# ---- RFC 6901 JSON pointers (`tvmc.pointers`, re-exported: the helpers below walk trees with them) --
 
 
 def node_at(data: Any, pointer: str, default: Any = None) -> Any:
@@ -163,17 +143,3 @@ def printable(text: str) -> str:
     """User text as messages and origins show it, on one line: quoted (Python-style) when it holds
     line breaks or other unprintable characters."""
     return text if text.isprintable() else repr(text)
-
-
-def display_path(pointer: str) -> str:
-    """`/targets/0/mcpu` → `targets[0].mcpu`; keys with dots or odd characters are quoted."""
-    out = ""
-    for token in split(pointer):
-        if token.isdigit():
-            out += f"[{token}]"
-        elif token and all(c.isalnum() or c in "-_" for c in token):
-            out += ("." if out else "") + token
-        else:
-            quoted = token.replace("\\", "\\\\").replace('"', '\\"')
-            out += ("." if out else "") + f'"{quoted}"'
-    return out

@@ -12,8 +12,8 @@ layer and those below, never one above:
 
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
-| 0     | foundation      | `tvmc`, errors, text, values, versions, fileio, provenance, registry, shapes, |
-|       |                 | frozen                                                                        |
+| 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, provenance,         |
+|       |                 | registry, shapes, frozen                                                      |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -58,6 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "foundation",
         (
             "tvmc",
+            "tvmc.pointers",
             "tvmc.errors",
             "tvmc.text",
             "tvmc.values",

@@ -205,6 +205,7 @@ def test_second_target(tmp_path: Path, targets: list[Any], second: int | None) -
     with pytest.raises(TvmcError, match=r"a second target .*; put the host in `host`") as refused:
         plan_build(unchecked.config, unchecked.origins, MODEL)
     assert refused.value.location is not None and refused.value.location.line == 1
+    assert refused.value.pointer == f"/targets/{second}" and not refused.value.message.startswith("targets")
 
 
 def _kind(target: Any) -> str:

@@ -25,7 +25,7 @@ from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
-from tvmc.provenance import Origin, display_path, join, origin_of
+from tvmc.provenance import Origin, join, origin_of
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
 
@@ -157,10 +157,7 @@ class Planner:
         if hint == LEGACY_HINT:
             hint = legacy_hint(self.config.tvm_version)
         return BuildError(
-            f"{display_path(pointer)}: {message}",
-            origin.location() if origin else None,
-            hint=hint,
-            suggestions=suggestions or (),
+            message, origin.location() if origin else None, hint=hint, suggestions=suggestions or (), pointer=pointer
         )
 
     def plan(self, model: ModelSpec) -> BuildPlan:

@@ -20,7 +20,7 @@ from tvmc.build.model import ModelSpec, check_legacy
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.frozen import thaw
-from tvmc.provenance import Origin, display_path, join, origin_of
+from tvmc.provenance import Origin, join, origin_of
 from tvmc.validate import legacy as gens
 from tvmc.validate.legacy import MODERN_HINT
 
@@ -89,7 +89,7 @@ class LegacyPlanner:
 
     def refuse(self, pointer: str, message: str, hint: str | None = MODERN_HINT) -> BuildError:
         origin = origin_of(self.origins, pointer)
-        return BuildError(f"{display_path(pointer)}: {message}", origin.location() if origin else None, hint=hint)
+        return BuildError(message, origin.location() if origin else None, hint=hint, pointer=pointer)
 
     def plan(self, model: ModelSpec) -> LegacyPlan:
         check_legacy(model)

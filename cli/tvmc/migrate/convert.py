@@ -73,7 +73,9 @@ def convert(readings: Sequence[Reading]) -> Converted:
         for setting in settings:
             _apply(out, setting)
     except UsageError as err:  # a bad value in the old input is invalid input, not a usage error
-        raise TvmcError(err.message, err.location, suggestions=err.suggestions, hint=err.hint) from None
+        raise TvmcError(
+            err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule, pointer=err.pointer
+        ) from None
     data = out.tree.data
     for entry in [*(data.get("targets") or []), data.get("host")]:
         if isinstance(entry, dict) and "from_device" in entry:  # written inline: -from_device=N

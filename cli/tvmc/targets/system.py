@@ -79,16 +79,16 @@ def resolve_system(
     own_hosts = [t["host"] if isinstance(t.get("host"), dict) else None for t in canon]
     for i, own in enumerate(own_hosts):
         if own is not None and (problem := host_problem(own)):
-            raise TargetError(f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU)
+            raise TargetError(
+                f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU, pointer=f"/targets/{i}/host"
+            )
     effective = canonicalize(host) if host is not None else None
     if effective is not None and (problem := host_problem(effective)):
-        raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU)
+        raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU, pointer="/host")
     for conflict in host_conflicts(own_hosts, effective):
         other = display_path(f"/targets/{conflict.other}") if conflict.other is not None else ""
         raise TargetError(
-            f"{display_path(f'/targets/{conflict.target}')}: {conflict.message(other)}",
-            loc(conflict.target),
-            rule=HOST_CONFLICT,
+            conflict.message(other), loc(conflict.target), rule=HOST_CONFLICT, pointer=f"/targets/{conflict.target}"
         )
     if effective is not None:
         for target in canon:
@@ -116,9 +116,8 @@ def _default_host(canon: list[dict[str, Any]], notes: list[str]) -> dict[str, An
 
 def _check_device_types(canon: list[dict[str, Any]], loc: Callable[[int], Location | None]) -> None:
     for clash in device_clashes([(t, t.get("compiler")) for t in canon]):
-        at = display_path(f"/targets/{clash.later}")
         message = clash.message(display_path(f"/targets/{clash.earlier}"))
-        raise TargetError(f"{at}: {message}", loc(clash.later), rule=DUPLICATE_DEVICE)
+        raise TargetError(message, loc(clash.later), rule=DUPLICATE_DEVICE, pointer=f"/targets/{clash.later}")
 
 
 def least_specialised(system: TargetSystem, device: int | str) -> dict[str, Any]:
