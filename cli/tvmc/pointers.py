@@ -17,7 +17,10 @@ def unescape(token: str) -> str:
 
 def join(pointer: str, token: str | int) -> str:
     # The checks join a pointer for every node they visit: skip the escaping when there is none.
-    if type(token) is str and "~" not in token and "/" not in token:
+    if type(token) is str:
+        if "~" not in token and "/" not in token:
+            return f"{pointer}/{token}"
+    elif type(token) is int:  # an index never needs it
         return f"{pointer}/{token}"
     return f"{pointer}/{escape(token)}"
 

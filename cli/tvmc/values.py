@@ -8,6 +8,7 @@ never again), integers are checked, arrays take a TOML array or a comma list.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 BOOL_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "on": True, "off": False}
@@ -149,12 +150,18 @@ def json_type(tvm_type: str) -> str:
 _JSON_CLASSES: dict[str, type] = {"boolean": bool, "integer": int, "string": str, "array": list, "object": dict}
 
 
+@cache
+def _python_class(tvm_type: str) -> type:
+    """The class of a value of a TVM type as read from a file (memoised: checked for every value)."""
+    return _JSON_CLASSES[json_type(tvm_type)]
+
+
 def type_matches(value: Any, tvm_type: str) -> bool:
     """Strict TVM typing of a value read from a file: no bool for int, no int for bool, no float for
     int. The one type rule of resolution and validation. `IntImm` (old TVM's bool configs) takes both."""
     if tvm_type == "IntImm":
         return type(value) is int or type(value) is bool
-    return type(value) is _JSON_CLASSES[json_type(tvm_type)]
+    return type(value) is _python_class(tvm_type)
 
 
 def check_value(value: Any, type_: str) -> Any:

@@ -14,7 +14,7 @@ verdict does not depend on the machine that validates.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from tvmc import registry
@@ -41,7 +41,10 @@ def _any_cpu() -> registry.LlvmNames:
     )
 
 
+@lru_cache(maxsize=1024)
 def _closest(word: str, candidates: frozenset[str]) -> str | None:
+    # Memoised: difflib over a CPU's hundreds of names is the costliest check of a config, and the
+    # same misspelt name tends to come back in many files of a repository.
     found = did_you_mean(word, sorted(candidates))
     return found[0] if found else None
 

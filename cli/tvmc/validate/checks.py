@@ -74,7 +74,7 @@ class Checker:
 
     def typed(self, value: Any, tvm_type: str, pointer: str) -> bool:
         """Check a str/int/bool/Array<str>/Array<int> value; array elements are checked one by one."""
-        if tvm_type.startswith("Array<") and tvm_type in ("Array<str>", "Array<int>"):
+        if tvm_type in ("Array<str>", "Array<int>"):
             if type(value) is not list:
                 self.add("wrong-type", pointer, _expected(tvm_type, value))
                 return False
@@ -93,16 +93,17 @@ class Checker:
     def keyspec(self, value: Any, spec: KeySpec, pointer: str) -> None:
         if not self.typed(value, spec.type, pointer):
             return
-        items = list(enumerate(value)) if type(value) is list else [(None, value)]
-        for index, item in items:
-            if spec.enum and item not in spec.enum:
-                where = pointer if index is None else join(pointer, index)
-                self.add(
-                    "invalid-value",
-                    where,
-                    f"{item!r} is not one of {', '.join(spec.enum)}",
-                    suggest(str(item), spec.enum),
-                )
+        if spec.enum:
+            items = list(enumerate(value)) if type(value) is list else [(None, value)]
+            for index, item in items:
+                if item not in spec.enum:
+                    where = pointer if index is None else join(pointer, index)
+                    self.add(
+                        "invalid-value",
+                        where,
+                        f"{item!r} is not one of {', '.join(spec.enum)}",
+                        suggest(str(item), spec.enum),
+                    )
         if spec.minimum is not None and type(value) is int:
             high = spec.maximum if spec.maximum is not None else value
             if not spec.minimum <= value <= high:
