@@ -171,3 +171,37 @@ def test_json_positions_decode_key_escapes() -> None:
     layer = load_bytes(b'{"a\\/b": {"\\u00e9": [1, {"x": 2}]}}', source="j.json")
     loc = layer.locate("/a~1b/é/1/x")
     assert (loc.line, loc.col) == (1, 26)
+
+
+@pytest.mark.parametrize(("name", "golden"), [("a100.toml", TOML_GOLDEN), ("a100.json", JSON_GOLDEN)])
+def test_positions_scanned_as_far_as_asked_are_the_golden_ones(name: str, golden: dict[str, tuple[int, int]]) -> None:
+    # The first lookup scans up to its pointer only, a later miss scans the rest: in any order, and
+    # for pointers that are not written (located at an ancestor), the answers are the full index's.
+    text = (DATA / name).read_text(encoding="utf-8")
+    for pointer in [*golden, "/executor/options/absent", "/absent"]:
+        first = load_bytes(text.encode(), source=name)
+        expected = layer_location(golden, pointer)
+        assert (first.locate(pointer).line, first.locate(pointer).col) == expected
+        for other in reversed(golden):  # then everything else, the misses completing the scan
+            assert (first.locate(other).line, first.locate(other).col) == golden[other]
+        assert dict(first.positions) == golden
+
+
+def layer_location(golden: dict[str, tuple[int, int]], pointer: str) -> tuple[int, int]:
+    while pointer not in golden:
+        pointer = pointer[: pointer.rfind("/")]
+    return golden[pointer]
+
+
+@pytest.mark.parametrize("name", ["a100.toml", "a100.json"])
+def test_a_scan_until_a_pointer_stops_there_with_the_same_offsets(name: str) -> None:
+    from tvmc.sources.json_positions import index_json
+    from tvmc.sources.toml_positions import index_toml
+
+    text = (DATA / name).read_text(encoding="utf-8")
+    index = index_toml if name.endswith(".toml") else lambda t, until=None: index_json(t, until=until).offsets
+    full = index(text)
+    partial = [index(text, until=pointer) for pointer in full]
+    assert all(pointer in offsets for pointer, offsets in zip(full, partial, strict=True))
+    assert all(offsets.items() <= full.items() for offsets in partial)
+    assert min(len(offsets) for offsets in partial) < len(full)  # it does stop early

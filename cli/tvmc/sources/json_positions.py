@@ -64,9 +64,10 @@ class _StopScan(Exception):
 
 
 class _JsonIndexer:
-    def __init__(self, text: str, stop_at_duplicate: bool) -> None:
+    def __init__(self, text: str, stop_at_duplicate: bool, until: str | None) -> None:
         self.s = text
         self.stop_at_duplicate = stop_at_duplicate
+        self.until = until  # stop after the member or element that locates this pointer
         self.index = JsonIndex()
 
     def _ws(self, i: int) -> int:
@@ -116,6 +117,7 @@ class _JsonIndexer:
             if m.group(2) is None:  # no `:` after the key
                 raise _Confused(m.end())
             j = self._separator(self.value(m.end(), member), "}")
+            self._stop_once_located()
             if s.startswith("}", j):
                 return j + 1
 
@@ -129,9 +131,14 @@ class _JsonIndexer:
             element = f"{ptr}/{index}"
             self.index.offsets.setdefault(element, j)
             j = self._separator(self.value(j, element), "]")
+            self._stop_once_located()
             index += 1
             if s.startswith("]", j):
                 return j + 1
+
+    def _stop_once_located(self) -> None:
+        if self.until is not None and self.until in self.index.offsets:
+            raise _StopScan
 
     def _separator(self, i: int, close: str) -> int:
         """Past the blanks and comma after a member or element; without a comma, `close` must follow."""
@@ -152,11 +159,12 @@ def _decoded(quoted: str) -> str:
     return value
 
 
-def index_json(text: str, *, stop_at_duplicate: bool = False) -> JsonIndex:
+def index_json(text: str, *, stop_at_duplicate: bool = False, until: str | None = None) -> JsonIndex:
     """Pointer → offset of every member key (its opening quote) and array element (its first
     character); the document is located at its first character. Stops quietly at malformed
-    text, keeping what it indexed. Nesting must already be bounded (see `max_bracket_depth`)."""
-    indexer = _JsonIndexer(text, stop_at_duplicate)
+    text, keeping what it indexed; with `until`, once that pointer is located (the offsets found
+    by then are the same). Nesting must already be bounded (see `max_bracket_depth`)."""
+    indexer = _JsonIndexer(text, stop_at_duplicate, until)
     start = indexer._ws(0)
     indexer.index.offsets[""] = start
     with contextlib.suppress(_Confused, _StopScan):

@@ -7,7 +7,8 @@ built only when an error needs a position, so loading many valid files never pay
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,79 +53,117 @@ def offset_position(text: str, offset: int) -> tuple[int, int]:
 
 class _Positions(Mapping[str, tuple[int, int]]):
     """Pointer → (line, column), converted from the offset index on lookup: a file with one error
-    asks for one or two of its positions."""
+    asks for one or two of its positions. The text is scanned only as far as lookups need: the
+    first one scans up to its pointer, a later one that misses scans the whole text (so a file with
+    many findings scans it at most one and a half times)."""
 
-    def __init__(self, offsets: Mapping[str, int], text: str) -> None:
-        self._offsets = offsets
+    def __init__(self, index: Callable[[str | None], dict[str, int]], text: str) -> None:
+        self._index = index  # index(until): the offsets of the text up to `until` (None: all of them)
         self._text = text
+        self._offsets: dict[str, int] | None = None
+        self._complete = False
         self._lines: LineIndex | None = None
 
+    def _scanned(self, pointer: str | None) -> dict[str, int]:
+        """The offsets, scanned at least up to `pointer` (None: completely)."""
+        offsets = self._offsets
+        if offsets is not None and (self._complete or (pointer is not None and pointer in offsets)):
+            return offsets
+        until = pointer if offsets is None else None
+        offsets = self._index(until)
+        # A scan that did not find `until` went to the end (or stopped at text it cannot read).
+        self._offsets, self._complete = offsets, until is None or until not in offsets
+        return offsets
+
     def __getitem__(self, pointer: str) -> tuple[int, int]:
-        offset = self._offsets[pointer]
+        offset = self._scanned(pointer)[pointer]
         if self._lines is None:
             self._lines = LineIndex(self._text)
         return self._lines.position(offset)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._offsets)
+        return iter(self._scanned(None))
 
     def __len__(self) -> int:
-        return len(self._offsets)
+        return len(self._scanned(None))
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, frozen=True, init=False)
 class Layer:
     """One config document as loaded, before any merging.
 
     `source` is what users see in messages, `path` the absolute (normalised, symlinks kept) path
-    of the file, `name` the config name when it was found by name on the search path. `text` is
-    the decoded document (BOM removed), kept only so that positions can be computed on demand.
+    of the file (`file` as text), `name` the config name when it was found by name on the search
+    path. `text` is the decoded document (BOM removed), kept only so that positions can be computed
+    on demand.
     """
 
     source: str
-    path: Path | None
+    file: str | None
     data: dict[str, Any]
     format: str  # "toml" | "json" | "tag"
     name: str | None = None
     text: str | None = field(default=None, compare=False, repr=False)
-    # Position indexes, built from `text` when first asked for (set once, with object.__setattr__:
-    # a cache of the frozen layer's own value, not a change of it).
-    _offset_index: Mapping[str, int] | None = field(default=None, init=False, compare=False, repr=False)
-    _position_index: Mapping[str, tuple[int, int]] | None = field(default=None, init=False, compare=False, repr=False)
+    # Built when first asked for (set once, with object.__setattr__: caches of the frozen layer's
+    # own value, not changes of it): the `Path`, and the position indexes of `text`.
+    _path: Path | None = field(default=None, compare=False, repr=False)
+    _offset_index: dict[str, int] | None = field(default=None, compare=False, repr=False)
+    _position_index: Mapping[str, tuple[int, int]] | None = field(default=None, compare=False, repr=False)
+
+    def __init__(
+        self,
+        source: str,
+        path: str | os.PathLike[str] | None,
+        data: dict[str, Any],
+        format: str,
+        name: str | None = None,
+        text: str | None = None,
+    ) -> None:
+        # Written out to take the path as text: building a Path object costs about as much as
+        # checking a small file, and validation needs it only to expand `extends`.
+        init = object.__setattr__
+        init(self, "source", source)
+        init(self, "file", os.fspath(path) if path is not None else None)
+        init(self, "data", data)
+        init(self, "format", format)
+        init(self, "name", name)
+        init(self, "text", text)
+        init(self, "_path", path if isinstance(path, Path) else None)
+        init(self, "_offset_index", None)
+        init(self, "_position_index", None)
+
+    @property
+    def path(self) -> Path | None:
+        if self._path is None and self.file is not None:
+            object.__setattr__(self, "_path", Path(self.file))
+        return self._path
 
     def named(self, name: str) -> Layer:
         """The same document, found by `name` on the search path."""
-        return Layer(self.source, self.path, self.data, self.format, name, self.text)
+        return Layer(self.source, self._path or self.file, self.data, self.format, name, self.text)
 
-    @property
-    def _offsets(self) -> Mapping[str, int]:
-        offsets = self._offset_index
-        if offsets is None:
-            offsets = self._index()
-            object.__setattr__(self, "_offset_index", offsets)
-        return offsets
-
-    def _index(self) -> Mapping[str, int]:
+    def _index(self, until: str | None) -> dict[str, int]:
+        """The offsets of `text`, scanned up to `until` (None: all); kept as `_offset_index`."""
         # lazy: the indexers are only needed when a position is actually asked for.
-        if self.text is None:
-            return {}
+        assert self.text is not None
         if self.format == "toml":
             from tvmc.sources.toml_positions import index_toml
 
-            return index_toml(self.text)
-        if self.format == "json":
+            offsets = index_toml(self.text, until=until)
+        else:
             from tvmc.sources.json_positions import index_json
 
-            return index_json(self.text).offsets
-        return {}
+            offsets = index_json(self.text, until=until).offsets
+        object.__setattr__(self, "_offset_index", offsets)
+        return offsets
 
     @property
     def positions(self) -> Mapping[str, tuple[int, int]]:
         """Every located pointer → 1-based (line, column) of its key, array element or value."""
         positions = self._position_index
         if positions is None:
-            offsets = self._offsets
-            positions = _Positions(offsets, self.text) if offsets and self.text is not None else {}
+            located = self.text is not None and self.format in ("toml", "json")
+            positions = _Positions(self._index, self.text) if located and self.text is not None else {}
             object.__setattr__(self, "_position_index", positions)
         return positions
 

@@ -102,19 +102,20 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
     return None
 
 
-def _plain(value: Any, depth: int) -> bool:
+def _plain(value: Any, depth: int, strings_fit: bool = False) -> bool:
     """True when nothing below `value` can break a limit: the quick yes that lets valid files skip
     the walk that finds (and locates) the first problem. Plain strings, bools, int64s and finite
-    floats are fine; anything else (a subclass such as `OversizedInt`, a date) is left to the walk."""
+    floats are fine; anything else (a subclass such as `OversizedInt`, a date) is left to the walk.
+    `strings_fit`: every string and key is known to be within the limits (see `_strings_fit`)."""
     if depth > MAX_DEPTH:
         return False
     items = value.items() if type(value) is dict else enumerate(value)
     for key, child in items:
-        if type(key) is str and (len(key) > MAX_STRING or not key.isascii() or "\x00" in key):
+        if not strings_fit and type(key) is str and (len(key) > MAX_STRING or not key.isascii() or "\x00" in key):
             return False
         kind = type(child)
         if kind is str:
-            if len(child) > MAX_STRING or not child.isascii() or "\x00" in child:
+            if not strings_fit and (len(child) > MAX_STRING or not child.isascii() or "\x00" in child):
                 return False
         elif kind is bool:
             continue
@@ -125,18 +126,27 @@ def _plain(value: Any, depth: int) -> bool:
             if not math.isfinite(child):
                 return False
         elif kind is dict or kind is list:
-            if not _plain(child, depth + 1):
+            if not _plain(child, depth + 1, strings_fit):
                 return False
         else:
             return False
     return True
 
 
-def check_values(data: Any, locate: Callable[[str], Location]) -> None:
+def _strings_fit(text: str) -> bool:
+    """Whether every string and key parsed from `text` (TOML or JSON) is within the limits, seen from
+    the text alone: without a backslash no escape can make a character the text does not have, so
+    each string is a piece of the text — ASCII, without NUL (`loader` refuses a raw one) and no
+    longer than it. Checking the text once spares checking every string."""
+    return len(text) <= MAX_STRING and text.isascii() and "\\" not in text
+
+
+def check_values(data: Any, locate: Callable[[str], Location], text: str | None = None) -> None:
     """Raise for the first value of a document (in document order) beyond a limit or of an
     unsupported kind, located (by `locate`, a pointer's place: `Layer.locate`) at its key or
-    array element."""
-    if not _plain(data, 1):
+    array element. `text`, the document's text (NUL-free), lets the check skip the strings when
+    the text shows they all fit."""
+    if not _plain(data, 1, text is not None and _strings_fit(text)):
         first_problem(data, locate)
 
 

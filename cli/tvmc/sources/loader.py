@@ -93,7 +93,7 @@ def load_file(path: str | Path, *, display: str | None = None) -> Layer:
         raise ConfigNotFoundError(f"cannot read config file: {e.strerror or e}", Location(source)) from None
     except ValueError:  # os.open refuses paths with a NUL byte
         raise ConfigNotFoundError("invalid file name (NUL byte)", Location(source)) from None
-    return load_bytes(data, source=source, format=format_for(absolute), path=Path(absolute))
+    return load_bytes(data, source=source, format=format_for(absolute), path=absolute)
 
 
 # O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
@@ -208,7 +208,9 @@ def sniff_format(text: str) -> str:
     return "json" if text.lstrip().startswith("{") else "toml"
 
 
-def load_bytes(data: bytes, *, source: str, format: str | None = None, path: Path | None = None) -> Layer:
+def load_bytes(
+    data: bytes, *, source: str, format: str | None = None, path: str | os.PathLike[str] | None = None
+) -> Layer:
     """Parse a whole config document. `format` is "toml", "json", or None to sniff."""
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown config format {format!r}")
@@ -218,7 +220,7 @@ def load_bytes(data: bytes, *, source: str, format: str | None = None, path: Pat
     fmt = format or sniff_format(text)
     parsed = _parse_toml(text, source) if fmt == "toml" else _parse_json(text, source)
     layer = Layer(source=source, path=path, data=parsed, format=fmt, text=text)
-    check_values(layer.data, layer.locate)
+    check_values(layer.data, layer.locate, text)
     return layer
 
 

@@ -107,8 +107,9 @@ def _decode_key(raw: str) -> str:
 
 
 class _TomlIndexer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, until: str | None = None) -> None:
         self.s = text
+        self.until = until  # stop after the statement that locates this pointer
         self.offsets: dict[str, int] = {"": 0}
         self.aot_counts: dict[str, int] = {}  # array-of-tables pointer → elements seen so far
 
@@ -139,6 +140,8 @@ class _TomlIndexer:
                     i = self._expect(self._ws(j), "]")
                 else:
                     i = self._key_value(i, table)
+                if self.until is not None and self.until in self.offsets:
+                    break
                 i = self._ws_nl(i)
         except _Confused:
             pass
@@ -230,14 +233,15 @@ class _TomlIndexer:
         return m.end()
 
 
-def index_toml(text: str) -> dict[str, int]:
+def index_toml(text: str, *, until: str | None = None) -> dict[str, int]:
     """Pointer → offset of every table, key and array element in a valid TOML document.
 
     Keys (also in headers and dotted keys) point at their first character, array elements at
     their value, `[[a]]` elements at their `[[`. A table mentioned several times is located
-    at its first mention. The document itself is located at offset 0.
+    at its first mention. The document itself is located at offset 0. With `until`, the scan
+    stops once that pointer is located (the offsets found by then are the same).
     """
-    return _TomlIndexer(text).run()
+    return _TomlIndexer(text, until).run()
 
 
 _HEADER = re.compile(r"[ \t]*\[\[?[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
