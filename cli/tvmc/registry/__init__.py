@@ -237,6 +237,12 @@ def renamed_tags() -> dict[str, str]:
     return dict(_data()["legacy"]["renamed_tags"])
 
 
+def renamed_tag(name: str) -> str | None:
+    """The new name of a tag legacy TVM had under `name`, or None (`renamed_tags` without a copy)."""
+    new = _data()["legacy"]["renamed_tags"].get(name)
+    return str(new) if new is not None else None
+
+
 def renamed_options() -> dict[str, dict[str, str]]:
     return {k: dict(v) for k, v in _data()["legacy"]["renamed_options"].items()}
 

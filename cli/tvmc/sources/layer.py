@@ -51,6 +51,9 @@ def offset_position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+_COUNTED_LOOKUPS = 8
+
+
 class _Positions(Mapping[str, tuple[int, int]]):
     """Pointer → (line, column), converted from the offset index on lookup: a file with one error
     asks for one or two of its positions. The text is scanned only as far as lookups need: the
@@ -63,6 +66,7 @@ class _Positions(Mapping[str, tuple[int, int]]):
         self._offsets: dict[str, int] | None = None
         self._complete = False
         self._lines: LineIndex | None = None
+        self._lookups = 0
 
     def _scanned(self, pointer: str | None) -> dict[str, int]:
         """The offsets, scanned at least up to `pointer` (None: completely)."""
@@ -78,6 +82,11 @@ class _Positions(Mapping[str, tuple[int, int]]):
     def __getitem__(self, pointer: str) -> tuple[int, int]:
         offset = self._scanned(pointer)[pointer]
         if self._lines is None:
+            # The first few lookups count the lines before their offset (in C); a file asked for
+            # more gets a line index (a Python loop over its lines), built once.
+            self._lookups += 1
+            if self._lookups <= _COUNTED_LOOKUPS:
+                return offset_position(self._text, offset)
             self._lines = LineIndex(self._text)
         return self._lines.position(offset)
 

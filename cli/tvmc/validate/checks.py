@@ -53,6 +53,9 @@ def suggest_tag(name: str, extra: tuple[str, ...] = ()) -> str | None:
     return suggest(name, [*tags, *extra])
 
 
+_TOP_LEVEL_POINTERS = {key: join("", key) for key in model.TOP_LEVEL_KEYS}  # joined once, not per file
+
+
 def _expected(tvm_type: str, value: Any) -> str:
     return f"expected type '{tvm_type}' but got '{type_name(value)}'"
 
@@ -114,7 +117,7 @@ class Checker:
     def document(self, data: Mapping[str, Any]) -> list[Finding]:
         self.generation = versions.generation(data.get("tvm-version"))
         for key, value in data.items():
-            pointer = join("", key)
+            pointer = _TOP_LEVEL_POINTERS.get(key) or join("", key)
             spec = model.TOP_LEVEL_KEYS.get(key)
             if spec is None:
                 self.add(
@@ -267,8 +270,10 @@ class Checker:
         if kind is None:
             return
         for opt, item in value.items():
-            here = join(pointer, opt)
             tvm_type = kind.accepted.get(opt)
+            if tvm_type is not None and opt in ("kind", "tag"):
+                continue  # checked by target_kind
+            here = join(pointer, opt)
             if tvm_type is None:
                 if not kind.open_options and not (opt.startswith(model.FEATURE_PREFIX) and len(opt) > 8):
                     self.add(
@@ -277,8 +282,6 @@ class Checker:
                         f"not an option of target kind {kind.name!r}",
                         suggest(opt, list(kind.accepted)),
                     )
-            elif opt in ("kind", "tag"):
-                continue  # checked by target_kind
             elif opt == "compiler":
                 self.compiler(item, here)
             elif tvm_type == registry.TARGET:

@@ -44,6 +44,7 @@ class _Rules:
         self.findings: list[Finding] = []
         version = data.get("tvm-version")
         generation = versions.generation(version)
+        self.generation = generation  # what the config's `tvm-version` admits, read once
         # A config that declares legacy TVM may use legacy features; one that declares modern TVM may not.
         self.legacy_ok = generation == "legacy"
         self.legacy_severity: Severity = "error" if strict or generation == "modern" else "warning"
@@ -72,7 +73,7 @@ class _Rules:
             return True
         if pointer in self.above_broken:
             return False
-        return not any(c == "/" and pointer[:i] in self.broken for i, c in enumerate(pointer + "/") if i)
+        return not any(b and (pointer == b or pointer.startswith(b + "/")) for b in self.broken)
 
     # ---- targets -------------------------------------------------------------------------------
 
@@ -123,8 +124,8 @@ class _Rules:
             kind = registry.all_kinds().get(written if isinstance(written, str) else kind_name)  # before renames
             if kind is None:
                 continue
-            where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
             if kind.legacy:
+                where = join(pointer, "kind") if isinstance(raw, dict) and "kind" in raw else pointer
                 comp = registry.compilers().get(kind.name)
                 instead = (
                     f"; TVM >= 0.25 writes it as a 'compiler' of a {_device(kind.device_type)} target"
@@ -140,7 +141,7 @@ class _Rules:
                     f"{kind.last_version}){instead}{self.legacy_why}",
                     severity=self.legacy_severity,
                 )
-            if isinstance(raw, dict):
+            if isinstance(raw, dict) and kind.legacy_options:
                 for opt in raw:
                     old = kind.legacy_options.get(opt)
                     if old is not None:
@@ -164,7 +165,7 @@ class _Rules:
             tag = (
                 raw if isinstance(raw, str) else raw.get("tag") if isinstance(raw, dict) and "kind" not in raw else None
             )
-            renamed = registry.renamed_tags().get(tag) if isinstance(tag, str) else None
+            renamed = registry.renamed_tag(tag) if isinstance(tag, str) else None
             if renamed is not None:
                 at = pointer if isinstance(raw, str) else join(pointer, "tag")
                 self.add(
@@ -182,7 +183,7 @@ class _Rules:
         if comp is None:
             return  # unknown-compiler (structural) already said so
         where = join(target.pointer, "compiler") if isinstance(target.raw, dict) else target.pointer
-        if comp.partition is None and versions.generation(self.data.get("tvm-version")) == "modern":
+        if comp.partition is None and self.generation == "modern":
             self.add(  # the build plan's rule: relax partitions only with a partition function
                 "compiler-mismatch",
                 where,
@@ -220,6 +221,8 @@ class _Rules:
             whole = host.canonical if host.compiler is None else {**host.canonical, "compiler": host.compiler}
             self.cpu_side(whole, host.pointer, host.raw, "the host")
         own_hosts = [t.canonical["host"] if isinstance(t.canonical.get("host"), dict) else None for t in targets]
+        if all(own is None for own in own_hosts):
+            return  # the common case: no target has a host of its own, so none can conflict
         conflicts = tg.host_conflicts(own_hosts, host.canonical if host is not None else None)
         against_host = {c.target: c for c in conflicts if c.other is None}
         for index, (t, own) in enumerate(zip(targets, own_hosts, strict=True)):
@@ -247,6 +250,8 @@ class _Rules:
             self.add(tg.HOST_NOT_CPU, where, f"{what} {problem}")
 
     def devices(self, targets: list[Target]) -> None:
+        if len(targets) < 2:
+            return  # one target has its device to itself
         for clash in tg.device_clashes([(t.canonical, t.compiler) for t in targets]):
             later, earlier = targets[clash.later], targets[clash.earlier]
             self.add(tg.DUPLICATE_DEVICE, later.pointer, clash.message(_show(earlier.pointer)))
@@ -256,6 +261,8 @@ class _Rules:
     def components(self, targets: list[Target]) -> None:
         for section in ("executor", "runtime"):
             value = self.data.get(section)
+            if value is None and not any(section in t.lifted for t in targets):
+                continue  # nothing sets it: nothing to check
             at = join("", section)
             table = component_table(value)  # `executor = "aot"` is { kind = "aot" }, written at /executor
             explicit = table if isinstance(table, dict) and self.clean(at) else {}
@@ -302,7 +309,7 @@ class _Rules:
         table = self.data.get("pass-config")
         if not isinstance(table, dict) or not self.clean("/pass-config"):
             return
-        generation = versions.generation(self.data.get("tvm-version"))
+        generation = self.generation
         seen: dict[str, tuple[str, Any]] = {}
         for entry in pass_config_entries(table, generation):
             if entry.type is None:
@@ -325,7 +332,7 @@ class _Rules:
     def one_plain_target(self, targets: list[Target]) -> None:
         """For a config written for TVM >= 0.25: relax.build compiles for one target (with BYOC
         `compiler` refinements) and its host — the build plan's rule (`targets.second_target`)."""
-        if versions.generation(self.data.get("tvm-version")) != "modern":
+        if self.generation != "modern":
             return
         second = tg.second_target([(t.canonical, t.compiler) for t in targets])
         if second is not None:
@@ -340,7 +347,7 @@ class _Rules:
         """For a config written for TVM >= 0.25: what its build (relax) cannot do, the list the
         build plan refuses (`keys.modern_build_problems`)."""
         build = self.data.get("build")
-        modern = versions.generation(self.data.get("tvm-version")) == "modern"
+        modern = self.generation == "modern"
         if not modern or not isinstance(build, dict) or not self.clean("/build"):
             return
         for problem in modern_build_problems(canonical_build(build)):
