@@ -28,7 +28,8 @@ from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
-from tvmc.provenance import Origin, Origins, join, node_at, origin_of, printable, split, walk
+from tvmc.pointers import join, split
+from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
 from tvmc.validate.checks import check_document
 from tvmc.validate.rules import semantic_findings
 

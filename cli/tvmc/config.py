@@ -31,7 +31,8 @@ from tvmc.keys import (
     pass_config_entries,
     with_lifted,
 )
-from tvmc.provenance import Origin, Origins, join, origin_of
+from tvmc.pointers import join
+from tvmc.provenance import Origin, Origins, origin_of
 from tvmc.values import ValueTypeError, check_value
 
 

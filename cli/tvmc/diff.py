@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tvmc.api import Resolved
-from tvmc.provenance import Origin, display_path, join
+from tvmc.pointers import display_path, join
+from tvmc.provenance import Origin
 
 
 class _Absent:

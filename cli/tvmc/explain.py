@@ -18,7 +18,8 @@ from tvmc import layering, rewrites
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.keys import TOP_LEVEL
-from tvmc.provenance import Origin, display_path, is_within, join, origin_of, split
+from tvmc.pointers import display_path, join, split
+from tvmc.provenance import Origin, is_within, origin_of
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from tvmc import registry
-from tvmc.provenance import join
+from tvmc.pointers import join
 
 
 class KeySpec(NamedTuple):

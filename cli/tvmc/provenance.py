@@ -12,12 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tvmc.errors import Location
-from tvmc.pointers import display_path as display_path
-from tvmc.pointers import escape as escape
-from tvmc.pointers import join as join
-from tvmc.pointers import make_pointer as make_pointer
-from tvmc.pointers import split as split
-from tvmc.pointers import unescape as unescape
+from tvmc.pointers import join, split
 
 OriginKind = Literal["file", "flag", "env", "default"]
 
@@ -60,7 +55,7 @@ class Origin:
         return text
 
 
-# ---- RFC 6901 JSON pointers (`tvmc.pointers`, re-exported: the helpers below walk trees with them) --
+# ---- walking trees by JSON pointer (`tvmc.pointers`) ---------------------------------------------
 
 
 def node_at(data: Any, pointer: str, default: Any = None) -> Any:

@@ -13,7 +13,7 @@ import pytest
 from tvmc import api
 from tvmc.config import canonicalize_config
 from tvmc.errors import TargetError, TvmcError
-from tvmc.provenance import display_path
+from tvmc.pointers import display_path
 from tvmc.validate.rules import semantic_findings
 
 CUTLASS = {"kind": "cuda", "compiler": "cutlass"}

@@ -25,7 +25,8 @@ from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
-from tvmc.provenance import Origin, join, origin_of
+from tvmc.pointers import join
+from tvmc.provenance import Origin, origin_of
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
 

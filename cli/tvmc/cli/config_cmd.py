@@ -14,7 +14,7 @@ from tvmc.cli.common import LazyGroup, fail, reports_errors, warn, write_stdout
 from tvmc.cli.options import Configs, Isolated
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
-from tvmc.provenance import display_path
+from tvmc.pointers import display_path
 from tvmc.text import one_line
 
 app = typer.Typer(

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tvmc.config import sort_keys
-from tvmc.provenance import Origin, display_path, walk
+from tvmc.pointers import display_path
+from tvmc.provenance import Origin, walk
 
 SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
 

@@ -20,7 +20,8 @@ from tvmc.build.model import ModelSpec, check_legacy
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.frozen import thaw
-from tvmc.provenance import Origin, join, origin_of
+from tvmc.pointers import join
+from tvmc.provenance import Origin, origin_of
 from tvmc.validate import legacy as gens
 from tvmc.validate.legacy import MODERN_HINT
 

@@ -21,7 +21,8 @@ from tvmc import sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
 from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table
-from tvmc.provenance import Origin, Origins, drop, join, origins_for, rebase, walk
+from tvmc.pointers import join
+from tvmc.provenance import Origin, Origins, drop, origins_for, rebase, walk
 from tvmc.values import plain_copy
 
 

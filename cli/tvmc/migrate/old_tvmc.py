@@ -18,7 +18,8 @@ from typing import Any
 
 from tvmc import rewrites, sources
 from tvmc.errors import TvmcError
-from tvmc.provenance import Origin, join
+from tvmc.pointers import join
+from tvmc.provenance import Origin
 
 VALUE, SWITCH, MANY = "value", "switch", "many"
 

@@ -12,7 +12,8 @@ from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
 from tvmc.layering import Tree
-from tvmc.provenance import Origin, display_path, drop, join, origins_for, rebase
+from tvmc.pointers import display_path, join
+from tvmc.provenance import Origin, drop, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from tvmc.provenance import join
+from tvmc.pointers import join
 from tvmc.sources.limits import json_may_nest_deeper
 
 _WS = re.compile(r"[ \t\r\n]*")

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from tvmc.errors import Location
-from tvmc.provenance import make_pointer as make_pointer
-from tvmc.provenance import split
+from tvmc.pointers import make_pointer as make_pointer
+from tvmc.pointers import split
 
-# The pointer syntax is implemented once, in `provenance`; `make_pointer` and `split_pointer` are
-# the names `sources` exports.
+# The pointer syntax is implemented once, in `tvmc.pointers`; `make_pointer` and `split_pointer`
+# are the names `sources` exports.
 
 
 def split_pointer(pointer: str) -> list[str]:

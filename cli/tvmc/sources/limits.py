@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, Location, TvmcError
-from tvmc.provenance import make_pointer
+from tvmc.pointers import make_pointer
 from tvmc.values import INT64_MAX, INT64_MIN
 
 MAX_FILE_BYTES = 1_000_000

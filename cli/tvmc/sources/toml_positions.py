@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tvmc.provenance import escape, join
+from tvmc.pointers import escape, join
 from tvmc.sources.limits import toml_may_nest_deeper
 
 _WS = re.compile(r"[ \t]*")

@@ -13,7 +13,7 @@ from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError
-from tvmc.provenance import display_path
+from tvmc.pointers import display_path
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import (
     DUPLICATE_DEVICE,

@@ -18,7 +18,7 @@ from typing import Any
 from tvmc import registry, versions
 from tvmc.errors import did_you_mean
 from tvmc.keys import KeySpec, pass_config_entries
-from tvmc.provenance import join
+from tvmc.pointers import join
 from tvmc.validate import model
 from tvmc.validate.diagnostics import Finding, Severity
 from tvmc.values import type_matches, type_name

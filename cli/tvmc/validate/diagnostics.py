@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from tvmc.errors import Location, suggestion_text
-from tvmc.provenance import display_path
+from tvmc.pointers import display_path
 
 Severity = Literal["error", "warning"]
 

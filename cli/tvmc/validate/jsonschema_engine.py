@@ -16,7 +16,7 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # no stubs installed
 from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
 
-from tvmc.provenance import join, split
+from tvmc.pointers import join, split
 from tvmc.sources import make_pointer
 from tvmc.validate import model, schema
 from tvmc.validate.checks import check_document, suggest

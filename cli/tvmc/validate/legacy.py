@@ -27,7 +27,7 @@ from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError
 from tvmc.keys import canonical_build, component_table, pass_config_entries, with_lifted
-from tvmc.provenance import join
+from tvmc.pointers import join
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.versions import admits_series
 

@@ -15,7 +15,7 @@ from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError, TvmcError
 from tvmc.keys import canonical_build, component_table, modern_build_problems, pass_config_entries
-from tvmc.provenance import display_path, join
+from tvmc.pointers import display_path, join
 from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
 from tvmc.validate.checks import first, suggest
