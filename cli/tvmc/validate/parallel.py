@@ -269,9 +269,9 @@ class _Pool:
         while len(buffer) - start >= _HEADER.size:
             index, size = _HEADER.unpack_from(buffer, start)
             end = start + _HEADER.size + size
-            if index >= len(self.chunks) or len(buffer) < end:
-                if index >= len(self.chunks):
-                    return False
+            if index >= len(self.chunks):
+                return False
+            if len(buffer) < end:
                 break
             if size == 0:
                 worker.taken.add(index)
