@@ -53,9 +53,6 @@ def suggest_tag(name: str, extra: tuple[str, ...] = ()) -> str | None:
     return suggest(name, [*tags, *extra])
 
 
-_TOP_LEVEL_POINTERS = {key: join("", key) for key in model.TOP_LEVEL_KEYS}  # joined once, not per file
-
-
 def _expected(tvm_type: str, value: Any) -> str:
     return f"expected type '{tvm_type}' but got '{type_name(value)}'"
 
@@ -117,7 +114,7 @@ class Checker:
     def document(self, data: Mapping[str, Any]) -> list[Finding]:
         self.generation = versions.generation(data.get("tvm-version"))
         for key, value in data.items():
-            pointer = _TOP_LEVEL_POINTERS.get(key) or join("", key)
+            pointer = join("", key)
             spec = model.TOP_LEVEL_KEYS.get(key)
             if spec is None:
                 self.add(
