@@ -245,7 +245,7 @@ def show_cmd(
         info = _kind_info(name)
         text = _kind_text(info)
     else:
-        renamed = registry.renamed_tags().get(name)
+        renamed = registry.renamed_tag(name)
         names = [*registry.public_kinds(), *registry.tag_names()]
         raise TargetError(
             f"{name!r} is neither a target kind nor a tag",

@@ -238,7 +238,7 @@ def renamed_tags() -> dict[str, str]:
 
 
 def renamed_tag(name: str) -> str | None:
-    """The new name of a tag legacy TVM had under `name`, or None (`renamed_tags` without a copy)."""
+    """The new name of a tag legacy TVM had under `name`, or None (one lookup: `renamed_tags` copies the table)."""
     new = _data()["legacy"]["renamed_tags"].get(name)
     return str(new) if new is not None else None
 

@@ -81,7 +81,7 @@ def parse_target(value: str | Mapping[str, Any], *, source: str | Location | Non
 
 def parse_legacy_strict(text: str, loc: Location | None, where: str = "") -> Spec:
     """A legacy string for `canonicalize`: options that would be lifted are errors there."""
-    if text in registry.renamed_tags():
+    if registry.renamed_tag(text) is not None:
         tag_base(text, loc, where)  # raises with the new name
     ctx = _Ctx()
     try:
@@ -118,7 +118,7 @@ def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
 
 def _renamed_tag(name: str, ctx: _Ctx) -> str | None:
     """The new name of a renamed tag, noting the rename; None if `name` was not renamed."""
-    new = registry.renamed_tags().get(name)
+    new = registry.renamed_tag(name)
     if new is not None:
         ctx.notes.append(f"tag {name!r} was renamed to {new!r}")
     return new
@@ -147,7 +147,7 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
             spec["kind"] = first
         else:
             # Not _renamed_tag: the note below, which names the old spelling, is the only one here.
-            tag = first if registry.is_tag(first) else registry.renamed_tags().get(first)
+            tag = first if registry.is_tag(first) else registry.renamed_tag(first)
             config = registry.tag_config(tag) if tag is not None else None
             if tag is None or config is None:
                 raise T.unknown_kind(first, first_loc)

@@ -25,7 +25,7 @@ def tag_base(name: str, loc: Location | None, where: str = "") -> dict[str, Any]
     config = tag_configs().get(name)
     if config is not None:
         return config
-    renamed = registry.renamed_tags().get(name)
+    renamed = registry.renamed_tag(name)
     if renamed is not None:
         raise TargetError(
             f"{where}Unknown target tag: {name}", loc, suggestions=[renamed], hint=f"TVM renamed it to {renamed!r}"
