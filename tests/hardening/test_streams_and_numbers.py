@@ -142,6 +142,8 @@ def test_ctrl_c_at_any_moment_is_quiet(tmp_path: Path) -> None:
         ours = [f for f in frames if "/tvmc/" in f and '__main__.py", line 1,' not in f]
         if "Traceback" in text and not ours:  # Python finding and starting `-m tvmc`: no tvmc code ran yet
             continue
+        if text.startswith("Fatal Python error: init_import_site"):  # interrupted in `site`: before tvmc too
+            continue
         assert "Traceback" not in text, (delay, text)
         assert proc.returncode in (0, 130, -signal.SIGINT), (delay, proc.returncode)
     assert os.listdir(tmp_path) == []
