@@ -15,10 +15,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# .ci/run's wheel job runs tests against the installed wheel (TESTS_AGAINST_INSTALLED=1): children
+# then import the tvmc installed in their Python, not the clone's cli/.
+AGAINST_INSTALLED = os.environ.get("TESTS_AGAINST_INSTALLED") == "1"
+
+
 def cli_env(**extra: str) -> dict[str, str]:
-    """The environment for a `python -m tvmc` (or `python -c`) child that imports tvmc from cli/:
-    os.environ as it is now (after the autouse isolation fixture), PYTHONPATH, then `extra`."""
-    return {**os.environ, "PYTHONPATH": str(ROOT / "cli"), **extra}
+    """The environment for a `python -m tvmc` (or `python -c`) child that imports tvmc from cli/
+    (or, against the installed wheel, the installed tvmc): os.environ as it is now (after the
+    autouse isolation fixture), PYTHONPATH, then `extra`."""
+    path = {} if AGAINST_INSTALLED else {"PYTHONPATH": str(ROOT / "cli")}
+    return {**os.environ, **path, **extra}
 
 
 def load_script(name: str) -> ModuleType:

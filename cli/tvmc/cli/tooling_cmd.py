@@ -135,14 +135,15 @@ _DetectFormatOption = Annotated[str, typer.Option("--format", "-f", help="toml o
 
 @reports_errors
 def detect_command(output: _DetectOutput = None, format: _DetectFormatOption = "toml") -> None:
-    from tvmc.emit.canonical import SCHEMA_REF, to_json
+    from tvmc.emit.canonical import to_json
     from tvmc.errors import UsageError
     from tvmc.sources.detect import detect, to_toml
+    from tvmc.sources.installed import schema_directive
 
     if format not in ("toml", "json"):
         raise UsageError(f"unknown format {format!r} (toml or json)", "--format")
     detected = detect()
-    text = to_json(detected.config) if format == "json" else to_toml(detected, SCHEMA_REF)
+    text = to_json(detected.config) if format == "json" else to_toml(detected, schema_directive())
     if output is None:
         write_stdout(text)
         return

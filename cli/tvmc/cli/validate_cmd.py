@@ -150,8 +150,23 @@ def schema(
         Path | None,
         typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (atomically); '-' is stdout."),
     ] = None,
+    path: Annotated[
+        bool,
+        typer.Option("--path", help="Print where the installed schema file is (for editors), not the schema."),
+    ] = False,
 ) -> None:
     """Print the JSON Schema (2020-12) of config files, generated from the TVM registry."""
+    if path:
+        from tvmc.errors import TvmcError, UsageError
+        from tvmc.sources.installed import shipped_schema_file
+
+        if output is not None:
+            raise UsageError("prints a path: it takes no --output", "--path")
+        installed = shipped_schema_file()
+        if installed is None:
+            raise TvmcError("the schema is not installed with tvmc: write a copy with `tvmc config schema -o FILE`")
+        write_stdout(f"{installed}\n")
+        return
     from tvmc.validate.schema import schema_text
 
     text = schema_text()

@@ -10,8 +10,6 @@ from tvmc.config import sort_keys
 from tvmc.pointers import display_path
 from tvmc.provenance import Origin, walk
 
-SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
-
 
 def to_json(
     data: Mapping[str, Any], origins: Mapping[str, Origin] | None = None, environment: Mapping[str, Any] | None = None

@@ -12,8 +12,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tvmc.emit.canonical import SCHEMA_REF
 from tvmc.migrate.old_tvmc import Dropped
+from tvmc.sources.installed import schema_directive
 from tvmc.text import one_line
 
 ORDER = (
@@ -66,7 +66,9 @@ def _comment_block(title: str, lines: Sequence[str]) -> list[str]:
 
 def render(doc: Mapping[str, Any], *, origin: str, dropped: Sequence[Dropped], notes: Sequence[str]) -> str:
     """The whole file: schema line, provenance, what was not carried, notes, then the config."""
-    head = [f"#:schema {SCHEMA_REF}", f"# Migrated from old tvmc by `tvmc config migrate` ({one_line(origin)}).", "#"]
+    schema = schema_directive()
+    head = [*([schema] if schema else [])]
+    head += [f"# Migrated from old tvmc by `tvmc config migrate` ({one_line(origin)}).", "#"]
     head += _comment_block("Not carried (no tvmc config equivalent):", [str(d) for d in dropped])
     head += _comment_block("Notes:", list(dict.fromkeys(notes)))
     body: list[str] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tvmc.sources.installed import schema_directive, shipped_config_dir, shipped_schema_file
     from tvmc.sources.layer import Layer, make_pointer, split_pointer
     from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
     from tvmc.sources.loader import (
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
         list_configs,
         name_problem,
         search_path,
-        shipped_config_dir,
         split_part,
         tag_layer,
         user_config_dir,
@@ -62,8 +62,10 @@ __all__ = [
     "name_problem",
     "read_limited",
     "read_regular_file",
+    "schema_directive",
     "search_path",
     "shipped_config_dir",
+    "shipped_schema_file",
     "sniff_format",
     "split_part",
     "split_pointer",
@@ -99,8 +101,10 @@ _SUBMODULE = {
     "is_path_ref": "search",
     "list_configs": "search",
     "name_problem": "search",
+    "schema_directive": "installed",
     "search_path": "search",
-    "shipped_config_dir": "search",
+    "shipped_config_dir": "installed",
+    "shipped_schema_file": "installed",
     "split_part": "search",
     "tag_layer": "search",
     "user_config_dir": "search",

@@ -84,9 +84,11 @@ def detect() -> Detected:
     return Detected(config, header)
 
 
-def to_toml(detected: Detected, schema_ref: str) -> str:
-    """The detected config as a TOML file, with where and when it was detected as comments."""
+def to_toml(detected: Detected, schema_line: str | None) -> str:
+    """The detected config as a TOML file: the `#:schema` line (if any), then where and when it
+    was detected as comments."""
     import tomli_w
 
     comments = "".join(f"# {line}\n" for line in detected.header)
-    return f"#:schema {schema_ref}\n{comments}" + tomli_w.dumps(detected.config, multiline_strings=False)
+    head = f"{schema_line}\n" if schema_line else ""
+    return head + comments + tomli_w.dumps(detected.config, multiline_strings=False)

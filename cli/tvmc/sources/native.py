@@ -19,7 +19,6 @@ from tvmc.sources.layer import Layer
 from tvmc.sources.loader import load_file
 
 NATIVE = "host/native"
-SCHEMA_REF = "https://tvmc.dev/schemas/compilation-config.schema.json"
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -63,8 +62,9 @@ def native_layer() -> Layer:
     if not path.is_file():  # lazy: only a cache miss detects and writes
         from tvmc.fileio import write_atomic
         from tvmc.sources.detect import detect, to_toml
+        from tvmc.sources.installed import schema_directive
 
-        text = to_toml(detect(), SCHEMA_REF)
+        text = to_toml(detect(), schema_directive())
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, text, flag="host/native cache")
     return load_file(path).named(NATIVE)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-import tvmc
 from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
+from tvmc.sources.installed import shipped_config_dir
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
 from tvmc.sources.loader import load_file
@@ -50,16 +50,6 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
         home = env.get("HOME")
         base = (Path(home) if home else Path.home()) / ".config"
     return base / "tvmc" / "configs"
-
-
-def shipped_config_dir() -> Path | None:
-    """The configs shipped with tvmc: inside the package (wheel) or the repository's top-level
-    `configs/` (editable install), whichever exists."""
-    package = Path(tvmc.__file__).resolve().parent
-    for candidate in (package / "configs", package.parents[1] / "configs"):
-        if candidate.is_dir():
-            return candidate
-    return None
 
 
 def _expand_home(entry: str, env: Mapping[str, str]) -> str:
