@@ -77,8 +77,9 @@ def test_enums_kinds_components_and_defaults() -> None:
     defs = schema.build_schema()["$defs"]
     kind_enum = defs["target-table"]["properties"]["kind"]["enum"]
     assert set(registry.kinds()) | set(registry.legacy_kinds()) == set(kind_enum)
-    assert set(defs["executor"]["properties"]["kind"]["enum"]) == set(registry.executors())
-    assert set(defs["runtime"]["properties"]["kind"]["enum"]) == set(registry.runtimes())
+    assert set(defs["executor"]["anyOf"][1]["properties"]["kind"]["enum"]) == set(registry.executors())
+    assert set(defs["runtime"]["anyOf"][1]["properties"]["kind"]["enum"]) == set(registry.runtimes())
+    assert set(defs["executor"]["anyOf"][0]["enum"]) == set(registry.executors())  # `executor = "vm"`
     assert set(registry.tag_names()) <= set(defs["tag-name"]["enum"])
     # Defaults where TVM declares them: target kinds, executor/runtime options.
     assert defs["kind-cuda"]["properties"]["max_num_threads"]["default"] == 1024
@@ -86,8 +87,15 @@ def test_enums_kinds_components_and_defaults() -> None:
     assert defs["executor-graph"]["properties"]["link-params"]["default"] is False
     assert defs["executor-aot"]["properties"]["interface-api"]["enum"] == ["packed", "c"]
     assert defs["kind-llvm"]["properties"]["system-lib"]["deprecated"] is True
-    passes = schema.build_schema()["properties"]["pass-config"]["properties"]
-    assert passes["tirx.UnrollLoop"]["type"] == "object" and passes["tirx.disable_vectorize"]["type"] == "boolean"
+    modern = defs["pass-config-modern"]["properties"]
+    assert modern["tirx.UnrollLoop"]["type"] == "object" and modern["tirx.disable_vectorize"]["type"] == "boolean"
+    assert modern["tir.disable_vectorize"]["type"] == "boolean"  # the old spelling, typed as the new name
+    legacy = defs["pass-config-legacy"]["properties"]
+    assert legacy["tir.disable_vectorize"] == {  # old TVM registered its bools as IntImm
+        "description": "PassContext config 'tir.disable_vectorize'.",
+        "anyOf": [{"type": "integer"}, {"type": "boolean"}],
+    }
+    assert "relay.FuseOps.max_depth" in legacy and "relay.FuseOps.max_depth" not in modern
 
 
 @pytest.mark.parametrize(
@@ -102,8 +110,16 @@ def test_enums_kinds_components_and_defaults() -> None:
         ({"executor": {"kind": "aot", "unpacked-api": True}}, True),
         ({"executor": {"kind": "graph", "unpacked-api": True}}, False),
         ({"executor": {"unpacked-api": True}}, True),  # a layer may leave the kind to a parent
-        ({"pass-config": {"some.unknown": 1}}, True),
+        ({"pass-config": {"some.unknown": 1}}, False),  # unknown-pass-config
         ({"pass-config": {"tirx.noalias": "yes"}}, False),
+        ({"pass-config": {"tir.disable_vectorize": 1}}, False),  # TVM >= 0.25's bool, in any spelling
+        ({"pass-config": {"tir.disable_vectorize": 1}, "tvm-version": "<=0.19"}, True),  # old TVM: IntImm
+        ({"pass-config": {"tirx": {"disable_vectorize": True}}}, True),  # a nested table is a dotted name
+        ({"pass-config": {"tirx": {"disable_vectorise": True}}}, False),
+        ({"pass-config": {"tirx": {}}}, False),
+        ({"pass-config": {"relay.FuseOps.max_depth": 3}, "tvm-version": ">=0.25"}, False),  # Relay is gone
+        ({"pass-config": {"relay": {"FuseOps": {"max_depth": 3}}}, "tvm-version": "0.19"}, True),
+        ({"pass-config": {"tir.disable_vectorize": 1}, "tvm-version": ">=0.18, <0.20"}, True),  # not recognised: loose
     ],
 )
 def test_schema_decisions(doc: dict[str, Any], valid: bool) -> None:

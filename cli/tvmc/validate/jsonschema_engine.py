@@ -34,8 +34,8 @@ def _rule(validator_name: str, pointer: str) -> str:
     tokens = split(pointer)
     last = tokens[-1] if tokens else ""
     in_target = bool(tokens) and tokens[0] in ("targets", "host")
-    if tokens[:1] == ["pass-config"] and len(tokens) == 2:
-        return "pass-config-type"
+    if tokens[:1] == ["pass-config"] and len(tokens) >= 2:
+        return "unknown-pass-config" if validator_name == "minProperties" else "pass-config-type"
     if validator_name == "type":
         return "wrong-type"
     if validator_name == "required":
@@ -71,7 +71,10 @@ def _unexpected(err: ValidationError, pointer: str) -> list[Finding]:
         if key in props or any(p.search(key) for p in patterns):
             continue
         here = join(pointer, key)
-        if not tokens or tokens == ["build"]:
+        if tokens[:1] == ["pass-config"]:
+            message = "TVM registers no PassContext config of this name"
+            out.append(Finding("unknown-pass-config", here, message, suggest(key, props)))
+        elif not tokens or tokens == ["build"]:
             out.append(Finding("unknown-key", here, "unknown key", suggest(key, props)))
         elif tokens[0] in ("executor", "runtime") and len(tokens) == 1 and key in model.component_union(tokens[0]):
             out.append(Finding("wrong-kind-option", here, f"not an option of this {tokens[0]} kind"))
@@ -83,12 +86,16 @@ def _unexpected(err: ValidationError, pointer: str) -> list[Finding]:
 def heads(err: ValidationError) -> list[tuple[ValidationError, int]]:
     """The errors to report for one schema error, each with the number of alternatives it was chosen
     from (0: not a choice). For anyOf/oneOf: drop the branches whose type does not even match the value
-    (a table "is not of type 'string'"); if one branch is left, report its errors; else one headline,
-    the deepest best match (the unknown compiler, not the table holding it), never every branch."""
+    (a table "is not of type 'string'", with whatever else that branch says of it); if one branch is
+    left, report its errors; else one headline, the deepest best match (the unknown compiler, not the
+    table holding it), never every branch."""
     if err.validator not in ("anyOf", "oneOf") or not err.context:
         return [(err, 0)]
     here = list(err.absolute_path)
-    candidates = [c for c in err.context if not (c.validator == "type" and list(c.absolute_path) == here)]
+    mistyped = {
+        c.relative_schema_path[0] for c in err.context if c.validator == "type" and list(c.absolute_path) == here
+    }
+    candidates = [c for c in err.context if c.relative_schema_path[0] not in mistyped]
     if not candidates:
         return [(best_match(err.context), len(err.validator_value))]
     if len({c.relative_schema_path[0] for c in candidates}) == 1:

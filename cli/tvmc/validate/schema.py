@@ -89,8 +89,10 @@ def _kind_def(kind: registry.Kind) -> dict[str, Any]:
         about += f"; legacy TVM only, last in {kind.last_version}"
         if kind.renamed_to:
             about += f", renamed to '{kind.renamed_to}'"
-    # No "type" here: `target-table` checks it once, and a string must not fail every kind's branch.
+    # Only ever applied to a table (from `target-table`); the type is said again for strict
+    # validators (ajv's strictTypes), which compile each definition on its own.
     return {
+        "type": "object",
         "description": about + ".",
         "properties": props,
         "patternProperties": {model.FEATURE_PATTERN: {"description": "A target feature (kept as given)."}},
@@ -128,26 +130,35 @@ def _target_defs() -> dict[str, Any]:
         "target-table": {
             "type": "object",
             "description": "A target as a table: 'kind' and its options, or 'tag' plus overrides.",
+            # The kind's own definition (below) decides which keys it takes; said explicitly so that
+            # strict editors (tombi) do not read the missing keyword as "no other key".
+            "additionalProperties": True,
             "properties": {
                 "kind": {"description": model.COMMON_DESCRIPTIONS["kind"], "enum": list(kinds)},
                 "tag": {"description": model.COMMON_DESCRIPTIONS["tag"], "type": "string"},
             },
-            "if": {"required": ["kind"]},
+            "if": {"properties": {"kind": True}, "required": ["kind"], "additionalProperties": True},
             "then": {
+                "additionalProperties": True,
                 "allOf": [
                     {
-                        "if": {"properties": {"kind": {"const": name}}},
+                        "if": {"properties": {"kind": {"const": name}}, "additionalProperties": True},
                         "then": {"$ref": f"#/$defs/kind-{name}"},
                     }
                     for name in kinds
-                ]
+                ],
             },
             "else": {
+                "additionalProperties": True,
                 "required": ["tag"],
                 "properties": {"tag": {"$ref": "#/$defs/tag-name"}},
                 "allOf": [
                     {
-                        "if": {"required": ["tag"], "properties": {"tag": {"enum": sorted(tags)}}},
+                        "if": {
+                            "required": ["tag"],
+                            "properties": {"tag": {"enum": sorted(tags)}},
+                            "additionalProperties": True,
+                        },
                         "then": {"$ref": f"#/$defs/kind-{k}"},
                     }
                     for k, tags in sorted(by_kind.items())
@@ -176,19 +187,23 @@ def _component_defs(section: str) -> dict[str, Any]:
         props[name] = entry
     defs: dict[str, Any] = {
         section: {
-            # `executor = "vm"` is the shorthand of { kind = "vm" } (keys.component_table).
-            "type": ["object", "string"],
+            # `executor = "vm"` is the shorthand of { kind = "vm" } (keys.component_table); anyOf,
+            # not a type union, which strict validators (ajv's strictTypes) refuse.
             "description": model.TOP_LEVEL_KEYS[section].description,
-            "if": {"type": "string"},
-            "then": {"enum": list(comps)},
-            "properties": props,
-            "additionalProperties": False,
-            "allOf": [
+            "anyOf": [
+                {"type": "string", "enum": list(comps)},
                 {
-                    "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
-                    "then": {"$ref": f"#/$defs/{section}-{name}"},
-                }
-                for name in comps
+                    "type": "object",
+                    "properties": props,
+                    "additionalProperties": False,
+                    "allOf": [
+                        {
+                            "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
+                            "then": {"$ref": f"#/$defs/{section}-{name}"},
+                        }
+                        for name in comps
+                    ],
+                },
             ],
         }
     }
@@ -205,6 +220,7 @@ def _component_defs(section: str) -> dict[str, Any]:
             own[opt_name] = entry
         generations = " and ".join(comp.generations)
         defs[f"{section}-{name}"] = {
+            "type": "object",
             "description": f"{comp.description} ({generations} TVM)",
             "properties": own,
             "additionalProperties": False,
@@ -212,16 +228,139 @@ def _component_defs(section: str) -> dict[str, Any]:
     return defs
 
 
+# Which TVM generation a `tvm-version` admits decides the pass configs a file may name and their
+# types (old TVM took any integer for a bool). A schema cannot run `versions.generation`; these
+# patterns recognise its single-clause forms (a test holds them to it), and a specifier they do not
+# recognise gets the union of both generations, so the schema is never stricter than tvmc.
+_V = r"\s*0\.(?:{})(?:\.[0-9]+)?\s*"
+_BEFORE_25 = "[0-9]|1[0-9]|2[0-4]"
+_FROM_25 = "2[5-9]|[3-9][0-9]|[1-9][0-9]{2,}"
+LEGACY_VERSION_PATTERN = (
+    rf"^\s*(?:(?:==|=|~=)?{_V.format(_BEFORE_25)}|<={_V.format(_BEFORE_25)}|<{_V.format(_BEFORE_25 + '|25')})$"
+)
+_ANY_MAJOR = r"(?:==|=|~=|>=|>)?\s*[1-9][0-9]*(?:\.[0-9]+){0,2}\s*"
+MODERN_VERSION_PATTERN = rf"^\s*(?:(?:==|=|~=|>=)?{_V.format(_FROM_25)}|>{_V.format('24|' + _FROM_25)}|{_ANY_MAJOR})$"
+
+_PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "legacy", "any": None}
+
+
+def _pass_config_value(types: list[str]) -> dict[str, Any]:
+    """A pass config's value as `values.type_matches` reads it (several types: any of them)."""
+    json_types: list[str] = []
+    for tvm_type in types:
+        for json_name in ("integer", "boolean") if tvm_type == "IntImm" else (json_type(tvm_type),):
+            if json_name not in json_types:
+                json_types.append(json_name)
+    options = [{"type": t, **({"additionalProperties": True} if t == "object" else {})} for t in json_types]
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def _pass_config_spellings() -> set[str]:
+    """Every name a release registers, in each spelling tvmc accepts (`tir.X` = `tirx.X`/`s_tir.X`)."""
+    names = set(registry.pass_configs()) | set(registry.legacy_pass_configs())
+    out = set(names)
+    for name in names:
+        for old, new in (("tir.", "tirx."), ("tir.", "s_tir."), ("tirx.", "tir."), ("s_tir.", "tir.")):
+            if name.startswith(old):
+                out.add(new + name[len(old) :])
+    return out
+
+
+def _accepted_pass_configs(scope: str) -> dict[str, list[str]]:
+    """Spelling → its TVM types, for a file of a generation ("modern", "legacy", "any": no
+    tvm-version) or "loose" (a tvm-version the patterns do not recognise: both generations)."""
+    generations = [None, "modern", "legacy"] if scope == "loose" else [_PASS_CONFIG_SCOPES[scope]]
+    out: dict[str, list[str]] = {}
+    for name in sorted(_pass_config_spellings()):
+        for generation in generations:
+            tvm_type = registry.pass_config_spec(name, generation)[1]
+            if tvm_type is not None and tvm_type not in out.setdefault(name, []):
+                out[name].append(tvm_type)
+        if not out.get(name):
+            out.pop(name, None)
+    return out
+
+
+def _pass_config_nodes(scope: str) -> dict[str, Any]:
+    """The tables of the pass configs of a scope, as definitions: `pass-config-SCOPE` for the
+    `pass-config` table, `pass-config-SCOPE:PREFIX` for a nested one. Each name may be written whole
+    (`"tirx.disable_vectorize"`) or as nested tables split at any dot (`tirx = { … }`), as
+    `keys.pass_config_entries` reads them; a name that is a config itself is never split."""
+    accepted = _accepted_pass_configs(scope)
+    defs: dict[str, Any] = {}
+
+    def node(prefix: str) -> str:
+        ref = f"pass-config-{scope}" + (f":{prefix[:-1]}" if prefix else "")
+        if ref in defs:
+            return ref
+        defs[ref] = {}  # claimed before the children are built
+        props: dict[str, Any] = {}
+        for name in accepted:
+            if not name.startswith(prefix):
+                continue
+            parts = name[len(prefix) :].split(".")
+            for i in range(1, len(parts) + 1):
+                key = ".".join(parts[:i])
+                full = prefix + key
+                if key in props:
+                    continue
+                if full in accepted:
+                    props[key] = {"description": f"PassContext config '{full}'.", **_pass_config_value(accepted[full])}
+                else:
+                    props[key] = {"$ref": f"#/$defs/{node(full + '.')}"}
+        defs[ref] = {"type": "object", "properties": dict(sorted(props.items())), "additionalProperties": False}
+        if prefix:
+            defs[ref]["minProperties"] = 1  # an empty nested table names nothing: an unknown config
+        return ref
+
+    node("")
+    return defs
+
+
+def _pass_config_defs() -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    for scope in ("modern", "legacy", "any", "loose"):
+        defs.update(_pass_config_nodes(scope))
+    return dict(sorted(defs.items()))
+
+
+def _pass_config_dispatch() -> list[dict[str, Any]]:
+    """The root's `allOf`: the pass-config table of the file's generation."""
+    version = {"tvm-version": {"type": "string"}}
+
+    def when(condition: dict[str, Any], scope: str) -> dict[str, Any]:
+        return {
+            "if": {"additionalProperties": True, **condition},
+            "then": {
+                "additionalProperties": True,
+                "properties": {"pass-config": {"$ref": f"#/$defs/pass-config-{scope}"}},
+            },
+        }
+
+    legacy = {"pattern": LEGACY_VERSION_PATTERN}
+    modern = {"pattern": MODERN_VERSION_PATTERN}
+    return [
+        when({"properties": {"tvm-version": {"type": "string", **legacy}}, "required": ["tvm-version"]}, "legacy"),
+        when({"properties": {"tvm-version": {"type": "string", **modern}}, "required": ["tvm-version"]}, "modern"),
+        when({"properties": version, "not": {"required": ["tvm-version"]}}, "any"),
+        when(
+            {
+                "properties": {"tvm-version": {"type": "string", "not": {"anyOf": [legacy, modern]}}},
+                "required": ["tvm-version"],
+            },
+            "loose",
+        ),
+    ]
+
+
 def _pass_config() -> dict[str, Any]:
-    props = {
-        name: {"description": f"PassContext config '{name}' ({tvm_type}).", **type_schema(tvm_type)}
-        for name, tvm_type in registry.pass_configs().items()
-    }
+    # The names and their types depend on the file's tvm-version: the root's allOf applies the
+    # table of its generation (`_pass_config_dispatch`).
     return {
         "type": "object",
-        "description": model.TOP_LEVEL_KEYS["pass-config"].description + " Names TVM does not register are "
-        "accepted (tvmc warns).",
-        "properties": props,
+        "description": model.TOP_LEVEL_KEYS["pass-config"].description + " A name no TVM release registers "
+        "is an error (unknown-pass-config); the names and types are those of the TVM generation the "
+        "file's tvm-version admits (old TVM took any integer for a bool).",
         "additionalProperties": True,
     }
 
@@ -231,11 +370,13 @@ def build_schema() -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for key, spec in model.TOP_LEVEL_KEYS.items():
         if key == "extends":
+            # anyOf, not a type union: strict validators (ajv's strictTypes) refuse unions.
             properties[key] = {
                 "description": spec.description,
-                "type": ["string", "array"],
-                "items": {"type": "string"},
-                "maxItems": model.MAX_EXTENDS,
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "array", "items": {"type": "string"}, "maxItems": model.MAX_EXTENDS},
+                ],
             }
         elif key == "tvm-version":
             properties[key] = {**_keyspec(spec), "pattern": versions.TVM_VERSION_PATTERN}
@@ -261,7 +402,13 @@ def build_schema() -> dict[str, Any]:
         "type": "object",
         "properties": properties,
         "additionalProperties": False,
-        "$defs": {**_target_defs(), **_component_defs("executor"), **_component_defs("runtime")},
+        "allOf": _pass_config_dispatch(),
+        "$defs": {
+            **_target_defs(),
+            **_component_defs("executor"),
+            **_component_defs("runtime"),
+            **_pass_config_defs(),
+        },
     }
 
 
