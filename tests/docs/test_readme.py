@@ -1,4 +1,5 @@
-"""Every `sh` and `toml` example in README.md runs as written, and prints what the README shows.
+"""Every `sh`, `toml` and `python` example in README.md runs as written, and prints what the README
+shows.
 
 Conventions (README source; each directive is an HTML comment right above the block it is for,
 `<!-- readme-test: KEY ARGUMENT -->`):
@@ -11,12 +12,13 @@ Conventions (README source; each directive is an HTML comment right above the bl
   fingerprint), and a line that is only `…` for any number of lines.
 - A `toml` block is written as files: each `# NAME.toml` line starts one (or `file PATH` names the
   whole block), and `tvmc config validate` must accept them.
+- A `python` block runs as a script with this tree's `tvmc`, from such a folder.
 - Directives: `skip REASON` (not run; reported as skipped with the reason), `omit "TEXT"… REASON`
   (the quoted texts are removed before running), `setup SHELL` (runs first, unseen by the reader:
   e.g. the input files a command names), `exit N` (the block must exit N), `ignore "PREFIX"…
   REASON` (output lines starting with PREFIX are not compared), `file PATH`.
 - Blocks that compile, run or tune, or use `host/native`, need TVM (marked `tvm`). Blocks of other
-  languages are not run; `skip` on one is reported.
+  languages (yaml, plain) are not run; `skip` on one is reported.
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ from readme_blocks import Block, ReadmeError, matches, normalize_output, parse
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 BLOCKS = parse(README.read_text(encoding="utf-8"))
-RUN = ("sh", "toml")
-NEEDS_TVM = re.compile(r"\btvmc (?:compile|run|tune)\b(?![^\n]*--emit)|host/native|config detect|python -m tvm\b")
+RUN = ("sh", "toml", "python")
+NEEDS_TVM = re.compile(
+    r"\btvmc (?:compile|run|tune)\b(?![^\n]*--emit)|\bapi\.(?:compile|run|tune)\b"
+    r"|host/native|config detect|python -m tvm\b"
+)
 TIMEOUT = 300
 
 
@@ -67,7 +72,7 @@ def _params() -> list[Any]:
         marks: list[pytest.MarkDecorator] = []
         if block.skip_reason is not None:
             marks.append(pytest.mark.skip(reason=f"README.md:{block.line}: {block.skip_reason}"))
-        elif block.language == "sh" and NEEDS_TVM.search(block.script()):
+        elif block.language in ("sh", "python") and NEEDS_TVM.search(block.script()):
             marks.append(pytest.mark.tvm)
         params.append(pytest.param(block, id=f"L{block.line}-{block.language or 'plain'}-{name}", marks=marks))
     return params
@@ -137,12 +142,15 @@ def _bash(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
 
 @pytest.mark.parametrize("block", _params())
 def test_readme_example(block: Block, tmp_path: Path, readme_home: Path, shims: Path) -> None:
-    if block.language == "sh" and NEEDS_TVM.search(block.script()) and not _has_tvm():
+    if block.language in ("sh", "python") and NEEDS_TVM.search(block.script()) and not _has_tvm():
         pytest.skip("needs TVM (pip install -e '.[tvm]')")
     files = block.files() if block.language == "toml" else {}
     clone = _clone(tmp_path / "clone", {**_section_files(block), **files})
     if files:
         script = "tvmc config validate " + " ".join(shlex.quote(name) for name in files)
+    elif block.language == "python":
+        (tmp_path / "readme_example.py").write_text(block.script(), encoding="utf-8")
+        script = "\n".join([*block.directive("setup"), f"python {shlex.quote(str(tmp_path / 'readme_example.py'))}"])
     else:
         script = "\n".join([*block.directive("setup"), block.script()])
     where = f"README.md:{block.line} ({block.section})"
