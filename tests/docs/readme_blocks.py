@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 DIRECTIVE = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->", re.DOTALL)
-FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
+FENCE = re.compile(r"^( *)(`{3,})\s*([\w+-]*)\s*$")  # indented inside a list item too
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 FILE_HEADER = re.compile(r"^#\s+(\S+\.(?:toml|json))\s*$")  # `# common.toml` starts a file in a toml block
 ELLIPSIS = "…"
@@ -123,13 +123,14 @@ def parse(markdown: str) -> list[Block]:
                 pending = []  # a directive belongs to the block right below it
             index += 1
             continue
-        ticks, language = fence.groups()
+        indent, ticks, language = fence.groups()
         close = index + 1
         while close < len(lines) and lines[close].strip() != ticks:
             close += 1
         if close == len(lines):
             raise ReadmeError(f"README.md:{index + 1}: a ``` block is never closed")
-        block = Block(language, "\n".join(lines[index + 1 : close]) + "\n", index + 1, section, pending)
+        body = [line.removeprefix(indent) for line in lines[index + 1 : close]]
+        block = Block(language, "\n".join(body) + "\n", index + 1, section, pending)
         pending = []
         previous = blocks[-1] if blocks else None
         between = lines[_end_line(previous) : index] if previous is not None else []

@@ -238,6 +238,11 @@ def test_output_wildcards_match_what_varies_and_nothing_else() -> None:
     assert matches("a\n…\nb\n", "a\nb\n") and not matches("a\n…\nb\n", "a\nb\nc\n")
 
 
+def test_a_block_inside_a_list_item_is_found_and_dedented() -> None:
+    (block,) = parse("- step one:\n\n  <!-- readme-test: exit 1 -->\n  ```sh\n  false\n  ```\n")
+    assert (block.language, block.text, block.expected_exit) == ("sh", "false\n", 1)
+
+
 def test_unreadable_blocks_are_errors_naming_the_line() -> None:
     with pytest.raises(ReadmeError, match=r"README.md:1: unknown readme-test directive 'skp'"):
         parse("<!-- readme-test: skp x -->\n```sh\nx\n```\n")
