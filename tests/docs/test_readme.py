@@ -155,6 +155,8 @@ def test_readme_example(block: Block, tmp_path: Path, readme_home: Path, shims: 
         script = "\n".join([*block.directive("setup"), block.script()])
     where = f"README.md:{block.line} ({block.section})"
     env = _env(readme_home, shims)
+    env["TMPDIR"] = str(tmp_path / "tmp")  # what a block leaves in temporary folders goes with tmp_path
+    (tmp_path / "tmp").mkdir()
     result = _bash(script, clone, env)
     if result.returncode != block.expected_exit:
         pytest.fail(
