@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import registry, sources
+from tvmc.sources import native
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,15 +51,19 @@ def _cell(text: str) -> str:
 def render(root: Path) -> str:
     entries = sources.list_configs([sources.SearchDir(root, "shipped")])
     rows = ["| config | what it is | TVM tag | extends |", "|---|---|---|---|"]
+    by_name: dict[str, str] = {}
     for entry in entries:
         layer = sources.load_file(entry.path)
         tags = ", ".join(f"`{t}`" for t in _tags(layer.data))
         extends = ", ".join(f"`{e}`" for e in _extends(layer, root))
-        rows.append(f"| `{entry.name}` | {_cell(entry.description or '')} | {tags} | {extends} |")
+        by_name[entry.name] = f"| `{entry.name}` | {_cell(entry.description or '')} | {tags} | {extends} |"
+    # host/native has no file: it is detected on the machine that first uses it (sources.native).
+    by_name.setdefault(native.NATIVE, f"| `{native.NATIVE}` | {_cell(native.DESCRIPTION)} |  |  |")
+    rows.extend(by_name[name] for name in sorted(by_name))
     intro = (
-        f"{len(entries)} configs. Each file cites the TVM tag it builds on and pins `mtriple` for CPU "
-        "targets, so it means the same on any build machine; `base/` holds what several configs share "
-        "through `extends`. Every one of TVM's "
+        f"{len(entries)} config files, and `{native.NATIVE}`. Each file cites the TVM tag it builds on and "
+        "pins `mtriple` for CPU targets, so it means the same on any build machine; `base/` holds what "
+        "several configs share through `extends`. Every one of TVM's "
         f"{len(registry.tag_names())} tags is a config name too (`tvmc config list --tags`)."
     )
     return "\n".join([BEGIN, intro, "", *rows, END])

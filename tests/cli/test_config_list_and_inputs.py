@@ -85,3 +85,28 @@ def test_validate_a_missing_file_exits_1_and_checks_the_others(tmp_path: Path) -
         ("bad.toml", "fail"),
     ]
     assert doc["files"][0]["errors"][0]["message"] == "no such config file"
+
+
+def test_host_native_is_listed_though_no_file_holds_it(tmp_path: Path) -> None:
+    """host/native is detected on first use: `config list` names it with what it is and the cache
+    file it will be read from, without detecting anything (no TVM needed to list)."""
+    from tvmc.sources import native
+
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = run("config", "list", env=env)[1]
+    (line,) = [line for line in out.splitlines() if line.startswith("host/native ")]
+    assert "detected on first use (needs TVM)" in line and f"[detected: {tmp_path / 'cache' / 'tvmc'}]" in line
+    doc = json.loads(run("config", "list", "--format", "json", env=env)[1])
+    (entry,) = [e for e in doc["configs"] if e["name"] == "host/native"]
+    assert entry["origin"] == "detected" and entry["description"] == native.DESCRIPTION
+    assert entry["path"] == str(tmp_path / "cache" / "tvmc" / f"native-{native.machine_key()}.toml")
+    assert entry["shadowed"] is False
+    assert not (tmp_path / "cache").exists()  # listed, not detected
+
+
+def test_a_host_native_file_on_the_search_path_shadows_the_detected_one(tmp_path: Path) -> None:
+    (tmp_path / "host").mkdir()
+    (tmp_path / "host" / "native.toml").write_text('description = "pinned"\ntargets = ["llvm"]\n', encoding="utf-8")
+    doc = json.loads(run("config", "list", "--format", "json", env={"TVMC_CONFIG_PATH": str(tmp_path)})[1])
+    entries = [(e["origin"], e["description"], e["shadowed"]) for e in doc["configs"] if e["name"] == "host/native"]
+    assert entries == [("TVMC_CONFIG_PATH", "pinned", False), ("detected", entries[1][1], True)]

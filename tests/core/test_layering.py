@@ -201,3 +201,19 @@ def test_a_nested_key_named_targets_deep_merges_without_origins_too() -> None:
         merge(with_origins, tree(copy.deepcopy(layer), f"layer{index}"))
         merge(data_only, Tree(copy.deepcopy(layer), {}))
     assert data_only.data == with_origins.data == {"targets": [], "mattr": {"targets": {"targets": None}}}
+
+
+def test_a_missing_extends_path_suggests_the_close_sibling(tmp_path: Path) -> None:
+    """The README's first example once extended `../base/aarch64.toml`: the error names the entry
+    and offers `../base/aarch64-linux.toml`, written as the entry was."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "aarch64-linux.toml").write_text('targets = ["llvm"]\n', encoding="utf-8")
+    (tmp_path / "nvidia").mkdir()
+    nano = tmp_path / "nvidia" / "nano.toml"
+    nano.write_text('extends = ["../base/aarch64.toml"]\n', encoding="utf-8")
+    with pytest.raises(ConfigNotFoundError) as info:
+        api.resolve([nano])
+    assert info.value.suggestions == ("../base/aarch64-linux.toml",)
+    assert info.value.location is not None and info.value.location.line == 1  # at the extends entry
+    assert "config file '../base/aarch64.toml' not found" in str(info.value)
+    assert "(did you mean '../base/aarch64-linux.toml'?)" in str(info.value)

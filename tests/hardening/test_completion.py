@@ -47,6 +47,11 @@ def test_config_names_a_level_at_a_time_then_tags() -> None:
     assert complete("tvmc config show --config ../") == []  # a path: the shell completes files
 
 
+def test_host_native_is_completed_though_no_file_holds_it() -> None:
+    assert {"host/default", "host/native"} <= set(complete("tvmc compile m.onnx --config host/"))
+    assert complete("tvmc compile m.onnx --config host/na") == ["host/native"]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
 def test_config_names_come_from_listings_never_from_reading_files(tmp_path: Path) -> None:
     (tmp_path / "team").mkdir()

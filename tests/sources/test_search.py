@@ -338,6 +338,32 @@ def test_did_you_mean_prefers_the_same_last_part(dirs: list[SearchDir]) -> None:
     assert info.value.suggestions[0] == "host/default"
 
 
+def test_did_you_mean_offers_host_native_though_no_file_holds_it(dirs: list[SearchDir]) -> None:
+    for miss in ("native", "host/nativ"):
+        with pytest.raises(ConfigNotFoundError) as info:
+            find_config(miss, dirs)
+        assert info.value.suggestions[0] == "host/native"
+
+
+def test_a_missing_path_suggests_close_siblings_as_written(tmp_path: Path) -> None:
+    """The README once extended `../base/aarch64.toml`; the file is `base/aarch64-linux.toml`."""
+    write(tmp_path / "base" / "aarch64-linux.toml", "")
+    write(tmp_path / "base" / "x86_64-linux.json", "")
+    write(tmp_path / "base" / "notes.txt", "")  # not a config: never offered
+    write(tmp_path / "base" / "aarch64.txt", "")
+    (tmp_path / "boards").mkdir()
+    with pytest.raises(ConfigNotFoundError) as info:
+        find_config("../base/aarch64.toml", [], relative_to=tmp_path / "boards")
+    assert info.value.suggestions == ("../base/aarch64-linux.toml",)
+    assert "(did you mean '../base/aarch64-linux.toml'?)" in str(info.value)
+    with pytest.raises(ConfigNotFoundError) as info:
+        find_config("./nothing-like-it.toml", [], relative_to=tmp_path / "base")
+    assert info.value.suggestions == ()
+    with pytest.raises(ConfigNotFoundError) as info:  # no such directory: nothing to suggest, no crash
+        find_config("./missing/aarch64.toml", [], relative_to=tmp_path)
+    assert info.value.suggestions == ()
+
+
 def test_did_you_mean_includes_tag_candidates(dirs: list[SearchDir]) -> None:
     with pytest.raises(ConfigNotFoundError, match="and no TVM target tag") as info:
         find_config(

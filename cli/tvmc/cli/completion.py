@@ -31,6 +31,7 @@ def config_names(incomplete: str) -> list[str]:
     if incomplete.startswith(_PATH_STARTS) or incomplete.lower().endswith(_SUFFIXES):
         return []
     from tvmc.sources import name_problem, search_path
+    from tvmc.sources.native import NATIVE
 
     head, _, _ = incomplete.rpartition("/")
     prefix = f"{head}/" if head else ""
@@ -50,6 +51,11 @@ def config_names(incomplete: str) -> list[str]:
                 continue
             if name.startswith(incomplete) and name_problem(name.rstrip("/")) is None:
                 found[name] = None
+    # host/native has no file until first used (sources.native), so no listing shows it.
+    native_head, _, _ = NATIVE.rpartition("/")
+    offered = NATIVE if head == native_head else f"{native_head}/" if not head else None
+    if offered is not None and offered.startswith(incomplete):
+        found[offered] = None
     from tvmc import registry
 
     tags = [t for t in registry.tag_names() if t.startswith(incomplete)]

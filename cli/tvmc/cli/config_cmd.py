@@ -234,7 +234,7 @@ def list_(
     from tvmc import registry, sources
 
     dirs = sources.search_path(isolated=isolated)
-    entries = sources.list_configs(dirs)
+    entries = sources.list_configs(dirs, with_native=True)
     tag_names = registry.tag_names()  # every tag is a config name too: listed apart from the files
     if format is ListFormat.json:
         doc = {

@@ -11,7 +11,10 @@ import typer
 from tvmc.cli.completion import complete_config
 from tvmc.errors import UsageError
 
-CONFIG_HELP = "A config name on the search path (aws/c5, a TVM tag) or a TOML/JSON path; repeatable, layered in order."
+CONFIG_HELP = (
+    "A config name on the search path (aws/c5, host/native for this machine, a TVM tag) or a TOML/JSON path; "
+    "repeatable, layered in order."
+)
 SHAPES_HELP = (
     "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]'; -1 or ? is a dynamic dimension, x:[] a scalar; "
     'quote names with spaces ("my input":[1]).'

@@ -19,6 +19,11 @@ from tvmc.sources.layer import Layer
 from tvmc.sources.loader import load_file
 
 NATIVE = "host/native"
+# What `config list` and the README's catalogue say about it: it has no file until first used.
+DESCRIPTION = (
+    "This machine, detected on first use (needs TVM): its CPU as LLVM names it and each GPU the TVM "
+    "runtime can open, cached per machine. Code built for it runs here."
+)
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -56,9 +61,14 @@ def machine_key() -> str:
     return hashlib.sha256(facts.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def cache_path() -> Path:
+    """The file `host/native` is read from (written on first use)."""
+    return cache_dir() / f"native-{machine_key()}.toml"
+
+
 def native_layer() -> Layer:
     """The detected config of this machine, from the cache or detected now (needs TVM)."""
-    path = cache_dir() / f"native-{machine_key()}.toml"
+    path = cache_path()
     if not path.is_file():  # lazy: only a cache miss detects and writes
         from tvmc.fileio import write_atomic
         from tvmc.sources.detect import detect, to_toml

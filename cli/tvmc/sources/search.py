@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
+from tvmc.sources import native
 from tvmc.sources.installed import shipped_config_dir
 from tvmc.sources.layer import Layer
 from tvmc.sources.limits import MAX_LIST_ENTRIES
@@ -195,8 +196,24 @@ def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> L
             except OSError as err:
                 raise ConfigNotFoundError(f"config file {ref!r}: {_link_problem(err)}", origin) from None
         where = "" if str(path) == ref else f" (no such file: {os.path.abspath(path)})"
-        raise ConfigNotFoundError(f"config file {ref!r} not found{where}", origin)
+        suggestions = _sibling_suggestions(ref, path)
+        raise ConfigNotFoundError(f"config file {ref!r} not found{where}", origin, suggestions=suggestions)
     return load_file(path)
+
+
+def _sibling_suggestions(ref: str, path: Path) -> list[str]:
+    """`../base/aarch64.toml` when `../base/aarch64-linux.toml` exists: the config files beside
+    the missing one whose names are close, written as the reference was (its directory part kept).
+    Best effort and bounded, like name suggestions: a miss is the error to report."""
+    head, sep, tail = ref.rpartition("/")
+    siblings: list[str] = []
+    with contextlib.suppress(OSError, ValueError), os.scandir(path.parent) as it:
+        for count, entry in enumerate(it):
+            if count >= MAX_LIST_ENTRIES:
+                break
+            if entry.name.endswith(SUFFIXES) and not entry.name.startswith(".") and entry_is_file(entry):
+                siblings.append(entry.name)
+    return [head + sep + name for name in did_you_mean(tail, siblings, n=3)]
 
 
 def _link_problem(err: OSError) -> str:
@@ -262,10 +279,8 @@ def find_named(
             return load_file(candidate).named(name)
     if tag_lookup is not None and tag_lookup(name):
         return tag_layer(name)
-    if name == "host/native":  # detected on demand (sources.native), unless a file pins it above
-        from tvmc.sources.native import native_layer  # lazy: only host/native needs it
-
-        return native_layer()
+    if name == native.NATIVE:  # detected on demand (sources.native), unless a file pins it above
+        return native.native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
 
 
@@ -297,6 +312,7 @@ def _not_found(
             known.extend(n for n, _ in _config_paths(d))
     if candidates is not None:
         known.extend(candidates())
+    known.append(native.NATIVE)  # a name on every search path, though no file holds it
     # "c5" most likely means "aws/c5": same last part first, then spelling neighbours.
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
     suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
@@ -401,11 +417,14 @@ def _describe(path: Path, d: SearchDir) -> tuple[str | None, str | None]:
     return (description if isinstance(description, str) else None), None
 
 
-def list_configs(dirs: Sequence[SearchDir]) -> list[ConfigEntry]:
+def list_configs(dirs: Sequence[SearchDir], *, with_native: bool = False) -> list[ConfigEntry]:
     """Every *.toml/*.json below each search directory, sorted by name, then search order.
 
     Each file is parsed for its `description`; a broken file gets `error` instead of failing
-    the listing. `shadowed` marks files hidden by an earlier one of the same name."""
+    the listing. `shadowed` marks files hidden by an earlier one of the same name. `with_native`
+    adds `host/native`, the config detected on first use: its entry is the cache file it is read
+    from (which may not exist yet), in the directory origin "detected", shadowed by a file of
+    that name on the search path."""
     entries: list[ConfigEntry] = []
     winners: set[str] = set()
     for d in dirs:
@@ -423,5 +442,9 @@ def list_configs(dirs: Sequence[SearchDir]) -> list[ConfigEntry]:
         for name, text in unnamed:
             why = "no config name can ask for this file (':' and '\\' are not allowed in names): rename it"
             entries.append(ConfigEntry(name, Path(text), d, None, f"{why}, or give its path"))
+    if with_native:
+        detected = SearchDir(native.cache_dir(), "detected")
+        shadowed = native.NATIVE in winners
+        entries.append(ConfigEntry(native.NATIVE, native.cache_path(), detected, native.DESCRIPTION, shadowed=shadowed))
     entries.sort(key=lambda e: e.name)  # stable: search order is kept within a name
     return entries
