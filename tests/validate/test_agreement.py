@@ -22,12 +22,37 @@ def _errors(findings: list[Any]) -> set[str]:
     return {f.pointer for f in findings if f.severity == "error"}
 
 
+# The semantic rules the schema also says (schema.py names each in a `$comment`). Of unknown-cpu it
+# says the names of mcpu and cuda's arch, and the sign of an mattr feature, not the feature's name.
+SCHEMA_RULES = {"unknown-pass-config", "unknown-cpu", "host-not-cpu", "aot-interface-api"}
+
+
+def _says(finding: Any) -> bool:
+    if finding.pointer.endswith(("/mcpu", "/arch")) and finding.rule == "invalid-target":
+        return True  # a CPU name TVM's target parser refuses (rocm's "gfx"): not a CPU LLVM knows either
+    if finding.rule not in SCHEMA_RULES:
+        return False
+    if finding.rule == "unknown-cpu" and not finding.pointer.endswith(("/mcpu", "/arch")):
+        # Of an mattr feature, the schema says the sign, not the name; a legacy string it cannot read.
+        return "/mattr/" in finding.pointer and "has no sign" in finding.message
+    return True
+
+
 def _fast(data: dict[str, Any]) -> set[str]:
     """The fast engine's errors of what the schema also decides: its structural checks, and the
-    pass-config names no release registers (a semantic rule there, `additionalProperties` here)."""
+    semantic rules the schema can say too."""
     own = check_document(data)
-    names = [f for f in semantic_findings(data, own) if f.rule == "unknown-pass-config"]
-    return _errors([*own, *names])
+    return _errors([*own, *(f for f in semantic_findings(data, own) if _says(f))])
+
+
+def _slow(data: dict[str, Any]) -> set[str]:
+    """The schema's errors, less those of a feature without a sign whose name LLVM does not know
+    either: the fast engine reports the unknown name there (the schema cannot know it)."""
+    own = check_document(data)
+    unsigned_and_unknown = {
+        f.pointer for f in semantic_findings(data, own) if f.rule == "unknown-cpu" and "knows no feature" in f.message
+    }
+    return {p for p in _errors(schema_findings(data)) if p not in unsigned_and_unknown}
 
 
 def _documents() -> list[tuple[str, dict[str, Any]]]:
@@ -42,7 +67,7 @@ def _documents() -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize(("name", "data"), _documents(), ids=lambda v: v if isinstance(v, str) else "")
 def test_corpus_documents_agree(name: str, data: dict[str, Any]) -> None:
-    assert _fast(data) == _errors(schema_findings(data))
+    assert _fast(data) == _slow(data)
 
 
 def test_generated_configs_agree(tmp_path: Path) -> None:
@@ -53,7 +78,7 @@ def test_generated_configs_agree(tmp_path: Path) -> None:
             data = sources.load_file(path).data
         except TvmcError:
             continue
-        fast, slow = _fast(data), _errors(schema_findings(data))
+        fast, slow = _fast(data), _slow(data)
         assert fast == slow, (path, json.dumps(data))
         compared += 1
         invalid += bool(fast)

@@ -25,7 +25,9 @@ def _properties(node: Any) -> Iterator[tuple[str, Any]]:
         for key in ("properties", "patternProperties"):
             yield from (node.get(key) or {}).items()
         for key, value in node.items():
-            if key != "if":
+            # A condition and the constraints a rule adds under it document no key: the key's own
+            # definition does.
+            if key not in ("if", "then", "else", "not"):
                 yield from _properties(value)
     elif isinstance(node, list):
         for value in node:
@@ -101,7 +103,24 @@ def test_enums_kinds_components_and_defaults() -> None:
 @pytest.mark.parametrize(
     ("doc", "valid"),
     [
-        ({"targets": [{"kind": "llvm", "mcpu": "x"}]}, True),
+        ({"targets": [{"kind": "llvm", "mcpu": "skylake"}]}, True),
+        ({"targets": [{"kind": "llvm", "mcpu": "x"}]}, False),  # unknown-cpu
+        ({"targets": [{"kind": "llvm", "mcpu": "x"}], "tvm-version": "0.18"}, True),  # old TVM's LLVM: unchecked
+        ({"targets": [{"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "skylake"}]}, False),
+        ({"targets": [{"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a72"}]}, True),
+        ({"targets": [{"kind": "llvm", "mattr": ["+avx2", "-sse4.1,+fma"]}]}, True),
+        ({"targets": [{"kind": "llvm", "mattr": ["avx2"]}]}, False),  # no sign: LLVM ignores it
+        ({"targets": [{"kind": "llvm", "mattr": ["+avx2, fma"]}]}, False),
+        ({"targets": [{"kind": "cuda", "arch": "sm_800"}]}, False),
+        ({"targets": [{"kind": "cuda", "arch": "sm_80", "host": {"kind": "llvm", "mcpu": "skylak"}}]}, False),
+        ({"targets": ["cuda"], "host": {"kind": "cuda"}}, False),  # host-not-cpu
+        ({"targets": ["cuda"], "host": "nvidia/nvidia-a100"}, False),
+        ({"targets": ["cuda"], "host": "llvm -mcpu=skylake"}, True),
+        ({"targets": ["cuda"], "host": {"tag": "aws/cpu/c5.large"}}, True),
+        ({"targets": [{"kind": "cuda", "host": "vulkan"}]}, False),
+        ({"executor": {"kind": "aot", "interface-api": "c"}}, False),  # aot-interface-api
+        ({"executor": {"kind": "aot", "interface-api": "c", "unpacked-api": True}}, True),
+        ({"executor": {"kind": "aot", "interface-api": "c"}, "extends": ["base"]}, True),  # a parent may set it
         ({"targets": [{"kind": "llvm", "mcpux": "x"}]}, False),
         ({"targets": [{"tag": "nvidia/nvidia-a100", "arch": "sm_80"}]}, True),
         ({"targets": [{"tag": "nvidia/nvidia-a100", "mtriple": "x"}]}, False),  # overrides: the tag's kind

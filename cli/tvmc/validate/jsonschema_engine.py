@@ -105,6 +105,16 @@ def heads(err: ValidationError) -> list[tuple[ValidationError, int]]:
     return [(h, n or len(err.validator_value)) for h, n in heads(head)]
 
 
+def _named_rule(err: ValidationError) -> str | None:
+    """The rule a constraint of the schema says it is (`"$comment": "tvmc rule RULE"`, schema.py)."""
+    comment = err.schema.get("$comment") if isinstance(err.schema, Mapping) else None
+    return (
+        comment[len(schema.RULE_COMMENT) :]
+        if isinstance(comment, str) and comment.startswith(schema.RULE_COMMENT)
+        else None
+    )
+
+
 def findings_of(err: ValidationError) -> list[Finding]:
     out = []
     for head, choices in heads(err):
@@ -113,7 +123,8 @@ def findings_of(err: ValidationError) -> list[Finding]:
         if head.validator == "additionalProperties" and isinstance(head.instance, dict):
             out += _unexpected(head, pointer)
         else:
-            out.append(Finding(_rule(str(head.validator), pointer), pointer, _message(head) + note, _suggestion(head)))
+            rule = _named_rule(head) or _rule(str(head.validator), pointer)
+            out.append(Finding(rule, pointer, _message(head) + note, _suggestion(head)))
     return out
 
 

@@ -76,6 +76,8 @@ def _kind_def(kind: registry.Kind) -> dict[str, Any]:
         entry = {"description": text, **type_schema(tvm_type)}
         if opt == "kind":
             entry = {"description": text, "const": kind.name}
+        elif opt == "host" and tvm_type in (registry.TARGET, "target"):
+            entry = {"description": text, "allOf": [{"$ref": "#/$defs/target"}, {"$ref": "#/$defs/host-cpu"}]}
         elif opt == "compiler":
             entry["enum"] = sorted(registry.compilers())
         if opt in kind.defaults:
@@ -365,6 +367,189 @@ def _pass_config() -> dict[str, Any]:
     }
 
 
+# ---- rules of the rule engine that a schema can say too --------------------------------------
+# Each constraint below names its rule in `$comment` ("tvmc rule RULE"), which the jsonschema engine
+# reports as that rule. Every object schema inside a condition says `additionalProperties: true`:
+# strict editors (tombi) read a missing keyword as "no other key".
+
+RULE_COMMENT = "tvmc rule "
+# `mattr` entries: every comma-separated part (empty ones skipped) starts with + or - (LLVM ignores a
+# feature without a sign: `unknown-cpu`).
+SIGNED_FEATURES_PATTERN = r"^\s*(?:[+-][^,]*)?(?:,\s*(?:[+-][^,]*)?)*$"
+# `registry.llvm_target`'s reading of a triple's architecture (lower case; another spelling is left
+# unchecked, never refused).
+_TRIPLE_ARCH_PATTERNS = {
+    "x86": r"^(?:x86_64|amd64|x86_64h|i[^-]86)(?:-|$)",
+    "aarch64": r"^(?:aarch64|arm64)[^-]*(?:-|$)",
+    "arm": r"^(?!aarch64|arm64)(?:arm|thumb|xscale)[^-]*(?:-|$)",
+    "riscv": r"^riscv(?:32|64)(?:-|$)",
+    "nvptx": r"^nvptx(?:64)?(?:-|$)",
+    "amdgcn": r"^amdgcn(?:-|$)",
+    "hexagon": r"^hexagon(?:-|$)",
+}
+
+
+def _rule(rule: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"$comment": RULE_COMMENT + rule, **schema}
+
+
+def _open(schema: dict[str, Any]) -> dict[str, Any]:
+    """A table schema that says nothing of other keys (only ever applied where a table is)."""
+    return {"type": "object", "additionalProperties": True, **schema}
+
+
+def _when_string(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"if": {"type": "string"}, "then": {"type": "string", **schema}}
+
+
+def _names_of(names: registry.LlvmNames | None, option: str) -> dict[str, Any]:
+    """The `then` that checks a target's `option` (mcpu, arch) and mattr against LLVM's names."""
+    if names is None:
+        return {}
+    from tvmc.targets.llvm_names import NATIVE
+
+    props: dict[str, Any] = {option: _when_string(_rule("unknown-cpu", {"enum": sorted({*names.cpus, NATIVE})}))}
+    if option == "mcpu":
+        signed = _when_string(_rule("unknown-cpu", {"pattern": SIGNED_FEATURES_PATTERN}))
+        props["mattr"] = {"if": {"type": "array"}, "then": {"type": "array", "items": signed}}
+    return _open({"properties": props})
+
+
+def _kind_is(kind: str, **extra: Any) -> dict[str, Any]:
+    props = {"kind": {"const": kind}, **extra.pop("properties", {})}
+    return _open({"properties": props, "required": ["kind", *extra.pop("required", [])], **extra})
+
+
+def _target_names_def() -> dict[str, Any]:
+    """The LLVM names of a target table, its host and a composite's devices (`targets.llvm_names`),
+    for a file written for TVM >= 0.25 or for no generation (old TVM's LLVM has other names)."""
+    from tvmc.targets.llvm_names import CPU_TARGETS, _any_cpu
+
+    checks: list[dict[str, Any]] = [
+        {
+            "if": _kind_is("llvm", **{"not": {"properties": {"mtriple": True}, "required": ["mtriple"]}}),
+            "then": _names_of(_any_cpu(), "mcpu"),
+        }
+    ]
+    for arch, pattern in _TRIPLE_ARCH_PATTERNS.items():
+        if arch in (*CPU_TARGETS, "nvptx", "amdgcn", "hexagon"):
+            triple = {"mtriple": {"type": "string", "pattern": pattern}}
+            checks.append(
+                {
+                    "if": _kind_is("llvm", properties=triple, required=["mtriple"]),
+                    "then": _names_of(registry.llvm_names(arch), "mcpu"),
+                }
+            )
+    for kind, arch, option in (("hexagon", "hexagon", "mcpu"), ("nvptx", "nvptx", "mcpu"), ("rocm", "amdgcn", "mcpu")):
+        checks.append({"if": _kind_is(kind), "then": _names_of(registry.llvm_names(arch), option)})
+    cuda = registry.llvm_names("nvptx")
+    if cuda is not None:
+        arch_enum = _when_string(_rule("unknown-cpu", {"enum": sorted(cuda.cpus)}))
+        checks.append({"if": _kind_is("cuda"), "then": _open({"properties": {"arch": arch_enum}})})
+    nested = {"$ref": "#/$defs/target-names"}
+    return {
+        "anyOf": [
+            {"type": "string"},  # a tag or a legacy string: tvmc itself reads those
+            {
+                "type": "object",
+                "additionalProperties": True,
+                "properties": {
+                    "host": {"description": "The target's host: its names are checked as the target's.", **nested},
+                    "devices": {
+                        "description": "A composite target's devices: their names are checked as the target's.",
+                        "if": {"type": "array"},
+                        "then": {"type": "array", "items": nested},
+                    },
+                },
+                "allOf": [c for c in checks if c["then"]],
+            },
+        ]
+    }
+
+
+def _host_cpu_def() -> dict[str, Any]:
+    """A host runs on the CPU (`host-not-cpu`): a CPU kind, a CPU tag, or a string starting with one
+    (JSON text is left to tvmc)."""
+    from tvmc.targets.canonical import CPU_SIDE
+
+    kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE]
+    cpu_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind in kinds)
+    other_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind not in kinds)
+    starts = "|".join(sorted(kinds, key=lambda k: (-len(k), k)))
+    return {
+        "description": "A host runs on the CPU: a CPU kind (device type cpu, or hexagon) or a CPU tag.",
+        "anyOf": [
+            {
+                "type": "string",
+                "anyOf": [
+                    {"enum": cpu_tags},
+                    _rule("host-not-cpu", {"pattern": rf"^\s*(?:\{{|(?:{starts})(?![A-Za-z0-9_/.-]))"}),
+                ],
+            },
+            {
+                "type": "object",
+                "additionalProperties": True,
+                "properties": {"kind": True, "tag": True},
+                "if": {"properties": {"kind": True}, "required": ["kind"], "additionalProperties": True},
+                "then": _open({"properties": {"kind": _rule("host-not-cpu", {"enum": kinds})}}),
+                "else": _open({"properties": {"tag": _rule("host-not-cpu", {"not": {"enum": other_tags}})}}),
+            },
+        ],
+    }
+
+
+def _rule_dispatch() -> list[dict[str, Any]]:
+    """The root's rules that depend on the rest of the file: LLVM names unless the file is for old
+    TVM, and the AoT C interface of a file that extends nothing (a parent may set unpacked-api)."""
+    names = {"$ref": "#/$defs/target-names"}
+    not_legacy = {
+        "anyOf": [
+            {"not": {"properties": {"tvm-version": True}, "required": ["tvm-version"]}},
+            {"properties": {"tvm-version": {"type": "string", "pattern": MODERN_VERSION_PATTERN}}},
+        ]
+    }
+    aot_packed = {
+        "type": "object",
+        "additionalProperties": True,
+        "properties": {"kind": {"const": "aot"}, "unpacked-api": {"not": {"const": True}}},
+        "required": ["kind"],
+    }
+    return [
+        {
+            "if": _open(not_legacy),
+            "then": _open({"properties": {"targets": {"type": "array", "items": names}, "host": names}}),
+        },
+        {
+            "if": _open(
+                {
+                    "properties": {"executor": aot_packed},
+                    "required": ["executor"],
+                    "not": {"properties": {"extends": True}, "required": ["extends"]},
+                }
+            ),
+            "then": _open(
+                {
+                    "properties": {
+                        "executor": _open(
+                            {
+                                "properties": {
+                                    "interface-api": _rule(
+                                        "aot-interface-api",
+                                        {
+                                            "not": {"const": "c"},
+                                            "description": "interface-api = 'c' needs unpacked-api = true.",
+                                        },
+                                    )
+                                }
+                            }
+                        )
+                    }
+                }
+            ),
+        },
+    ]
+
+
 def build_schema() -> dict[str, Any]:
     """The whole schema document (deterministic for a given registry)."""
     properties: dict[str, Any] = {}
@@ -381,7 +566,10 @@ def build_schema() -> dict[str, Any]:
         elif key == "tvm-version":
             properties[key] = {**_keyspec(spec), "pattern": versions.TVM_VERSION_PATTERN}
         elif key == "host":
-            properties[key] = {"description": spec.description, "$ref": "#/$defs/target"}
+            properties[key] = {
+                "description": spec.description,
+                "allOf": [{"$ref": "#/$defs/target"}, {"$ref": "#/$defs/host-cpu"}],
+            }
         elif key in ("executor", "runtime"):
             properties[key] = {"description": spec.description, "$ref": f"#/$defs/{key}"}
         elif key == "pass-config":
@@ -402,9 +590,11 @@ def build_schema() -> dict[str, Any]:
         "type": "object",
         "properties": properties,
         "additionalProperties": False,
-        "allOf": _pass_config_dispatch(),
+        "allOf": [*_pass_config_dispatch(), *_rule_dispatch()],
         "$defs": {
             **_target_defs(),
+            "target-names": _target_names_def(),
+            "host-cpu": _host_cpu_def(),
             **_component_defs("executor"),
             **_component_defs("runtime"),
             **_pass_config_defs(),
