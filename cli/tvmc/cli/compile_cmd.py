@@ -128,7 +128,7 @@ def compile_command(
         Path | None, typer.Option("--database", metavar="DIR", help="The tuning database to apply.")
     ] = None,
 ) -> None:
-    """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
+    """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
     from tvmc.build.model import model_spec
     from tvmc.errors import UsageError

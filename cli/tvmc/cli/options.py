@@ -38,10 +38,7 @@ Configs = Annotated[
     typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
 ]
 Isolated = Annotated[bool, typer.Option("--isolated", help="Ignore user configs and TVMC_* variables.")]
-SEARCH_PATH_HELP = (
-    "Look config names (--config, extends) up in DIR first; repeatable, in order; kept with --isolated "
-    "(e.g. a repository's own configs/)."
-)
+SEARCH_PATH_HELP = "Look config names up in DIR first (repeatable)."
 SearchPaths = Annotated[
     list[Path] | None,
     typer.Option("--search-path", metavar="DIR", help=SEARCH_PATH_HELP, show_default=False),

@@ -33,8 +33,9 @@ PATHS_HELP = (
     "Each file is checked on its own and as resolved through its 'extends' chain."
 )
 EPILOG = (
-    "Output: FILE:LINE:COL: error: key.path: message [rule-id], at the key or value of the file that set it "
-    "(also through 'extends'). Rule ids: " + ", ".join(RULES) + ". Warnings: unknown-pass-config and the "
+    "Problems are located at the key or value of the file that set it (also through 'extends'). Rule ids: "
+    + ", ".join(RULES)
+    + ". Warnings: unknown-pass-config and the "
     "legacy-* rules; legacy-* are errors with --strict or when tvm-version says >= 0.25, and silent when it "
     "says < 0.25. Exit codes: 0 every input valid (warnings allowed), 1 an input is invalid, 2 usage error."
 )
@@ -45,13 +46,13 @@ class Engine(StrEnum):
     jsonschema = "jsonschema"
 
 
-STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
+STRICT_HELP = "Make the legacy-* warnings errors."
 STDIN_HELP = "Name of '-' in messages; its directory anchors relative 'extends', its suffix the format."
-JOBS_HELP = "Processes to validate on (default: the cores; few files serially); 1 never forks."
+JOBS_HELP = "Processes (default: the cores)."
 ENGINE_HELP = "fast (compiled from the registry) or jsonschema (the generated schema)."
-FORMAT_HELP = "Report format, on stdout: " + "; ".join(f"{name}: {f.help}" for name, f in FORMATS.items()) + "."
-QUIET_HELP = "Errors only: no warnings in the report, and no summary line when every input is valid."
-REPORT_SCHEMA_HELP = "Print the JSON Schema of the --format json report and exit."
+FORMAT_HELP = "Report format (on stdout)."
+QUIET_HELP = "Errors only; no summary when all pass."
+REPORT_SCHEMA_HELP = "Print the JSON report's JSON Schema."
 
 
 def validate(
@@ -74,11 +75,10 @@ def validate(
     search: SearchPaths = None,
     report_schema: Annotated[bool, typer.Option("--report-schema", help=REPORT_SCHEMA_HELP)] = False,
 ) -> None:
-    """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
+    """Validate config files: syntax, schema, extends chains, semantic rules.
 
-    PATH: files, directories (every *.toml/*.json below) or '-' (stdin); each file is checked alone
-    and through its 'extends' chain. Without PATH: the config --config and the rewrites give.
-    The report goes to stdout; the summary line (checked N files: ...) to stderr.
+    PATH: files, directories or '-' (stdin), each checked alone and through its 'extends'
+    chain; without PATH, the config --config and the rewrites give.
     """
     if report_schema:
         from tvmc.validate.reporters import report_schema_text
