@@ -10,6 +10,7 @@ import click
 import typer
 from click.core import ParameterSource
 
+from tvmc.cli import completion
 from tvmc.cli.common import LazyGroup, fail, reports_errors, warn, write_stdout
 from tvmc.cli.options import Configs, Isolated, SearchPaths, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
@@ -110,7 +111,9 @@ GET_PATH_HELP = (
 @reports_errors
 def get(
     ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    path: str = typer.Argument(
+        ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
+    ),
     config: Configs = None,
     format: ConfigFormat = typer.Option(
         ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
@@ -153,7 +156,9 @@ def get(
 @reports_errors
 def explain_(
     ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    path: str = typer.Argument(
+        ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
+    ),
     config: Configs = None,
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
     isolated: Isolated = False,
