@@ -108,14 +108,13 @@ def _readme_examples() -> list[str]:
 def _isolated_env(home: Path, cache: Path) -> dict[str, str]:
     """A developer whose HOME holds a personal config dir; their pip settings (the index, the wheel
     cache) kept so installing the hook needs nothing but the package index."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TVMC_") and k != "XDG_CONFIG_HOME"}
-    real_home = Path.home()
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(real_home / ".config")
-    user_pip = Path(xdg) / "pip" / "pip.conf"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TVMC_") and not k.startswith("XDG_")}
+    real_home = Path.home()  # the test session's XDG_* point at temporary directories
+    user_pip = real_home / ".config" / "pip" / "pip.conf"
     if "PIP_CONFIG_FILE" not in env and user_pip.is_file():
         env["PIP_CONFIG_FILE"] = str(user_pip)
-    cache_home = os.environ.get("XDG_CACHE_HOME") or str(real_home / ".cache")
-    env.setdefault("PIP_CACHE_DIR", str(Path(cache_home) / "pip"))
+    if (real_home / ".cache" / "pip").is_dir():
+        env.setdefault("PIP_CACHE_DIR", str(real_home / ".cache" / "pip"))
     env.update(HOME=str(home), PRE_COMMIT_HOME=str(cache), PRE_COMMIT_COLOR="never", NO_COLOR="1")
     return env
 

@@ -351,9 +351,19 @@ def complete_path_argument(ctx: click.Context, incomplete: str) -> list[str]:
     return [p for p in key_paths(incomplete, ctx) if p.startswith(incomplete)]
 
 
+def _split_assignment(text: str) -> tuple[str, str, str]:
+    """`PATH=VALUE` at the first '=' outside a `[...]` selector (`targets[kind=llvm].mcpu=x`)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "=" and depth <= 0:
+            return text[:index], "=", text[index + 1 :]
+    return text, "", ""
+
+
 def complete_set(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """`--set PATH=VALUE`: the path, then (after `=` or `+=`) the values it has, if known."""
-    path, eq, value = incomplete.partition("=")
+    path, eq, value = _split_assignment(incomplete)
     if not eq:
         return _items([p if p.endswith((".", "[")) else f"{p}=" for p in key_paths(incomplete, ctx)], incomplete)
     path, plus = path.removesuffix("+"), "+" if path.endswith("+") else ""
@@ -379,44 +389,53 @@ def _bash_class() -> type[click.shell_completion.ShellComplete]:
     from typer._completion_classes import BashComplete as TyperBash
 
     class BashComplete(TyperBash):
-        """typer's bash protocol, with `NAME:PART` whole again. bash splits words at the characters of
-        COMP_WORDBREAKS, ':' by default, so `--config aws/c5:cu` arrives as `aws/c5`, `:`, `cu`
-        and readline replaces only `cu`: the words are joined back (a lone ':' is never a tvmc
-        argument) and the offered values lose what precedes the last ':' (bash-completion's
-        `__ltrim_colon_completions`). With ':' not in COMP_WORDBREAKS the word arrives whole and
-        is completed whole."""
+        """typer's bash protocol, with `NAME:PART` and `PATH=VALUE` whole again. bash splits words at
+        the characters of COMP_WORDBREAKS (':' and '=' by default), so `--config aws/c5:cu`
+        arrives as `aws/c5`, `:`, `cu`, and readline replaces only `cu`: the words are joined
+        back (a lone ':' or '=' is never a tvmc argument) and the offered values lose what
+        precedes the last break (bash-completion's `__ltrim_colon_completions`). Without them in
+        COMP_WORDBREAKS the word arrives whole and is completed whole."""
 
-        colon_prefix = ""
+        word = ""  # the word being completed, joined
+        kept = 0  # how many of its characters bash keeps (they precede the last break)
 
         def get_completion_args(self) -> tuple[list[str], str]:
             args, incomplete = super().get_completion_args()
-            words = [*args, incomplete]
             joined: list[str] = []
-            glue = False  # the last word was a ':' bash split off, to be joined to the next
-            split_here = [False] * len(words)
-            for word in words:
-                if joined and ((glue and word) or _colons(word)):
+            glue = False  # the last word was a break bash split off, to be joined to the next
+            split = False  # the last joined word was put together here
+            for word in [*args, incomplete]:
+                if joined and ((glue and word) or _breaks(word)):
                     joined[-1] += word
-                    split_here[len(joined) - 1] = True
+                    split = True
                 else:
                     joined.append(word)
-                glue = _colons(word)
+                    split = False
+                glue = _breaks(word)
             *args, incomplete = joined
-            if split_here[len(joined) - 1] and ":" in incomplete:
-                self.colon_prefix = incomplete[: incomplete.rfind(":") + 1]
+            if split:
+                self.word = incomplete
+                self.kept = max(incomplete.rfind(":"), incomplete.rfind("=")) + 1
             return args, incomplete
 
         def format_completion(self, item: CompletionItem) -> str:
-            value = str(item.value)
-            if self.colon_prefix and value.startswith(self.colon_prefix):
-                value = value[len(self.colon_prefix) :]
+            value, word, kept = str(item.value), self.word, self.kept
+            if not kept:
+                return value
+            if value.startswith(word[:kept]):
+                return value[kept:]
+            option, eq, rest = word.partition("=")  # click completes `--opt=VALUE` as VALUE
+            offset = kept - len(option) - 1
+            if eq and option.startswith("-") and offset >= 0 and value.startswith(rest[:offset]):
+                return value[offset:]
             return value
 
     return BashComplete
 
 
-def _colons(word: str) -> bool:
-    return bool(word) and set(word) == {":"}
+def _breaks(word: str) -> bool:
+    """A word bash made of word-break characters alone (`:`, `=`, `::`)."""
+    return bool(word) and set(word) <= {":", "="}
 
 
 def register_shells() -> None:
