@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol, TextIO
 
 from tvmc import __version__
 from tvmc.text import one_line
-from tvmc.validate.diagnostics import Diagnostic, FileResult, Summary
+from tvmc.validate.diagnostics import RULES, Diagnostic, FileResult, Summary
 
 ANNOTATIONS_PER_FILE = 10  # GitHub shows at most 10 annotations of a type per step; the summary has all
 
@@ -358,8 +358,6 @@ class SarifReporter:
     SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
     def __init__(self, out: TextIO, err: TextIO, env: Mapping[str, str]) -> None:
-        from tvmc.validate.diagnostics import RULES
-
         self.out = out
         self.rules = RULES
         self.index = {rule: i for i, rule in enumerate(RULES)}
