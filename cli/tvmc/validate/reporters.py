@@ -258,7 +258,7 @@ def annotation(d: Diagnostic, file_name: str) -> str:
         props += [f"file={escape_property(d.source)}", f"line={d.line}"]
         if d.col is not None:
             props.append(f"col={d.col}")
-    elif d.source == file_name and not file_name.startswith(("<", "--")):
+    elif d.source == file_name and is_file(file_name):
         props.append(f"file={escape_property(file_name)}")
     props.append(f"title={escape_property(f'tvmc {d.rule}')}")
     where = "" if d.line is not None or d.source == file_name else f"{d.where()}: "
