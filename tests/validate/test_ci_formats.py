@@ -14,7 +14,7 @@ from xml.sax.saxutils import unescape
 import jsonschema
 import pytest
 from corpus_expect import Invoke
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc.validate.diagnostics import RULES, Diagnostic, FileResult, Summary
 from tvmc.validate.reporters import FORMATS, REPORT_SCHEMA, JunitReporter, SarifReporter, is_file, xml_text
@@ -220,3 +220,46 @@ def test_is_file() -> None:
         assert is_file(source)
     for source in (None, "", "<stdin>", "<flags>", "--config aws/c5", "--set=x=1", "env TVMC_X", "default", "tag:a"):
         assert not is_file(source)
+
+
+_SOURCES = st.one_of(
+    st.none(),
+    st.sampled_from(["a.toml", "dir/b c.json", "/abs/ä.toml", "<stdin>", "--config aws/c5", "--set=x=1", "env TVMC_X"]),
+    st.text(min_size=1, max_size=12),
+)
+_DIAGNOSTICS = st.builds(
+    Diagnostic,
+    rule=st.sampled_from([*RULES, "not-a-rule"]),
+    severity=st.sampled_from(["error", "warning"]),
+    pointer=st.sampled_from(["", "/targets/0/mcpu", "/pass-config/tir.x", "/a~1b"]),
+    message=st.text(max_size=30),
+    source=_SOURCES,
+    line=st.one_of(st.none(), st.integers(1, 10**6)),
+    col=st.one_of(st.none(), st.integers(1, 500)),
+    suggestion=st.one_of(st.none(), st.text(max_size=10)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_SOURCES.filter(bool), st.lists(_DIAGNOSTICS, max_size=4)), max_size=4))
+def test_any_results_make_valid_json_and_sarif_reports(inputs: list[tuple[str, list[Diagnostic]]]) -> None:
+    """Whatever the problems, the JSON report matches its schema (`file` a file, no null line) and
+    the SARIF report the SARIF 2.1.0 schema."""
+    results = [FileResult(name, diagnostics) for name, diagnostics in inputs]
+    for name in ("json", "sarif"):
+        out = io.StringIO()
+        reporter = FORMATS[name].reporter(out, io.StringIO(), {})
+        totals = Summary()
+        reporter.start()
+        for result in results:
+            totals.add(result)
+            reporter.file(result)
+        reporter.finish(totals)
+        doc = json.loads(out.getvalue())
+        if name == "json":
+            jsonschema.Draft202012Validator(REPORT_SCHEMA).validate(doc)
+            for p in _problems(doc):
+                assert "file" not in p or is_file(p["file"])
+                assert p.get("line", 1) is not None and p.get("column", 1) is not None
+        else:
+            _sarif_validator().validate(doc)
