@@ -74,20 +74,8 @@ def _git(cwd: Path, *args: str) -> str:
 def _hook_repo(tmp: Path) -> tuple[Path, str]:
     """This repository's working tree as pre-commit will clone it: what installing tvmc needs, committed."""
     repo = tmp / "hook"
-    listed = _git(
-        ROOT,
-        "ls-files",
-        "-z",
-        "--cached",
-        "--others",
-        "--exclude-standard",
-        "--",
-        "pyproject.toml",
-        "README.md",
-        "cli",
-        "configs",
-        ".pre-commit-hooks.yaml",
-    )
+    # Every file but the tests: what building the package may read (the build backend's includes).
+    listed = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".", ":!tests")
     for rel in filter(None, listed.split("\0")):
         source = ROOT / rel
         if source.is_file():  # a file deleted in the working tree but not yet in git is gone
