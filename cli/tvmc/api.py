@@ -504,6 +504,7 @@ def compile(
     verbose: bool = False,
     env: Mapping[str, str] | None = None,
     isolated: bool = False,
+    search: Sequence[sources.SearchDir] | None = None,
     on_stage: Callable[[str], None] = _no_note,
     on_warning: Callable[[str], None] = _no_note,
     tuning: bool = True,
@@ -534,7 +535,7 @@ def compile(
     else:
         shapes = None
     spec = model_spec(os.fspath(model), model_format, shapes)
-    resolved = resolve(configs, rewrite_list, env=env, isolated=isolated)
+    resolved = resolve(configs, rewrite_list, env=env, search=search, isolated=isolated)
     environment = os.environ if env is None else env
     if not resolved.participation.isolated and environment.get("TVMC_VERBOSE", "") not in ("", "0"):
         verbose = True

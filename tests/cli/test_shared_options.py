@@ -12,7 +12,7 @@ from tvmc.cli.app import app
 from typer.testing import CliRunner
 
 runner = CliRunner()
-SHARED = ("--config", "--isolated", "--model-format", "--input-shapes", "--rpc-tracker", "--rpc-key")
+SHARED = ("--config", "--isolated", "--search-path", "--model-format", "--input-shapes", "--rpc-tracker", "--rpc-key")
 
 
 def _declarations() -> dict[str, dict[tuple[str, ...], tuple[object, ...]]]:
@@ -36,6 +36,7 @@ def test_every_command_that_resolves_configs_takes_isolated() -> None:
     declarations = _declarations()
     assert set(declarations["--config"]) <= set(declarations["--isolated"])
     assert ("tune",) in declarations["--config"]
+    assert set(declarations["--search-path"]) == set(declarations["--isolated"])
 
 
 def test_tune_ignores_tvmc_variables_when_isolated(tmp_path: Path) -> None:

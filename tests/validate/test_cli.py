@@ -18,7 +18,7 @@ def test_usage_errors_exit_2(tvmc: Invoke, in_corpus: Path) -> None:
     assert missing.exit_code == 1 and "no/such/file.toml: error: no such config file" in missing.stdout
     assert tvmc("validate", "ok/full.toml", "--config", "lib/base-cpu").exit_code == 2
     assert tvmc("validate", "-", "-", input="").exit_code == 2
-    assert tvmc("validate", "--format", "sarif", "ok/full.toml").exit_code == 2
+    assert tvmc("validate", "--format", "sarif2", "ok/full.toml").exit_code == 2
     assert "Traceback" not in missing.stdout + missing.stderr
 
 

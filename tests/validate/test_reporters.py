@@ -74,8 +74,8 @@ def test_github_escaping() -> None:
 def test_github_limits_annotations_and_writes_the_summary(tmp_path: Path) -> None:
     summary_file = tmp_path / "summary.md"
     summary_file.write_text("earlier step\n")
-    out = io.StringIO()
-    reporter = GithubReporter(out, io.StringIO(), {"GITHUB_STEP_SUMMARY": str(summary_file)})
+    out, err = io.StringIO(), io.StringIO()
+    reporter = GithubReporter(out, err, {"GITHUB_STEP_SUMMARY": str(summary_file)})
     many = [Diagnostic("unknown-key", "error", f"/k{i}", "unknown key", "big.toml", i + 1, 1) for i in range(12)]
     warning = Diagnostic("legacy-kind", "warning", "/targets/0/kind", "legacy | old", "big.toml", 20, 5)
     totals = Summary()
@@ -87,8 +87,8 @@ def test_github_limits_annotations_and_writes_the_summary(tmp_path: Path) -> Non
     lines = out.getvalue().splitlines()
     assert sum(line.startswith("::error ") for line in lines) == 10
     assert not any(line.startswith("::warning ") for line in lines)  # errors first, then the cut
-    assert "tvmc: big.toml: 3 more not annotated (see the job summary)" in lines
-    assert lines[-1] == "tvmc: checked 2 files: 1 valid, 1 invalid; 12 errors, 1 warning"
+    assert err.getvalue() == "tvmc: big.toml: 3 more not annotated (see the job summary)\n"  # for humans: stderr
+    assert all(line.startswith("::error ") for line in lines)  # stdout holds the annotations alone
     md = summary_file.read_text()
     assert md.startswith("earlier step\n## tvmc config validate")  # appended, not replaced
     assert md.count("| big.toml:") == 13 and "legacy \\| old" in md
@@ -105,7 +105,7 @@ def test_json_document_streams_one_entry_per_file() -> None:
         reporter.file(result)
     reporter.finish(totals)
     doc = json.loads(out.getvalue())
-    assert doc["version"] == 1 and doc["tool"]["name"] == "tvmc" and doc["status"] == "fail"
+    assert doc["version"] == 2 and doc["tool"]["name"] == "tvmc" and doc["status"] == "fail"
     assert doc["summary"] == {"files": 2, "valid": 1, "invalid": 1, "errors": 1, "warnings": 1}
     a, b = doc["files"]
     assert a["status"] == "fail" and b == {"file": "b.toml", "status": "ok", "errors": [], "warnings": []}

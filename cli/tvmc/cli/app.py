@@ -77,7 +77,7 @@ def _model() -> click.Command:
 COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "config": ("Resolve, inspect and list compilation configs.", _config),
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
-    "compile": ("Compile MODEL with the resolved config (same --config and rewrites as `config show`).", _compile),
+    "compile": ("Compile MODEL with the config that --config and the rewrites resolve to.", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
     "tune": (
         "Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database).",
@@ -87,6 +87,26 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
 }
 
 
+def _completion(show: bool) -> Callable[[click.Context, click.Parameter, str | None], None]:
+    def callback(ctx: click.Context, _param: click.Parameter, shell: str | None) -> None:
+        if shell is None or ctx.resilient_parsing:
+            return
+        from tvmc.cli.common import fail
+        from tvmc.cli.completion import install_completion
+        from tvmc.errors import UsageError
+
+        try:
+            typer.echo(install_completion(None if shell == "auto" else shell, show=show))
+        except UsageError as err:
+            fail(err)
+        raise typer.Exit()
+
+    return callback
+
+
+_SHELL_CHOICE = click.Choice(["bash", "zsh", "fish", "powershell", "pwsh", "auto"])  # auto: detect it
+
+
 class _Root(LazyGroup):
     """`tvmc`: its commands' modules are imported only when one is run."""
 
@@ -94,6 +114,24 @@ class _Root(LazyGroup):
         super().__init__(*args, **kwargs)
         for name, (summary, load) in COMMANDS.items():
             self.add_lazy(name, load, summary)
+        # click options (typer drops flag_value): the SHELL is optional, detected when left out.
+        for flag, show, help_ in (
+            ("--install-completion", False, "Install completion for SHELL (default: the shell tvmc runs in)."),
+            ("--show-completion", True, "Print the completion script for SHELL (default: the shell tvmc runs in)."),
+        ):
+            self.params.append(
+                click.Option(
+                    [flag],
+                    type=_SHELL_CHOICE,
+                    is_flag=False,
+                    flag_value="auto",
+                    metavar="[SHELL]",
+                    callback=_completion(show=show),
+                    is_eager=True,
+                    expose_value=False,
+                    help=help_,
+                )
+            )
 
 
 app = typer.Typer(
@@ -103,6 +141,7 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    add_completion=False,  # tvmc's own --install-completion/--show-completion take the shell (below)
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -126,6 +165,10 @@ def _root(
 
 
 def main() -> NoReturn:
+    if "_TVMC_COMPLETE" in os.environ:  # a TAB: the shells' protocols, as typer has them, plus bash's ':'
+        from tvmc.cli.completion import register_shells
+
+        register_shells()
     try:
         app(prog_name="tvmc")
     except SystemExit as done:  # click's standalone mode always ends here

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
-from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption
+from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption, SearchPaths, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
@@ -122,12 +122,13 @@ def compile_command(
     tvm_version: Annotated[str | None, typer.Option("--tvm-version", metavar="X.Y", help=TVM_VERSION_HELP)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's output (also TVMC_VERBOSE=1).")] = False,
     isolated: Isolated = False,
+    search: SearchPaths = None,
     no_tuning: Annotated[bool, typer.Option("--no-tuning", help="Apply no tuning records (tvmc tune).")] = False,
     database: Annotated[
         Path | None, typer.Option("--database", metavar="DIR", help="The tuning database to apply.")
     ] = None,
 ) -> None:
-    """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
+    """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
     from tvmc.build.model import model_spec
     from tvmc.errors import UsageError
@@ -148,6 +149,7 @@ def compile_command(
                 input_shapes=input_shapes,
                 verbose=verbose,
                 isolated=isolated,
+                search=search_dirs(search, isolated=isolated),
                 on_stage=progress.stage,
                 on_warning=progress.warn,
                 tuning=not no_tuning,
@@ -157,7 +159,9 @@ def compile_command(
         return
     shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
     spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx), isolated=isolated)
+    resolved = api.resolve(
+        config or [], ordered_rewrite_flags(ctx), search=search_dirs(search, isolated=isolated), isolated=isolated
+    )
     for note in resolved.notes:
         warn(note)
     path = Path(output) if output is not None else None

@@ -10,8 +10,9 @@ import click
 import typer
 from click.core import ParameterSource
 
+from tvmc.cli import completion
 from tvmc.cli.common import LazyGroup, fail, reports_errors, warn, write_stdout
-from tvmc.cli.options import Configs, Isolated
+from tvmc.cli.options import Configs, Isolated, SearchPaths, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.pointers import display_path
@@ -40,11 +41,14 @@ class ListFormat(StrEnum):
     json = "json"
 
 
-def resolve_from_cli(ctx: click.Context, configs: list[str] | None, isolated: bool = False):  # type: ignore[no-untyped-def]
+def resolve_from_cli(  # type: ignore[no-untyped-def]
+    ctx: click.Context, configs: list[str] | None, isolated: bool = False, search: list[Path] | None = None
+):
     """Run the pipeline with this invocation's --config values and rewrite flags (in argv order)."""
     from tvmc import api
 
-    return api.resolve(configs or [], ordered_rewrite_flags(ctx), isolated=isolated)
+    dirs = search_dirs(search, isolated=isolated)
+    return api.resolve(configs or [], ordered_rewrite_flags(ctx), search=dirs, isolated=isolated)
 
 
 @app.command("show", cls=RewriteCommand)
@@ -55,6 +59,7 @@ def show(
     format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
     isolated: Isolated = False,
+    search: SearchPaths = None,
     hash_: bool = typer.Option(False, "--hash", help="Print the config's SHA-256 fingerprint instead."),
     as_: ShowAs = typer.Option(
         ShowAs.config,
@@ -69,7 +74,7 @@ def show(
     from tvmc.emit import canonical
 
     _refuse_conflicts(ctx)
-    resolved = resolve_from_cli(ctx, config, isolated)
+    resolved = resolve_from_cli(ctx, config, isolated, search)
     for note in resolved.notes:
         warn(note)
     if hash_:
@@ -106,13 +111,16 @@ GET_PATH_HELP = (
 @reports_errors
 def get(
     ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    path: str = typer.Argument(
+        ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
+    ),
     config: Configs = None,
     format: ConfigFormat = typer.Option(
         ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
     ),
     origin: bool = typer.Option(False, "--origin", help="Prefix the value with where it came from (tab-separated)."),
     isolated: Isolated = False,
+    search: SearchPaths = None,
 ) -> None:
     """Print one value of the resolved config (exit 1 when it is unset), like `git config --get`.
 
@@ -122,7 +130,7 @@ def get(
     from tvmc.emit import canonical
 
     explain.parse(path)  # a malformed PATH is a usage error before anything is resolved
-    resolved = resolve_from_cli(ctx, config, isolated)
+    resolved = resolve_from_cli(ctx, config, isolated, search)
     for note in resolved.notes:
         warn(note)
     found = explain.get(resolved.to_dict(), resolved.origins, path)
@@ -148,10 +156,13 @@ def get(
 @reports_errors
 def explain_(
     ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="PATH", help=GET_PATH_HELP, show_default=False),
+    path: str = typer.Argument(
+        ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
+    ),
     config: Configs = None,
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
     isolated: Isolated = False,
+    search: SearchPaths = None,
 ) -> None:
     """Every layer and rewrite that set PATH, in order, the winner last; then the canonical value.
 
@@ -162,7 +173,8 @@ def explain_(
     from tvmc.emit import canonical
 
     explain.parse(path)
-    result = api.explain(config or [], ordered_rewrite_flags(ctx), path, isolated=isolated)
+    dirs = search_dirs(search, isolated=isolated)
+    result = api.explain(config or [], ordered_rewrite_flags(ctx), path, search=dirs, isolated=isolated)
     if format is ListFormat.json:
         write_stdout(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
@@ -229,11 +241,12 @@ def list_(
         False, "--tags", help="List the TVM tags usable as config names too (JSON always has them)."
     ),
     isolated: Isolated = False,
+    search: SearchPaths = None,
 ) -> None:
     """List the named configs on the search path, with description and directory."""
     from tvmc import registry, sources
 
-    dirs = sources.search_path(isolated=isolated)
+    dirs = search_dirs(search, isolated=isolated) or sources.search_path(isolated=isolated)
     entries = sources.list_configs(dirs, with_native=True)
     tag_names = registry.tag_names()  # every tag is a config name too: listed apart from the files
     if format is ListFormat.json:

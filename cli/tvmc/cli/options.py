@@ -3,13 +3,18 @@ same flag has the same name, help, completion and checks wherever it appears."""
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tvmc.cli.completion import complete_config
 from tvmc.errors import UsageError
+
+if TYPE_CHECKING:
+    from tvmc.sources import SearchDir
 
 CONFIG_HELP = (
     "A config name on the search path (aws/c5, host/native for this machine, a TVM tag) or a TOML/JSON path; "
@@ -36,6 +41,11 @@ Configs = Annotated[
     typer.Option("--config", "-c", metavar="NAME_OR_PATH", help=CONFIG_HELP, autocompletion=complete_config),
 ]
 Isolated = Annotated[bool, typer.Option("--isolated", help="Ignore user configs and TVMC_* variables.")]
+SEARCH_PATH_HELP = "Look config names up in DIR first (repeatable)."
+SearchPaths = Annotated[
+    list[Path] | None,
+    typer.Option("--search-path", metavar="DIR", help=SEARCH_PATH_HELP, show_default=False),
+]
 Model = Annotated[str, typer.Argument(metavar="MODEL", help="The model (.onnx, .tflite, .pt2, ...).")]
 ModelFormatOption = Annotated[
     ModelFormat | None, typer.Option("--model-format", help="The model format (default: from the suffix).")
@@ -57,3 +67,18 @@ def rpc_device(tracker: str | None, key: str | None) -> tuple[str, int, str] | N
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f"{tracker!r} is not HOST:PORT", "--rpc-tracker")
     return host, int(port), key
+
+
+def search_dirs(extra: list[Path] | None, *, isolated: bool = False) -> list[SearchDir] | None:
+    """The search path `--search-path DIR...` (and --isolated) make, or None without the flag (the
+    API then builds the usual one). A DIR that is not a directory is a usage error: a hook or a CI
+    job that names one means it."""
+    if not extra:
+        return None
+    from tvmc import sources
+
+    for directory in extra:
+        if not os.path.isdir(directory):
+            why = "no such directory" if not os.path.exists(directory) else "not a directory"
+            raise UsageError(f"{str(directory)!r}: {why}", "--search-path")
+    return sources.search_path(isolated=isolated, extra=extra)

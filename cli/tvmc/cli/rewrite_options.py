@@ -64,10 +64,20 @@ _COMPLETERS = {
     "--executor": completion.complete_executor,
     "--runtime": completion.complete_runtime,
     "--pass-config": completion.complete_pass_config,
+    "--set": completion.complete_set,
+    "--unset": completion.complete_path,
 }
 
 
-def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, *, hidden: bool = False) -> _RewriteOption:
+def _option(
+    param: str,
+    decls: tuple[str, ...],
+    metavar: str,
+    help_: str,
+    *,
+    hidden: bool = False,
+    values: completion.Completer | None = None,
+) -> _RewriteOption:
     return _RewriteOption(
         [*decls, param],
         hidden=hidden,
@@ -77,7 +87,7 @@ def _option(param: str, decls: tuple[str, ...], metavar: str, help_: str, *, hid
         expose_value=True,
         type=click.STRING,
         show_default=False,
-        shell_complete=_COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL" else None),
+        shell_complete=values or _COMPLETERS.get(decls[-1], completion.complete_bool if metavar == "BOOL" else None),
     )
 
 
@@ -105,7 +115,8 @@ def _generated_option(spec: FlagSpec) -> _RewriteOption:
     from tvmc.flag_docs import flag_help
 
     param = "rw_" + spec.name.lstrip("-").replace("-", "_")
-    return _option(param, (spec.name, *spec.aliases), spec.type.upper(), flag_help(spec), hidden=True)
+    values = completion.option_values(spec.section, spec.owner, spec.option, spec.type)
+    return _option(param, (spec.name, *spec.aliases), spec.type.upper(), flag_help(spec), hidden=True, values=values)
 
 
 def _all_generated() -> list[_RewriteOption]:

@@ -10,15 +10,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.completion import choices
 from tvmc.cli.options import RpcKey, RpcTracker, rpc_device
 
 if TYPE_CHECKING:
     from tvmc.build.run import OpProfile, RunResult
 
 _Library = Annotated[Path, typer.Argument(metavar="LIBRARY", help="A library `tvmc compile` wrote (.so).")]
-_Device = Annotated[str, typer.Option("--device", help="cpu, cuda, rocm, vulkan, opencl or metal.")]
+DEVICES = ("cpu", "cuda", "rocm", "vulkan", "opencl", "metal")
+FILLS = ("random", "zeros", "ones")
+FORMATS = ("text", "json")
+_Device = Annotated[
+    str, typer.Option("--device", help="cpu, cuda, rocm, vulkan, opencl or metal.", autocompletion=choices(DEVICES))
+]
 _Inputs = Annotated[Path | None, typer.Option("--inputs", metavar="NPZ", help="Inputs by name from an .npz file.")]
-_Fill = Annotated[str, typer.Option("--fill", help="Generated inputs: random, zeros or ones.")]
+_Fill = Annotated[
+    str, typer.Option("--fill", help="Generated inputs: random, zeros or ones.", autocompletion=choices(FILLS))
+]
 _Batch = Annotated[int, typer.Option("--batch", min=1, help="The size of a dynamic dimension in generated inputs.")]
 _Outputs = Annotated[Path | None, typer.Option("--outputs", metavar="NPZ", help="Save the outputs to an .npz file.")]
 _Top = Annotated[int, typer.Option("--print-top", min=0, help="Print the N largest values of each output.")]
@@ -32,7 +40,7 @@ _Check = Annotated[
 _Profile = Annotated[
     bool, typer.Option("--profile", help="Per-function VM profile over --repeat runs: calls, time, shapes.")
 ]
-_Format = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
+_Format = Annotated[str, typer.Option("--format", "-f", help="text or json.", autocompletion=choices(FORMATS))]
 _Rtol = Annotated[float, typer.Option("--rtol", help="--check: relative tolerance.")]
 _Atol = Annotated[float, typer.Option("--atol", help="--check: absolute tolerance.")]
 
@@ -74,7 +82,7 @@ def run_command(
     from tvmc.cli.progress import Progress
     from tvmc.errors import UsageError
 
-    if fmt not in ("text", "json"):
+    if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
     rpc = rpc_device(rpc_tracker, rpc_key)
     with Progress(sys.stderr.isatty()) as progress:

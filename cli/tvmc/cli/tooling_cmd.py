@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
-from tvmc.cli.options import Isolated
+from tvmc.cli.options import Isolated, SearchPaths, search_dirs
 from tvmc.text import one_line
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
@@ -77,6 +77,7 @@ def diff_command(
     right_set: _SetRight = None,
     format: _Format = DiffFormat.text,
     isolated: Isolated = False,
+    search: SearchPaths = None,
 ) -> None:
     from tvmc import api, rewrites
     from tvmc import diff as diffing
@@ -93,7 +94,7 @@ def diff_command(
                 for name, e in edits
                 for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))
             ]
-            sides.append(api.resolve([ref], rws, isolated=isolated))
+            sides.append(api.resolve([ref], rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)

@@ -15,7 +15,18 @@ import click
 import typer
 
 from tvmc.cli.common import LazyGroup, lazy_group, reports_errors, warn, write_stdout
-from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatOption, RpcKey, RpcTracker, rpc_device
+from tvmc.cli.options import (
+    Configs,
+    InputShapes,
+    Isolated,
+    Model,
+    ModelFormatOption,
+    RpcKey,
+    RpcTracker,
+    SearchPaths,
+    rpc_device,
+    search_dirs,
+)
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 DATABASE_HELP = "The tuning database directory (default: TVMC_TUNING_DB, else ~/.cache/tvmc/tuning)."
@@ -98,6 +109,7 @@ def tune_command(
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's own output.")] = False,
     isolated: Isolated = False,
+    search: SearchPaths = None,
 ) -> None:
     """Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database)."""
     from tvmc import api
@@ -111,7 +123,9 @@ def tune_command(
 
     shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
     spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(config or [], ordered_rewrite_flags(ctx), isolated=isolated)
+    resolved = api.resolve(
+        config or [], ordered_rewrite_flags(ctx), search=search_dirs(search, isolated=isolated), isolated=isolated
+    )
     for note in resolved.notes:
         warn(note)
     rpc = rpc_device(rpc_tracker, rpc_key)

@@ -15,13 +15,15 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import click
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
-from tvmc.cli.options import Configs, Isolated
+from tvmc.cli.options import Configs, Isolated, SearchPaths, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
 from tvmc.validate.diagnostics import RULES
+from tvmc.validate.reporters import FORMATS
 
 if TYPE_CHECKING:
     from tvmc.validate.diagnostics import FileResult
@@ -31,17 +33,12 @@ PATHS_HELP = (
     "Each file is checked on its own and as resolved through its 'extends' chain."
 )
 EPILOG = (
-    "Output: FILE:LINE:COL: error: key.path: message [rule-id], at the key or value of the file that set it "
-    "(also through 'extends'). Rule ids: " + ", ".join(RULES) + ". Warnings: unknown-pass-config and the "
+    "Problems are located at the key or value of the file that set it (also through 'extends'). Rule ids: "
+    + ", ".join(RULES)
+    + ". Warnings: unknown-pass-config and the "
     "legacy-* rules; legacy-* are errors with --strict or when tvm-version says >= 0.25, and silent when it "
     "says < 0.25. Exit codes: 0 every input valid (warnings allowed), 1 an input is invalid, 2 usage error."
 )
-
-
-class ReportFormat(StrEnum):
-    text = "text"
-    json = "json"
-    github = "github"
 
 
 class Engine(StrEnum):
@@ -49,10 +46,13 @@ class Engine(StrEnum):
     jsonschema = "jsonschema"
 
 
-STRICT_HELP = "Treat legacy-only kinds, tags, options, executors and runtimes as errors."
+STRICT_HELP = "Make the legacy-* warnings errors."
 STDIN_HELP = "Name of '-' in messages; its directory anchors relative 'extends', its suffix the format."
-JOBS_HELP = "Processes to validate on (default: the cores; few files serially); 1 never forks."
+JOBS_HELP = "Processes (default: the cores)."
 ENGINE_HELP = "fast (compiled from the registry) or jsonschema (the generated schema)."
+FORMAT_HELP = "Report format (on stdout)."
+QUIET_HELP = "Errors only; no summary when all pass."
+REPORT_SCHEMA_HELP = "Print the JSON report's JSON Schema."
 
 
 def validate(
@@ -60,7 +60,10 @@ def validate(
     paths: Annotated[
         list[str] | None, typer.Argument(metavar="[PATH...|-]", help=PATHS_HELP, show_default=False)
     ] = None,
-    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.text,
+    format: Annotated[
+        str, typer.Option("--format", "-f", click_type=click.Choice(list(FORMATS)), help=FORMAT_HELP)
+    ] = "text",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
     config: Configs = None,
     stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", metavar="NAME", help=STDIN_HELP)] = None,
@@ -69,15 +72,22 @@ def validate(
         int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help=JOBS_HELP, show_default=False)
     ] = None,
     isolated: Isolated = False,
+    search: SearchPaths = None,
+    report_schema: Annotated[bool, typer.Option("--report-schema", help=REPORT_SCHEMA_HELP)] = False,
 ) -> None:
-    """Validate config files (syntax, schema, extends, semantic rules), reporting every error.
+    """Validate config files: syntax, schema, extends chains, semantic rules.
 
-    PATH: files, directories (every *.toml/*.json below) or '-' (stdin); each file is checked alone
-    and through its 'extends' chain. Without PATH: the config --config and the rewrites give.
+    PATH: files, directories or '-' (stdin), each checked alone and through its 'extends'
+    chain; without PATH, the config --config and the rewrites give.
     """
+    if report_schema:
+        from tvmc.validate.reporters import report_schema_text
+
+        write_stdout(report_schema_text())
+        return
     from tvmc.validate.diagnostics import Summary
     from tvmc.validate.parallel import default_jobs
-    from tvmc.validate.reporters import make_reporter
+    from tvmc.validate.reporters import make_reporter, summary_line
     from tvmc.validate.runner import Settings, Validator, directories_among
 
     paths = paths or []
@@ -100,7 +110,8 @@ def validate(
     from tvmc import sources
 
     isolated = isolated or sources.is_isolated()
-    validator = Validator(settings, sources.search_path(isolated=isolated))
+    given_dirs = search_dirs(search, isolated=isolated)
+    validator = Validator(settings, sources.search_path(isolated=isolated) if given_dirs is None else given_dirs)
     results: list[FileResult] | None = None
     if not paths:  # resolved before the report starts: a flag that does not apply is a usage error
         from functools import partial
@@ -109,7 +120,7 @@ def validate(
 
         env = sources.isolated_env(os.environ) if isolated else None
         results = [validator.resolved(config, partial(api.resolve_tree, config, flags, env=env, search=validator.dirs))]
-    reporter = make_reporter(format.value, sys.stdout, sys.stderr, os.environ)
+    reporter = make_reporter(format, sys.stdout, sys.stderr, os.environ)
     summary = Summary()
     reporter.start()
     stream = (
@@ -124,14 +135,24 @@ def validate(
     )
     try:
         for result in stream:
+            if quiet:
+                result = errors_only(result)
             summary.add(result)
             reporter.file(result)
         reporter.finish(summary)
         sys.stdout.flush()
+        if not (quiet and summary.ok):
+            sys.stderr.write(f"tvmc: {summary_line(summary)}\n")
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, no traceback
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     raise typer.Exit(0 if summary.ok else 1)
+
+
+def errors_only(result: FileResult) -> FileResult:
+    from tvmc.validate.diagnostics import FileResult
+
+    return FileResult(result.name, result.errors)
 
 
 def _empty_directories(paths: list[str], dirs: set[str]) -> Iterator[FileResult]:

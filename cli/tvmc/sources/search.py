@@ -34,7 +34,7 @@ class SearchDir(NamedTuple):
     """One directory of the search path and why it is there."""
 
     path: Path
-    origin: str  # "TVMC_CONFIG_PATH", "user", "shipped"
+    origin: str  # "--search-path", "TVMC_CONFIG_PATH", "user", "shipped"
 
     def __str__(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -85,21 +85,27 @@ def isolated_env(env: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith(ENV_PREFIX)}
 
 
-def search_path(env: Mapping[str, str] | None = None, *, isolated: bool = False) -> list[SearchDir]:
-    """`TVMC_CONFIG_PATH` entries (os.pathsep-separated; missing ones are kept, and skipped when
+SEARCH_PATH_FLAG = "--search-path"
+
+
+def search_path(
+    env: Mapping[str, str] | None = None, *, isolated: bool = False, extra: Sequence[str | os.PathLike[str]] = ()
+) -> list[SearchDir]:
+    """`extra` directories (`--search-path DIR`, in order, relative to the cwd), then
+    `TVMC_CONFIG_PATH` entries (os.pathsep-separated; missing ones are kept, and skipped when
     searching), then the user directory, then the shipped configs. A directory listed twice
     is kept at its first place only. Isolated (`isolated`, or `TVMC_ISOLATED` in `env`): the
-    shipped configs alone."""
+    `extra` directories and the shipped configs alone (what the command line says, nothing
+    from the user's environment)."""
     env = os.environ if env is None else env
-    if isolated or is_isolated(env):
-        shipped_only = shipped_config_dir()
-        return [SearchDir(shipped_only, "shipped")] if shipped_only is not None else []
-    dirs = [
-        SearchDir(Path(os.path.abspath(_expand_home(entry, env))), ENV_VAR)
-        for entry in env.get(ENV_VAR, "").split(os.pathsep)
-        if entry
-    ]
-    dirs.append(SearchDir(user_config_dir(env), "user"))
+    dirs = [SearchDir(Path(os.path.abspath(os.fspath(entry))), SEARCH_PATH_FLAG) for entry in extra]
+    if not (isolated or is_isolated(env)):
+        dirs += [
+            SearchDir(Path(os.path.abspath(_expand_home(entry, env))), ENV_VAR)
+            for entry in env.get(ENV_VAR, "").split(os.pathsep)
+            if entry
+        ]
+        dirs.append(SearchDir(user_config_dir(env), "user"))
     shipped = shipped_config_dir()
     if shipped is not None:
         dirs.append(SearchDir(shipped, "shipped"))
