@@ -17,6 +17,8 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc.keys import KeySpec
+from tvmc.targets.canonical import CPU_SIDE
+from tvmc.targets.llvm_names import CPU_TARGETS, NATIVE
 from tvmc.validate import model
 from tvmc.values import json_type
 
@@ -406,8 +408,6 @@ def _names_of(names: registry.LlvmNames | None, option: str) -> dict[str, Any]:
     """The `then` that checks a target's `option` (mcpu, arch) and mattr against LLVM's names."""
     if names is None:
         return {}
-    from tvmc.targets.llvm_names import NATIVE
-
     props: dict[str, Any] = {option: _when_string(_rule("unknown-cpu", {"enum": sorted({*names.cpus, NATIVE})}))}
     if option == "mcpu":
         signed = _when_string(_rule("unknown-cpu", {"pattern": SIGNED_FEATURES_PATTERN}))
@@ -423,12 +423,12 @@ def _kind_is(kind: str, **extra: Any) -> dict[str, Any]:
 def _target_names_def() -> dict[str, Any]:
     """The LLVM names of a target table, its host and a composite's devices (`targets.llvm_names`),
     for a file written for TVM >= 0.25 or for no generation (old TVM's LLVM has other names)."""
-    from tvmc.targets.llvm_names import CPU_TARGETS, _any_cpu
-
+    cpu = [n for n in (registry.llvm_names(t) for t in CPU_TARGETS) if n is not None]
+    any_cpu = registry.LlvmNames("cpu", frozenset().union(*(n.cpus for n in cpu)), frozenset())
     checks: list[dict[str, Any]] = [
         {
             "if": _kind_is("llvm", **{"not": {"properties": {"mtriple": True}, "required": ["mtriple"]}}),
-            "then": _names_of(_any_cpu(), "mcpu"),
+            "then": _names_of(any_cpu, "mcpu"),
         }
     ]
     for arch, pattern in _TRIPLE_ARCH_PATTERNS.items():
@@ -470,8 +470,6 @@ def _target_names_def() -> dict[str, Any]:
 def _host_cpu_def() -> dict[str, Any]:
     """A host runs on the CPU (`host-not-cpu`): a CPU kind, a CPU tag, or a string starting with one
     (JSON text is left to tvmc)."""
-    from tvmc.targets.canonical import CPU_SIDE
-
     kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE]
     cpu_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind in kinds)
     other_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind not in kinds)
