@@ -367,10 +367,10 @@ def diagnose(
     tvm_error = None
     if ended is not None and packages["tvm"].state in ("ok", "unknown") and not facts:
         tvm_error = f"importing TVM {ended}"
-        # what was not checked cannot be trusted to run
+        # what was not checked cannot be trusted to run; what has no metadata is not installed
         packages = {
             m: (
-                PackageState(s.package, "broken", s.version, tvm_error)
+                PackageState(s.package, "broken" if s.version else "missing", s.version, tvm_error)
                 if m in ("tvm", "tvm_ffi") and s.state in ("ok", "unknown")
                 else s
             )

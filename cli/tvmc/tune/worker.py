@@ -216,6 +216,12 @@ def main(job_file: str, events_fd: str) -> None:
     events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
     with open(job_file, "rb") as source:
         job: Job = pickle.load(source)
+    run_job(job, events)
+    events.close()
+
+
+def run_job(job: Job, events: TextIO) -> None:
+    """Tune; an error becomes one event (a package tvmc declares, missing: which, and its command)."""
     try:
         tune(job, events)
     except TvmcError as err:
@@ -228,7 +234,6 @@ def main(job_file: str, events_fd: str) -> None:
         else:
             event = {"error": f"tuning failed: {short(err)}"}
         events.write(json.dumps(event) + "\n")
-    events.close()
 
 
 if __name__ == "__main__":
