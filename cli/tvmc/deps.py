@@ -79,7 +79,7 @@ FEATURES: dict[str, Feature] = {
         Feature("tune", "tvmc tune MODEL (MetaSchedule)", ("tvm", "tvm_ffi", "cloudpickle", "psutil"), True),
         Feature(
             "rpc",
-            "python -m tvm.exec.rpc_tracker / rpc_server, --rpc-tracker",
+            "TVM's RPC tracker and server (python -m tvm.exec.rpc_tracker / rpc_server)",
             ("tvm", "tvm_ffi", "cloudpickle", "psutil", "tornado"),
         ),
         Feature("jsonschema", "tvmc config validate --engine jsonschema", ("jsonschema",)),
