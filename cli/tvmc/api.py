@@ -34,6 +34,7 @@ from tvmc.validate.checks import check_document
 from tvmc.validate.rules import semantic_findings
 
 if TYPE_CHECKING:
+    from tvmc.doctor import Report
     from tvmc.explain import Explanation
 
 ConfigRef = str | tuple[str, Location | None]
@@ -620,3 +621,34 @@ def run(
         on_stage=on_stage,
         remote=rpc,
     )
+
+
+def shipped_cross_compilers() -> dict[str, list[str]]:
+    """Each `build.cross-compiler` the shipped configs name (resolved, so a config inherits its
+    base's) → the configs naming it. A shipped config that does not resolve names none."""
+    shipped = sources.shipped_config_dir()
+    if shipped is None:
+        return {}
+    named: dict[str, list[str]] = {}
+    for entry in sources.list_configs([sources.SearchDir(shipped, "shipped")]):
+        if entry.error or entry.shadowed:
+            continue
+        try:
+            resolved = resolve([entry.name], isolated=True)
+        except TvmcError:
+            continue
+        cc = resolved.config.build.get("cross-compiler")
+        if isinstance(cc, str) and cc:
+            named.setdefault(cc, []).append(entry.name)
+    return named
+
+
+def doctor(features: Sequence[str] = ()) -> Report:
+    """`tvmc doctor [FEATURE...]`: versions, this CPU, what each feature needs and whether it can run
+    here (with the one command that fixes it), known-bad versions, the shipped configs' cross
+    compilers and tvmc's paths. `report.failed()` lists what makes the exit status 1."""
+    from tvmc import doctor as doctoring  # lazy: only `tvmc doctor` needs it
+
+    if isinstance(features, str) or not isinstance(features, Sequence):
+        raise TypeError(f"features: expected a list of feature names, got {_type_name(features)}")
+    return doctoring.diagnose([str(f) for f in features], shipped_cross_compilers())

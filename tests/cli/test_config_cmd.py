@@ -193,7 +193,8 @@ def test_detect_without_tvm_says_what_it_needs(app: Any, monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "tvm", None)
     result = CliRunner().invoke(app, ["config", "detect"])
     assert result.exit_code == 1
-    assert "needs TVM" in result.stderr and "pip install -e '.[tvm]'" in result.stderr
+    assert "needs the Python package 'apache-tvm'" in result.stderr
+    assert "pip install 'apache-tvm==0.27.0.post1'" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -28,11 +28,12 @@ def model(tmp_path: Path) -> Path:
     return path
 
 
-def test_without_tvm_compile_explains_the_extra(invoke: Invoke, model: Path, no_tvm: None) -> None:
+def test_without_tvm_compile_names_the_package_and_the_command(invoke: Invoke, model: Path, no_tvm: None) -> None:
     result = invoke("compile", str(model))
     assert result.exit_code == 1
-    assert "compiling needs TVM, which is not installed" in result.stderr
-    assert "pip install -e '.[tvm]'" in result.stderr and "--emit python" in result.stderr
+    assert "compiling needs the Python package 'apache-tvm', which is not installed" in result.stderr
+    assert "pip install 'apache-tvm==0.27.0.post1'" in result.stderr and "--emit python" in result.stderr
+    assert "--verbose" not in result.stderr
     assert "Traceback" not in result.output and result.stdout == ""
 
 

@@ -39,7 +39,8 @@ def test_a_file_on_the_search_path_pins_it(cfgdir: Path) -> None:
 def test_without_tvm_and_without_a_cache(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tvm", None)
     result = invoke("config", "show", "--config", "host/native")
-    assert result.exit_code == 1 and "needs TVM" in result.stderr
+    assert result.exit_code == 1 and "needs the Python package 'apache-tvm'" in result.stderr
+    assert "pip install 'apache-tvm==0.27.0.post1'" in result.stderr
 
 
 def test_the_quick_start_builds_what_runs_here(

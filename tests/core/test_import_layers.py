@@ -13,7 +13,7 @@ layer and those below, never one above:
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
 | 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, provenance,         |
-|       |                 | registry, shapes, frozen                                                      |
+|       |                 | registry, shapes, frozen, deps                                                |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -22,7 +22,7 @@ layer and those below, never one above:
 | 6     | validate        | validate                                                                      |
 | 7     | canonicalize    | config                                                                        |
 | 8     | emit/build      | emit, build, tune                                                             |
-| 9     | tools           | explain, migrate                                                              |
+| 9     | tools           | explain, migrate, doctor                                                      |
 | 10    | api             | api, diff                                                                     |
 | 11    | cli             | cli, `__main__`                                                               |
 
@@ -68,6 +68,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tvmc.registry",
             "tvmc.shapes",
             "tvmc.frozen",
+            "tvmc.deps",
         ),
     ),
     ("vocabulary", ("tvmc.keys",)),
@@ -78,7 +79,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("validate", ("tvmc.validate",)),
     ("canonicalize", ("tvmc.config",)),
     ("emit/build", ("tvmc.emit", "tvmc.build", "tvmc.tune")),
-    ("tools", ("tvmc.explain", "tvmc.migrate")),
+    ("tools", ("tvmc.explain", "tvmc.migrate", "tvmc.doctor")),
     ("api", ("tvmc.api", "tvmc.diff")),
     ("cli", ("tvmc.cli", "tvmc.__main__")),
 )

@@ -7,6 +7,7 @@ import pickle
 import sys
 
 from tvmc.build import runner
+from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
 
 
@@ -20,6 +21,8 @@ def main(plan_file: str, result_file: str, events_fd: str) -> None:
         plan = pickle.load(source)
     try:
         outcome: tuple[str, object] = ("ok", runner.run(plan, on_stage=on_stage))
+    except MissingPackageError as err:  # its hint is the whole fix: no TVM output to show
+        outcome = ("missing", err.one_line())
     except TvmcError as err:
         outcome = ("error", err.one_line())
         if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tvmc import deps
 from tvmc.build import frontends, isolated, preflight, runner
 from tvmc.build.model import ModelSpec, check_exists
 from tvmc.build.plan import BuildPlan, plan_build
@@ -153,6 +154,8 @@ def build(
     path = output_path(output, spec, plan.output_format, inputs)
     started = time.perf_counter()
     runner.require_tvm()
+    for message in deps.warnings_for_known_bad():  # compiling works; tuning it for this target would crash
+        warn(message)
     plan = resolve_native(plan, warn)
     for message in [*preflight.will_not_run_here(plan.target), *preflight.no_runtime_here(plan.target)]:
         warn(message)

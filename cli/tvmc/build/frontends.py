@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from tvmc import deps
 from tvmc.build.model import FORMATS, ModelSpec, check_exists
 from tvmc.errors import BuildError, did_you_mean
 from tvmc.shapes import Shapes
@@ -17,13 +18,7 @@ WHY = {
 
 
 def _missing(package: str) -> BuildError:
-    extra = " (or, from a clone of tvmc, pip install -e '.[tvm]')" if package == "onnx" else ""
-    why = WHY.get(package, f"this model format ({package})")
-    return BuildError(
-        f"{why} needs the Python package {package!r}, which is not installed",
-        None,
-        hint=f"pip install {package}{extra}",
-    )
+    return deps.missing_error([deps.PACKAGES[package]], WHY.get(package, f"this model format ({package})"))
 
 
 def require(package: str) -> Any:
@@ -37,17 +32,8 @@ def require(package: str) -> Any:
 def check_available(model: ModelSpec) -> None:
     """Before a build starts (the child process imports the package): is the model's framework
     package installed? Found without importing it (torch takes seconds)."""
-    import importlib.util
-    import sys
-
     package = FORMATS[model.format].package
-    if package is None:
-        return
-    if package in sys.modules:
-        if sys.modules[package] is None:  # blocked (tests) or failed before
-            raise _missing(package)
-        return
-    if importlib.util.find_spec(package) is None:
+    if package is not None and not deps.is_importable(package):
         raise _missing(package)
 
 

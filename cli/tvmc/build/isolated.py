@@ -74,6 +74,8 @@ def build(
             last = next((x for x in reversed(log.splitlines()) if x.strip()), f"exit status {proc.returncode}")
             raise BuildError(f"the build failed in the {stage} stage: {last.strip()}", "compile")
         outcome = pickle.loads(result_file.read_bytes())
+    if outcome[0] == "missing":
+        raise BuildError(outcome[1], None)
     if outcome[0] == "error":
         raise BuildError(outcome[1], None, hint="run with --verbose for TVM's full message" if not verbose else None)
     result: BuildResult = outcome[1]

@@ -34,21 +34,25 @@ def _llvm_nodes(target: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
             yield node
 
 
+def isa_features(spec: Mapping[str, Any]) -> set[str]:
+    """The instruction-set features LLVM enables for an llvm target (its mcpu and mattr)."""
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
+    return {str(f) for f in codegen.llvm_get_cpu_features(tvm.target.Target(dict(spec))) if _ISA.fullmatch(str(f))}
+
+
 def missing_isa(
     target: Mapping[str, Any], *, system_cpu: str | None = None, system_triple: str | None = None
 ) -> list[tuple[str, list[str]]]:
     """(what the code is built for, the ISA features it needs that this machine lacks) for each llvm
     target built for this machine's architecture. `system_cpu`/`system_triple` stand in for the
     machine (tests)."""
-    tvm = importlib.import_module("tvm")
     codegen = importlib.import_module("tvm.target.codegen")
     triple_here = system_triple or str(codegen.llvm_get_system_triple())
     cpu_here = system_cpu or str(codegen.llvm_get_system_cpu())
     arch_here = triple_here.split("-", 1)[0]
 
-    def isa(spec: dict[str, Any]) -> set[str]:
-        return {f for f in codegen.llvm_get_cpu_features(tvm.target.Target(spec)) if _ISA.fullmatch(str(f))}
-
+    isa = isa_features
     found: list[tuple[str, list[str]]] = []
     for node in _llvm_nodes(target):
         triple = str(node.get("mtriple") or triple_here)
@@ -131,14 +135,31 @@ def cross_compiler_problem(cc: str | None, origin: Location | None) -> BuildErro
     it, and the way to build without it."""
     if cc is None or shutil.which(cc) is not None:
         return None
-    name = os.path.basename(cc)
-    package = None
-    for tool, prefix in (("-gcc", "gcc-"), ("-g++", "g++-"), ("-cc", "gcc-")):
-        if name.endswith(tool):
-            package = prefix + name[: -len(tool)]
+    package = debian_package(cc)
     install = f"install it (Debian/Ubuntu: apt-get install {package}), or " if package else "install it, or "
     return BuildError(
         f"the cross compiler {cc!r} is not on PATH",
         origin,
         hint=f"{install}build without it: --unset build.cross-compiler --set build.output-format=tar",
     )
+
+
+def debian_package(cc: str) -> str | None:
+    """The Debian/Ubuntu package of a GNU cross compiler: `aarch64-linux-gnu-gcc` →
+    `gcc-aarch64-linux-gnu`; None for a compiler Debian does not package by that name (the NDK's
+    `aarch64-linux-android28-clang`)."""
+    name = os.path.basename(cc)
+    for tool, prefix in (("-gcc", "gcc-"), ("-g++", "g++-"), ("-cc", "gcc-")):
+        if name.endswith(tool) and "android" not in name:
+            return prefix + name[: -len(tool)]
+    return None
+
+
+def how_to_install(cc: str) -> str:
+    """One line saying how to get a cross compiler onto PATH."""
+    package = debian_package(cc)
+    if package is not None:
+        return f"apt-get install {package}"
+    if "android" in os.path.basename(cc):
+        return "install the Android NDK and put its toolchains/llvm/prebuilt/*/bin on PATH"
+    return "install the toolchain that provides it and put it on PATH"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tvmc import deps
 from tvmc.build import preflight
 from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
@@ -93,7 +94,7 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
     try:
         onnx = importlib.import_module("onnx")
     except ImportError:
-        raise BuildError("reading ONNX models needs the Python package 'onnx'", flag, hint="pip install onnx") from None
+        raise deps.missing_error([deps.PACKAGES["onnx"]], "reading ONNX models", flag) from None
     try:
         proto = onnx.load(str(model))
     except Exception as err:  # onnx raises many kinds for a bad file
@@ -231,7 +232,7 @@ def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str
 
 
 def _vm(library: Path, device: str, remote: tuple[str, int, str] | None = None) -> tuple[Any, Any, Any]:
-    tvm = require_tvm()
+    tvm = require_tvm("running a library", alternative=None)
     if remote is not None:  # another machine's library: not checked against this one
         return _remote_vm(tvm, library, device, remote)
     refuse_foreign(library)
@@ -385,8 +386,12 @@ def run_library(
 def check_outputs(result: RunResult, model: Path, *, rtol: float, atol: float) -> list[Check]:
     """Compare each output with the ONNX reference evaluator on the same inputs."""
     np = _np()
-    onnx = importlib.import_module("onnx")
-    reference = importlib.import_module("onnx.reference")
+    try:
+        onnx = importlib.import_module("onnx")
+        reference = importlib.import_module("onnx.reference")
+    except ModuleNotFoundError as err:
+        package = deps.package_of(err.name) or deps.PACKAGES["onnx"]
+        raise deps.missing_error([package], "checking against ONNX's reference evaluator", "--check") from None
     proto = onnx.load(str(model))
     try:
         expected = reference.ReferenceEvaluator(proto).run(None, result.inputs)

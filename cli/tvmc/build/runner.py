@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvmc import deps
 from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
 from tvmc.errors import BuildError
 from tvmc.tune.tvmside import build_tuned
 
-INSTALL_HINT = (
-    "install it from a clone of tvmc with: pip install -e '.[tvm]'  (TVM 0.27 and onnx); or print the build "
-    "instead with --emit python|tvmc|relay|plan"
-)
+NO_TVM_ALTERNATIVE = "or print the build instead with --emit python|tvmc|relay|plan"
 MIN_VERSION = (0, 25)
 
 
@@ -36,12 +34,16 @@ class BuildResult:
     tuned: tuple[int, int] | None = None  # (kernels from tuning records, kernels) when a database was applied
 
 
-def require_tvm() -> Any:
-    """TVM, or a BuildError saying how to install it (no traceback)."""
+def require_tvm(what: str = "compiling", alternative: str | None = NO_TVM_ALTERNATIVE) -> Any:
+    """TVM, or a BuildError naming the packages to install and the command (no traceback)."""
     try:
         tvm = importlib.import_module("tvm")
-    except ImportError:
-        raise BuildError("compiling needs TVM, which is not installed", None, hint=INSTALL_HINT) from None
+    except ImportError as err:
+        lacking = deps.missing(["tvm", "tvm_ffi"]) or [deps.package_of(err.name) or deps.PACKAGES["tvm"]]
+        error = deps.missing_error(lacking, what)
+        if alternative:
+            error.hint = f"{error.hint}; {alternative}"
+        raise error from None
     version = str(getattr(tvm, "__version__", "0"))
     numbers = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
     if numbers < MIN_VERSION:
@@ -81,6 +83,11 @@ def stage(name: str, timings: dict[str, float], on_stage: Callable[[str], None])
         yield
     except BuildError:
         raise
+    except ModuleNotFoundError as err:
+        package = deps.package_of(err.name)
+        if package is None:
+            raise BuildError(f"{name} failed: {short(err)}", None) from err
+        raise deps.missing_error([package], f"the {name} stage") from err
     except Exception as err:  # TVM raises many types (TVMError, ValueError, InternalError, ...)
         raise BuildError(f"{name} failed: {short(err)}", None) from err
     finally:

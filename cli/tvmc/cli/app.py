@@ -67,6 +67,11 @@ def _tune() -> click.Command:
 
 
 @cache
+def _doctor() -> click.Command:
+    return _top_level("doctor")
+
+
+@cache
 def _model() -> click.Command:
     from tvmc.cli import model_cmd
 
@@ -84,6 +89,10 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
         _tune,
     ),
     "model": ("Look inside models.", _model),
+    "doctor": (
+        "Check this installation: versions, this CPU, what each feature needs and the command that fixes it.",
+        _doctor,
+    ),
 }
 
 
@@ -148,8 +157,22 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"tvmc {__version__}")
+        typer.echo(f"tvmc {__version__}{_tvm_version()}")
         raise typer.Exit()
+
+
+def _tvm_version() -> str:
+    """` (TVM 0.27.0.post1, tvm-ffi 0.1.14.post1)` when TVM is installed, from its metadata: importing
+    TVM would take seconds (`tvmc doctor` says more)."""
+    from importlib import metadata
+
+    found = []
+    for label, distribution in (("TVM", "apache-tvm"), ("tvm-ffi", "apache-tvm-ffi")):
+        try:
+            found.append(f"{label} {metadata.version(distribution)}")
+        except Exception:  # not installed, or unreadable metadata: say nothing about it
+            continue
+    return f" ({', '.join(found)})" if found and found[0].startswith("TVM ") else ""
 
 
 @app.callback()

@@ -113,7 +113,7 @@ def tune_command(
 ) -> None:
     """Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database)."""
     from tvmc import api
-    from tvmc.build import frontends, runner
+    from tvmc.build import frontends
     from tvmc.build.model import check_exists, model_spec
     from tvmc.build.plan import plan_build
     from tvmc.shapes import parse_input_shapes
@@ -131,7 +131,7 @@ def tune_command(
     rpc = rpc_device(rpc_tracker, rpc_key)
     plan = plan_build(resolved.config, resolved.origins, spec)
     check_exists(spec)
-    runner.require_tvm()
+    session.check_ready()
     from tvmc.build.compile import resolve_native
 
     plan = resolve_native(plan, warn)  # as compile builds it: mcpu "native" is this machine's CPU

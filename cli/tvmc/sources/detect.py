@@ -17,7 +17,7 @@ import os
 import platform
 from typing import Any, NamedTuple
 
-from tvmc.errors import TvmcError
+from tvmc import deps
 
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")
 _VENDORS = {"conda", "unknown", "pc"}  # vendor fields that say nothing about the code (LLVM from conda)
@@ -31,11 +31,10 @@ class Detected(NamedTuple):
 def _tvm() -> tuple[Any, Any]:
     try:
         return importlib.import_module("tvm"), importlib.import_module("tvm.target.codegen")
-    except ImportError:
-        raise TvmcError(
-            "detecting this machine needs TVM (its LLVM and runtime), which is not installed",
-            "config detect",
-            hint="pip install -e '.[tvm]' from a clone of tvmc (TVM 0.27 and onnx)",
+    except ImportError as err:
+        lacking = deps.missing(["tvm", "tvm_ffi"]) or [deps.package_of(err.name) or deps.PACKAGES["tvm"]]
+        raise deps.missing_error(
+            lacking, "detecting this machine (with TVM's LLVM and runtime)", "config detect"
         ) from None
 
 

@@ -12,6 +12,7 @@ import json
 from functools import cache
 from typing import Any
 
+from tvmc import deps
 from tvmc.errors import TargetError
 
 # Feature keys TVM's Arm A-profile canonicalizer computes with LLVM (src/target/canonicalizer/llvm).
@@ -126,8 +127,9 @@ def tvm_machine() -> Machine:
     try:
         return TvmMachine()
     except ImportError as err:
+        lacking = deps.missing(["tvm", "tvm_ffi"]) or [deps.package_of(err.name) or deps.PACKAGES["tvm"]]
         raise TargetError(
             "fill_from_machine needs apache-tvm: the values it fills (llvm mtriple, cuda arch, "
             "nvptx/rocm mcpu, Arm A-profile features) are detected by TVM on this machine",
-            hint="from a clone of tvmc: pip install -e '.[tvm]'; or leave fill_from_machine off",
+            hint=f"{deps.install_command(lacking)}; or leave fill_from_machine off",
         ) from err

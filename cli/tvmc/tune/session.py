@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvmc import deps
 from tvmc.build.isolated import _env
 from tvmc.build.plan import BuildPlan
+from tvmc.build.runner import require_tvm
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError
 from tvmc.tune import store
@@ -62,6 +64,14 @@ def prepare(root: Path, config: CompilationConfig) -> store.Partition:
     return partition
 
 
+def check_ready() -> None:
+    """Before a tuning run: the packages tuning needs are installed (one error naming them and the
+    command), no installed version is known to crash it, and TVM is recent enough."""
+    deps.require("tune", what="tuning", location="tune")
+    deps.refuse_known_bad("tune", "tune")
+    require_tvm("tuning", alternative=None)
+
+
 def tune(
     plan: BuildPlan,
     config: CompilationConfig,
@@ -87,6 +97,7 @@ def tune(
     job = Job(plan, str(run_dir), trials, trials_per_task, timeout, jobs, existing.trials(), rpc)
     started = time.perf_counter()
     error: str | None = None
+    complete = False  # the error says all there is (a missing package and its command): no --verbose hint
     try:
         with tempfile.TemporaryDirectory(prefix="tvmc-tune-") as tmp:
             job_file = Path(tmp) / "job.pickle"
@@ -114,6 +125,7 @@ def tune(
                         except ValueError:
                             continue
                         error = _take(outcome, event) or error
+                        complete = complete or bool(event.get("complete"))
                         on_event(event)
                 proc.wait()
             except KeyboardInterrupt:
@@ -130,7 +142,8 @@ def tune(
         outcome.added = store.recover(partition, include_own=True)
     if error is not None:
         kept = f" ({outcome.added} new records kept in {partition.path})" if outcome.added else ""
-        raise BuildError(error + kept, "tune", hint=None if verbose else "run with --verbose for TVM's output")
+        hint = None if verbose or complete else "run with --verbose for TVM's output"
+        raise BuildError(error + kept, "tune", hint=hint)
     return outcome
 
 

@@ -21,9 +21,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from tvmc import deps
 from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
 from tvmc.build.runner import require_tvm, short, transform
+from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
 from tvmc.tune import tvmside
 
@@ -86,7 +88,7 @@ def tune(job: Job, events: TextIO) -> None:
         events.write(json.dumps(event) + "\n")
         events.flush()
 
-    tvm = require_tvm()
+    tvm = require_tvm("tuning", alternative=None)
     plan = job.plan
     target_dict = dict(plan.target)
     if target_dict.get("kind") == "llvm" and "num-cores" not in target_dict:
@@ -200,20 +202,38 @@ def tune(job: Job, events: TextIO) -> None:
     emit({"done": sum(counts.values())})
 
 
+def _error_event(err: TvmcError) -> dict[str, Any]:
+    """An error for the parent; a missing package's error carries its whole fix, so the parent adds
+    no "run with --verbose" (TVM's output would say no more)."""
+    if isinstance(err, MissingPackageError):
+        return {"error": err.one_line(), "complete": True}
+    return {"error": err.one_line()}
+
+
 def main(job_file: str, events_fd: str) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent keeps what was measured
     events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
     with open(job_file, "rb") as source:
         job: Job = pickle.load(source)
+    run_job(job, events)
+    events.close()
+
+
+def run_job(job: Job, events: TextIO) -> None:
+    """Tune; an error becomes one event (a package tvmc declares, missing: which, and its command)."""
     try:
         tune(job, events)
     except TvmcError as err:
-        events.write(json.dumps({"error": err.one_line()}) + "\n")
+        events.write(json.dumps(_error_event(err)) + "\n")
     except Exception as err:  # TVM raises many types
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
-        events.write(json.dumps({"error": f"tuning failed: {short(err)}"}) + "\n")
-    events.close()
+        package = deps.package_of(err.name) if isinstance(err, ModuleNotFoundError) else None
+        if package is not None:  # a package tvmc declares: say which and how to install it
+            event = _error_event(deps.missing_error([package], "tuning"))
+        else:
+            event = {"error": f"tuning failed: {short(err)}"}
+        events.write(json.dumps(event) + "\n")
 
 
 if __name__ == "__main__":

@@ -222,6 +222,9 @@ class Validator:
         self.resolver = Resolver(self.dirs)
         self.structural: Structural = check_document
         if settings.engine == "jsonschema":
+            from tvmc import deps
+
+            deps.require("jsonschema", what="the jsonschema engine", location="--engine")
             from tvmc.validate.jsonschema_engine import schema_findings  # lazy: only this engine needs it
 
             self.structural = schema_findings
