@@ -67,6 +67,11 @@ def _tune() -> click.Command:
 
 
 @cache
+def _lsp() -> click.Command:
+    return _top_level("lsp")
+
+
+@cache
 def _model() -> click.Command:
     from tvmc.cli import model_cmd
 
@@ -84,6 +89,7 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
         _tune,
     ),
     "model": ("Look inside models.", _model),
+    "lsp": ("Run the language server for tvmc's configs (diagnostics, completion, hover, definition).", _lsp),
 }
 
 
