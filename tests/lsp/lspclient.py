@@ -58,7 +58,9 @@ class Session:
         language = "json" if path.suffix == ".json" else "toml"
         self.versions[uri(path)] = 1
         self.client.text_document_did_open(
-            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri(path), language_id=language, version=1, text=body))
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=uri(path), language_id=language, version=1, text=body)
+            )
         )
         return await self.diagnostics(path, before)
 
@@ -79,7 +81,10 @@ class Session:
     async def completion(self, path: Path, line: int, character: int) -> list[str]:
         found = await self.request(
             "text_document_completion_async",
-            lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri(path)), position=lsp.Position(line=line, character=character)),
+            lsp.CompletionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+                position=lsp.Position(line=line, character=character),
+            ),
         )
         items = found.items if isinstance(found, lsp.CompletionList) else found or []
         return [item.label for item in items]
@@ -87,7 +92,10 @@ class Session:
     async def hover(self, path: Path, line: int, character: int) -> str | None:
         found = await self.request(
             "text_document_hover_async",
-            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri(path)), position=lsp.Position(line=line, character=character)),
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+                position=lsp.Position(line=line, character=character),
+            ),
         )
         if found is None:
             return None
@@ -97,7 +105,10 @@ class Session:
     async def definition(self, path: Path, line: int, character: int) -> list[lsp.Location]:
         found = await self.request(
             "text_document_definition_async",
-            lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri=uri(path)), position=lsp.Position(line=line, character=character)),
+            lsp.DefinitionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+                position=lsp.Position(line=line, character=character),
+            ),
         )
         return list(found or [])
 

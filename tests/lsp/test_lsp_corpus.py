@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("pygls")
 
-from lsprotocol import types as lsp  # noqa: E402
-from lspclient import session  # noqa: E402
+from lspclient import session
+from lsprotocol import types as lsp
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 _EXPECT = re.compile(r"expect-rule: ([a-z-]+)")

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("pygls")
 
-from lsprotocol import types as lsp  # noqa: E402
-from lspclient import session, uri  # noqa: E402
+from lspclient import session, uri
+from lsprotocol import types as lsp
 
 BASE = """\
 [[targets]]
@@ -153,7 +153,12 @@ def test_without_pygls_one_line_and_exit_1(tmp_path: Path) -> None:
 
     env = {**os.environ, "PYTHONPATH": str(blocker)}
     done = subprocess.run(
-        [sys.executable, "-m", "tvmc", "lsp"], capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "tvmc", "lsp"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 1
     assert done.stdout == ""

@@ -182,9 +182,8 @@ class _Scanner:
         if top.kind == "obj":
             if top.expect == "key":
                 top.pending = (f'"{word}"' if quoted and self.toml else word) if top.pending is None else top.pending
-            elif top.key is not None:
-                if quoted:
-                    top.strings[top.key] = word
+            elif top.key is not None and quoted:
+                top.strings[top.key] = word
 
     def cursor(self) -> Cursor:
         word, quote, in_string = self.partial or ("", "", False)
@@ -203,7 +202,12 @@ class _Scanner:
                     *head, word = word.split(".")
                     path.extend(head)
                 return Cursor(
-                    tuple(path), "key", prefix=word, in_string=in_string, quote=quote, siblings=siblings,
+                    tuple(path),
+                    "key",
+                    prefix=word,
+                    in_string=in_string,
+                    quote=quote,
+                    siblings=siblings,
                     frame_start=top.start,
                 )
             if dotted:

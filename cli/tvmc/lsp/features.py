@@ -18,13 +18,13 @@ from typing import Any
 from tvmc import api, flag_docs, keys, registry, sources
 from tvmc.errors import TvmcError
 from tvmc.layering import find
+from tvmc.lsp.context import Cursor, cursor_at, siblings_of
+from tvmc.lsp.context import Path as KeyPath
 from tvmc.pointers import display_path, make_pointer
-from tvmc.provenance import walk
+from tvmc.provenance import node_at, walk
 from tvmc.validate.diagnostics import RULES, Diagnostic
 from tvmc.validate.resolve import Resolver
 from tvmc.validate.runner import Settings, Validator
-
-from tvmc.lsp.context import Cursor, Path as KeyPath, cursor_at, siblings_of
 
 _TOKEN_END = re.compile(r"[A-Za-z0-9_.+\-/:^]*")
 
@@ -188,7 +188,13 @@ class Workspace:
                 found += [Item(o.name, "key", o.type, o.description) for o in component.options.values()]
         elif where == ("pass-config",):
             found = [
-                Item(name, "key", typ, "PassContext config", f'"{name}"' if fmt == "toml" and not cursor.in_string else None)
+                Item(
+                    name,
+                    "key",
+                    typ,
+                    "PassContext config",
+                    f'"{name}"' if fmt == "toml" and not cursor.in_string else None,
+                )
                 for name, typ in sorted(registry.pass_configs().items())
             ]
         elif _is_target(where):
@@ -364,7 +370,7 @@ class Workspace:
         pointer = make_pointer(at)
         origins = tree.origins
         places: dict[tuple[str, int, int], Place] = {}
-        node = _node(tree.data, at)
+        node = node_at(tree.data, pointer)
         pointers = [p for p, _ in walk(node, pointer)] if node is not None else [pointer]
         for p in pointers:
             origin = origins.get(p)
@@ -412,7 +418,9 @@ def _llvm_names(kind: str, triple: str | None) -> registry.LlvmNames | None:
         return registry.LlvmNames(
             "cpu", frozenset().union(*(n.cpus for n in union)), frozenset().union(*(n.features for n in union))
         )
-    return registry.llvm_names({"cuda": "nvptx", "nvptx": "nvptx", "rocm": "amdgcn", "hexagon": "hexagon"}.get(kind, ""))
+    return registry.llvm_names(
+        {"cuda": "nvptx", "nvptx": "nvptx", "rocm": "amdgcn", "hexagon": "hexagon"}.get(kind, "")
+    )
 
 
 def _matching(items: Iterable[Item], prefix: str) -> list[Item]:
@@ -446,18 +454,6 @@ def _token(line: str, char: int) -> tuple[int, int]:
 
 def _is_file(source: str) -> bool:
     return os.path.isfile(source)
-
-
-def _node(data: Any, path: KeyPath) -> Any:
-    node = data
-    for part in path:
-        if isinstance(node, dict) and isinstance(part, str) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            node = node[part]
-        else:
-            return None
-    return node
 
 
 def _shown(value: Any) -> str:

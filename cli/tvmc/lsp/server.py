@@ -66,7 +66,9 @@ class TvmcServer(LanguageServer):
         related = None
         if problem.elsewhere is not None:
             file, line, char = problem.elsewhere
-            where = lsp.Location(from_fs_path(file) or file, lsp.Range(lsp.Position(line, char), lsp.Position(line, char)))
+            where = lsp.Location(
+                from_fs_path(file) or file, lsp.Range(lsp.Position(line, char), lsp.Position(line, char))
+            )
             related = [lsp.DiagnosticRelatedInformation(where, problem.message)]
         return lsp.Diagnostic(
             range=self.to_client(uri, (problem.line, problem.character), (problem.end_line, problem.end_character)),

@@ -262,7 +262,9 @@ class Validator:
         absolute = os.path.abspath(path)
         return self._guarded(
             name,
-            lambda: self._load_and_check(name, lambda: sources.load_bytes(data, source=name, format=fmt, path=absolute)),
+            lambda: self._load_and_check(
+                name, lambda: sources.load_bytes(data, source=name, format=fmt, path=absolute)
+            ),
         )
 
     def stdin(self, stream: BinaryIO | None, name: str | None) -> FileResult:
