@@ -163,3 +163,26 @@ def test_without_pygls_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr == "tvmc: error: tvmc lsp needs the pygls package (with lsprotocol): pip install 'tvmc[lsp]'\n"
+
+
+def test_files_that_are_not_configs_are_left_alone(tmp_path: Path, cfgdir: Path) -> None:
+    # An editor starts the server for every TOML/JSON file; pyproject.toml is none of tvmc's business.
+    project = tmp_path / "project"
+    project.mkdir()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\n', encoding="utf-8")
+    package = project / "package.json"
+    package.write_text('{"name": "x", "version": "1.0.0"}\n', encoding="utf-8")
+    # The same kind of file is a config when it says what configs say.
+    config = project / "gpu.toml"
+    config.write_text('[[targets]]\nkind = "cudax"\n', encoding="utf-8")
+
+    async def scenario() -> None:
+        async with session(project) as s:
+            assert await s.open(pyproject) == []
+            assert await s.completion(pyproject, 1, 0) == []
+            assert await s.hover(pyproject, 1, 1) is None
+            assert await s.open(package) == []
+            assert [d.code for d in await s.open(config)] == ["unknown-kind"]
+
+    asyncio.run(scenario())

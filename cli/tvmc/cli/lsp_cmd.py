@@ -24,8 +24,11 @@ def register(app: typer.Typer) -> None:
 
 
 def lsp_command(tcp: _Tcp = None) -> None:
-    """Run the language server for tvmc's TOML and JSON configs (diagnostics, completion, hover,
-    go to definition); an editor starts it and speaks LSP on its standard input/output."""
+    """Run the language server for tvmc's configs (diagnostics, completion, hover, definition).
+
+    An editor starts it and speaks LSP on its standard input and output (see the README's Editor
+    support for VS Code, Neovim and Helix). Exit 0 after the client's shutdown request.
+    """
     address = _address(tcp) if tcp is not None else None
     try:
         from tvmc.lsp.server import serve  # lazy: pygls is an optional dependency

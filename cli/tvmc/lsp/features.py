@@ -135,9 +135,20 @@ class Workspace:
 
     # ---- diagnostics -----------------------------------------------------------------------------
 
+    def is_config(self, path: str) -> bool:
+        """Whether an open file is a tvmc config: it names tvmc's schema, sits in a directory of the
+        search path, or says `targets`, `extends` or `tvm-version`. An editor starts the server for
+        every TOML/JSON file; the others (pyproject.toml, package.json) are left alone."""
+        doc = self.documents[os.path.abspath(path)]
+        if _SCHEMA_NAME in doc.text or _CONFIG_KEYS.search(doc.text):
+            return True
+        return any(_is_within(doc.path, str(d.path)) for d in self.dirs)
+
     def diagnose(self, path: str) -> list[Problem]:
         path = os.path.abspath(path)
         doc = self.documents[path]
+        if not self.is_config(path):
+            return []
         self.resolver.read = set()
         result = self.validator.text(path, doc.text.encode())
         doc.chain = self.resolver.read
@@ -168,6 +179,8 @@ class Workspace:
 
     def complete(self, path: str, line: int, character: int) -> list[Item]:
         doc = self.documents[os.path.abspath(path)]
+        if not self.is_config(path):
+            return []
         cursor = cursor_at(doc.text, line, character, doc.fmt)
         own = siblings_of(doc.text, cursor, doc.fmt)
         if cursor.at == "key":
@@ -284,6 +297,8 @@ class Workspace:
 
     def hover(self, path: str, line: int, character: int) -> str | None:
         doc = self.documents[os.path.abspath(path)]
+        if not self.is_config(path):
+            return None
         cursor = cursor_at(doc.text, line, character, doc.fmt, whole_word=True)
         at = cursor.pointer_path
         if not at or (cursor.at == "value" and at[-1] == "extends"):
@@ -354,6 +369,8 @@ class Workspace:
 
     def definition(self, path: str, line: int, character: int) -> list[Place]:
         doc = self.documents[os.path.abspath(path)]
+        if not self.is_config(path):
+            return []
         cursor = cursor_at(doc.text, line, character, doc.fmt, whole_word=True)
         if cursor.container == () and cursor.key == "extends" and cursor.at == "value":
             return self._extended(doc, cursor.prefix)
@@ -390,6 +407,19 @@ class Workspace:
         except TvmcError:
             return []
         return [Place(os.path.abspath(layer.file), 0, 0)] if layer.file else []
+
+
+_SCHEMA_NAME = "compilation-config.schema.json"
+_CONFIG_KEYS = re.compile(
+    r'^\s*(?:\[\[?\s*targets\b|(?:targets|extends|tvm-version)\s*=)|"(?:targets|extends|tvm-version)"\s*:', re.M
+)
+
+
+def _is_within(path: str, directory: str) -> bool:
+    try:
+        return os.path.commonpath([path, os.path.abspath(directory)]) == os.path.abspath(directory)
+    except ValueError:
+        return False
 
 
 def _is_target(where: KeyPath) -> bool:
