@@ -186,3 +186,59 @@ def test_files_that_are_not_configs_are_left_alone(tmp_path: Path, cfgdir: Path)
             assert [d.code for d in await s.open(config)] == ["unknown-kind"]
 
     asyncio.run(scenario())
+
+
+def test_tcp_serves_one_client(cfgdir: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tvmc", "lsp", "--tcp", f"127.0.0.1:{port}"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+    async def scenario() -> None:
+        from pygls.lsp.client import LanguageClient
+
+        client = LanguageClient("tvmc-tests", "1")
+        for _ in range(600):  # the server takes a moment to listen
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        result = await asyncio.wait_for(
+            client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities())), 60
+        )
+        assert result.server_info is not None and result.server_info.name == "tvmc"
+        assert result.capabilities.hover_provider and result.capabilities.definition_provider
+        await asyncio.wait_for(client.shutdown_async(None), 60)
+        client.exit(None)
+        await asyncio.wait_for(client.stop(), 60)
+
+    try:
+        asyncio.run(scenario())
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert server.stderr is not None
+        server.stderr.close()
+
+
+@pytest.mark.parametrize("address", ["x", "127.0.0.1:0", "host:99999", ":"])
+def test_a_bad_tcp_address_is_a_usage_error(address: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tvmc", "lsp", "--tcp", address],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "--tcp" in done.stderr and "Traceback" not in done.stderr

@@ -354,7 +354,7 @@ class Workspace:
             result = api.explain(["-"], path=display_path(make_pointer(at)), stdin=layer, search=self.dirs)
         except (TvmcError, TypeError, ValueError):
             return ""
-        lines = []
+        lines: list[str] = []
         if result.final is not None:
             lines.append(f"Resolves to `{_shown(result.final.value)}` — from {result.final.origin}")
         elif result.error is not None:
@@ -363,7 +363,8 @@ class Workspace:
             value = f"= `{_shown(step.value)}`" if step.action == "set" else "unset"
             lines.append(f"- {step.where}: {display_path(step.pointer)} {value}")
         lines += [f"- {note}" for note in result.notes]
-        return "\n".join(lines)
+        # The buffer is given to the resolution as `--config -`; the editor knows it as this file.
+        return "\n".join(lines).replace(" (via --config -)", "").replace("(via --config -, ", "(via ")
 
     # ---- definition ------------------------------------------------------------------------------
 
