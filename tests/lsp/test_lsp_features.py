@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tvmc.lsp.context import cursor_at, siblings_of
 from tvmc.lsp.features import Workspace
 
