@@ -153,3 +153,64 @@ def test_any_text_at_any_cursor_gets_an_answer(
     workspace.hover(path, line, character)
     workspace.definition(path, line, character)
     workspace.close(path)
+
+
+def _labels(workspace: Workspace, path: Path, marked: str) -> list[str]:
+    offset = marked.index("|")
+    text = marked.replace("|", "", 1)
+    line = text.count("\n", 0, offset)
+    workspace.open(str(path), text)
+    try:
+        return [i.label for i in workspace.complete(str(path), line, offset - (text.rfind("\n", 0, offset) + 1))]
+    finally:
+        workspace.close(str(path))
+
+
+def test_completion_of_each_kind_of_name(tmp_path: Path) -> None:
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "pair.toml").write_text(
+        '[[targets]]\nkind = "cuda"\n\n[[targets]]\nkind = "llvm"\nkeys = ["arm_cpu", "cpu"]\n', encoding="utf-8"
+    )
+    from tvmc import sources
+
+    workspace = Workspace([sources.SearchDir(tmp_path, "test"), *sources.search_path()])
+    config = tmp_path / "mine.toml"
+    assert "team/pair" in _labels(workspace, config, 'extends = ["te|"]\n')
+    assert "aws/c5" in _labels(workspace, config, 'extends = ["aws/|"]\n')
+    assert set(_labels(workspace, config, 'extends = ["team/pair:|"]\n')) == {
+        "team/pair:cuda",
+        "team/pair:llvm",
+        "team/pair:arm_cpu",
+        "team/pair:cpu",
+    }
+    features = _labels(
+        workspace, config, '[[targets]]\nkind = "llvm"\nmtriple = "aarch64-linux-gnu"\nmattr = ["+ne|"]\n'
+    )
+    assert "+neon" in features and all(f.startswith("+ne") for f in features)
+    assert "-neon" in _labels(
+        workspace, config, '[[targets]]\nkind = "llvm"\nmtriple = "aarch64-linux-gnu"\nmattr = ["-|"]\n'
+    )
+    assert "tir.disable_vectorize" in _labels(workspace, config, 'targets = ["llvm"]\n[pass-config]\n"tir.dis|"\n')
+    assert {"interface-api", "unpacked-api"} <= set(_labels(workspace, config, '[executor]\nkind = "aot"\n|\n'))
+    assert {"aot", "vm"} <= set(_labels(workspace, config, '[executor]\nkind = "|"\n'))
+    assert "c" in _labels(workspace, config, '[executor]\nkind = "aot"\ninterface-api = "|"\n')
+    assert {"output-format", "cross-compiler"} <= set(_labels(workspace, config, 'targets = ["llvm"]\n[build]\n|\n'))
+    assert _labels(workspace, config, 'targets = ["llvm"]\n[build]\noutput-format = "|"\n') == ["so", "tar", "mlf"]
+    assert {"targets", "extends", "tvm-version", "pass-config"} <= set(_labels(workspace, config, "|\n"))
+    tags = _labels(workspace, config, 'targets = ["nvidia/|"]\n')
+    assert "nvidia/nvidia-a100" in tags and all(t.startswith("nvidia/") for t in tags)
+
+
+def test_hover_on_an_executor_option_and_a_pass_config(tmp_path: Path) -> None:
+    workspace = Workspace()
+    config = tmp_path / "aot.toml"
+    text = (
+        'targets = ["llvm"]\n\n[executor]\nkind = "aot"\nunpacked-api = true\n\n'
+        '[pass-config]\n"tir.disable_vectorize" = true\n'
+    )
+    workspace.open(str(config), text)
+    shown = workspace.hover(str(config), 4, 2)
+    assert shown is not None and "**unpacked-api**: `bool` (executor aot)" in shown
+    assert "Resolves to `true`" in shown and "aot.toml:5" in shown
+    pass_config = workspace.hover(str(config), 7, 3)
+    assert pass_config is not None and "**tir.disable_vectorize**: `bool`" in pass_config

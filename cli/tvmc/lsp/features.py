@@ -200,16 +200,12 @@ class Workspace:
             if component is not None:
                 found += [Item(o.name, "key", o.type, o.description) for o in component.options.values()]
         elif where == ("pass-config",):
-            found = [
-                Item(
-                    name,
-                    "key",
-                    typ,
-                    "PassContext config",
-                    f'"{name}"' if fmt == "toml" and not cursor.in_string else None,
-                )
-                for name, typ in sorted(registry.pass_configs().items())
-            ]
+            # Both generations' spellings are accepted (tir.X for legacy TVM, tirx.X since 0.25).
+            modern, legacy = registry.pass_configs(), registry.legacy_pass_configs()
+            quote = fmt == "toml" and not cursor.in_string
+            for name, typ in sorted({**legacy, **modern}.items()):
+                which = "TVM >= 0.25" if name in modern else "legacy TVM (<= 0.19)"
+                found.append(Item(name, "key", typ, f"PassContext config of {which}", f'"{name}"' if quote else None))
         elif _is_target(where):
             kind = registry.all_kinds().get(own.get("kind", ""))
             found = [Item("kind", "key", "str", "The target kind."), Item("tag", "key", "str", "A TVM target tag.")]
@@ -327,8 +323,9 @@ class Workspace:
                 typ, default, description = found.type, found.default, found.description
                 what = f"{container[0]} {component.name}" if component is not None else ""
         elif container == ("pass-config",):
-            typ = registry.pass_configs().get(option)
-            description, what = ("PassContext config" if typ else None), "pass-config"
+            canonical, typ = registry.pass_config_spec(option, None)
+            description = f"PassContext config (TVM >= 0.25 calls it {canonical})" if canonical != option else None
+            what = "pass-config"
         elif _is_target(container):
             kind = registry.all_kinds().get(own.get("kind", ""))
             if kind is not None and option in kind.accepted:
