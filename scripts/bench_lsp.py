@@ -8,8 +8,8 @@ A real LSP client (pygls's own) starts `python -m tvmc lsp` over stdio. Measured
 - start-up: process spawn → the `initialize` response (--starts fresh processes);
 - diagnostics: `didChange` of each shipped config (configs/, the edit a keystroke makes) → the
   `publishDiagnostics` for it, --repeat times each (goal <= 50 ms);
-- completion: a `completion` request at a key of each shipped config's first target and at its
-  `kind` value → the response (goal <= 30 ms).
+- completion: a `completion` request at a key position at the end of each shipped config, and at
+  the first target's `kind` value and the key after it → the response (goal <= 30 ms).
 
 The peer, measured in the same run: `tvmc config validate FILE` for the same files, one process
 each — what an editor integration without a server pays per change. Ratios are server / peer.
@@ -111,8 +111,10 @@ class Client:
 
 
 def _completion_points(text: str) -> list[tuple[int, int]]:
-    """A key position after the first target's `kind` line, and its `kind` value."""
-    points = []
+    """A key position at the end of the file, and (when a target has a `kind` line) that kind's
+    value and a key position after it."""
+    lines = text.split("\n")
+    points = [(len(lines) - 1, len(lines[-1]))]
     for number, line in enumerate(text.split("\n")):
         stripped = line.lstrip()
         if stripped.startswith(("kind =", '"kind":')) and '"' in line[line.index("kind") + 5 :]:

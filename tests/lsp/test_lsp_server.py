@@ -96,6 +96,9 @@ def test_a_session_in_an_editor(cfgdir: Path) -> None:
             keys = await s.completion(base, mcpu + 1, 1)
             assert {"mattr", "mtriple", "mabi"} <= set(keys) and "kind" not in keys
             s.change(base, BASE)
+            # On the empty line after the last line break (past the lines the client's text has).
+            at_end = await s.completion(child, len(CHILD.split("\n")) - 1, 0)
+            assert {"output-format", "cross-compiler"} <= set(at_end)
             extends = await s.completion(child, 0, len('extends = ["'))
             assert "base" in extends and "child" not in extends
 

@@ -37,7 +37,10 @@ class TvmcServer(LanguageServer):
 
     def to_server(self, uri: str, position: lsp.Position) -> tuple[str, int, int]:
         """(path, line, code-point character) of a client position."""
-        at = self.workspace.position_codec.position_from_client_units(self.lines(uri), position)
+        lines = self.lines(uri)
+        if position.line >= len(lines):  # the empty line after the text's last line break
+            return _path(uri), position.line, 0
+        at = self.workspace.position_codec.position_from_client_units(lines, position)
         return _path(uri), at.line, at.character
 
     def to_client(self, uri: str, start: tuple[int, int], end: tuple[int, int]) -> lsp.Range:
