@@ -134,6 +134,13 @@ def test_json_config(cfgdir: Path) -> None:
             assert {"sm_80", "sm_90"} <= set(arches)
             kinds = await s.completion(config, 2, text.split("\n")[2].index("vm"))
             assert {"graph", "vm", "aot"} <= set(kinds)
+            # Half-typed: a syntax error where the parser stopped, and completion still answers.
+            seen = s.count(config)
+            typing = text.replace('"sm_8"}]', '"sm_8"}, {"kind": "')
+            s.change(config, typing)
+            assert [d.code for d in await s.diagnostics(config, seen)] == ["syntax"]
+            where = typing.split("\n")[1].rindex('"') + 1  # inside the string just opened
+            assert "llvm" in await s.completion(config, 1, where)
 
     asyncio.run(scenario())
 
