@@ -5,6 +5,7 @@ shutdown and exit."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -111,11 +112,31 @@ def test_a_session_in_an_editor(cfgdir: Path) -> None:
             assert level is not None and "Default: `3`" in level and "Resolves to `2`" in level
             assert "child.toml:2" in level
 
+            named = await s.hover(child, 0, len('extends = ["b'))
+            assert named is not None and str(base) in named
+
             # Go to definition: an extends entry is the file; an inherited value is where it was set.
             (target,) = await s.definition(child, 0, len('extends = ["b'))
             assert target.uri == uri(base)
             places = await s.definition(child, line_of(CHILD, "[build]"), 2)
             assert [(p.uri, p.range.start.line) for p in places] == [(uri(base), line_of(BASE, "output-format"))]
+
+            # Closing the base: the child reads it from disk again (where it is still valid), and a
+            # change saved by another program is seen at the next validation.
+            base_seen, child_seen = s.count(base), s.count(child)
+            s.change(base, BASE.replace('"skylake"', '"skylak"'))
+            await s.diagnostics(base, base_seen)
+            assert [d.code for d in await s.diagnostics(child, child_seen)] == ["unknown-cpu"]
+            child_seen = s.count(child)
+            s.client.text_document_did_close(
+                lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri(base)))
+            )
+            assert await s.diagnostics(child, child_seen) == []
+            base.write_text(BASE.replace("mcpu", "mcpux"), encoding="utf-8")
+            os.utime(base, ns=(1, 1))  # another modification time than the one read, however fast
+            child_seen = s.count(child)
+            s.change(child, CHILD + "\n")
+            assert [d.code for d in await s.diagnostics(child, child_seen)] == ["unknown-option"]
 
     asyncio.run(scenario())
 
@@ -159,8 +180,6 @@ def test_without_pygls_one_line_and_exit_1(tmp_path: Path) -> None:
         "sys.meta_path.insert(0, _NoPygls())\n",
         encoding="utf-8",
     )
-    import os
-
     env = {**os.environ, "PYTHONPATH": str(blocker)}
     done = subprocess.run(
         [sys.executable, "-m", "tvmc", "lsp"],

@@ -79,12 +79,16 @@ class _OverlayResolver(Resolver):
         self.workspace = workspace
         self.read: set[str] = set()
         self._parsed: dict[str, tuple[str, sources.Layer]] = {}
+        self._stamps: dict[str, int] = {}  # a parent's modification time when it was read
 
     def load(self, ref: str, relative_to: Path | None) -> sources.Layer:
         layer = super().load(ref, relative_to)
         if layer.file is None:
             return layer
         path = os.path.abspath(layer.file)
+        if self._changed_on_disk(path):  # saved by another program: the cached copy is stale
+            self._cache.clear()
+            layer = super().load(ref, relative_to)
         self.read.add(path)
         doc = self.workspace.documents.get(path)
         if doc is None:
@@ -95,6 +99,15 @@ class _OverlayResolver(Resolver):
             cached = (doc.text, fresh)
             self._parsed[path] = cached
         return cached[1].named(layer.name) if layer.name else cached[1]
+
+    def _changed_on_disk(self, path: str) -> bool:
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError:
+            stamp = -1
+        before = self._stamps.get(path)
+        self._stamps[path] = stamp
+        return before is not None and before != stamp
 
     def forget(self) -> None:
         """Files changed on disk: read parents anew."""
@@ -297,7 +310,9 @@ class Workspace:
             return None
         cursor = cursor_at(doc.text, line, character, doc.fmt, whole_word=True)
         at = cursor.pointer_path
-        if not at or (cursor.at == "value" and at[-1] == "extends"):
+        if cursor.container == () and cursor.key == "extends" and cursor.at == "value":
+            return self._extends_hover(doc, cursor.prefix)
+        if not at:
             return None
         own = siblings_of(doc.text, cursor, doc.fmt)
         option = at[-2] if isinstance(at[-1], int) and len(at) > 1 else at[-1]
@@ -306,6 +321,19 @@ class Workspace:
         sections.append(self._resolution(doc, at))
         text = "\n\n".join(s for s in sections if s)
         return text or None
+
+    def _extends_hover(self, doc: _Document, ref: str) -> str | None:
+        """What an `extends` entry names: the file (or tag) and its description."""
+        if not ref:
+            return None
+        try:
+            layer = self.resolver.load(ref, Path(doc.path).parent)
+        except TvmcError as err:
+            return f"`{ref}`: {err.one_line()}"
+        where = layer.file or layer.source
+        description = layer.data.get("description")
+        text = f"`{ref}` → {where}"
+        return text + (f"\n\n{description}" if isinstance(description, str) else "")
 
     def _spec(self, container: KeyPath, option: str, own: dict[str, str]) -> str:
         """The option's type, default and description."""
