@@ -94,16 +94,15 @@ class _Scanner:
             elif c in "\"'":
                 i = self._string(i, c)
             elif c == "{":
-                self._open(_Frame("obj", i))
+                self.stack.append(_Frame("obj", i))
                 i += 1
             elif c == "[":
-                self._open(_Frame("arr", i))
+                self.stack.append(_Frame("arr", i))
                 i += 1
             elif c in "}]":
                 if len(self.stack) > (1 if self.toml else 0):
                     frame = self.stack.pop()
                     self.closed[frame.start] = frame.strings
-                    self._value_done()
                 i += 1
             elif c == ",":
                 self._separator()
@@ -113,10 +112,8 @@ class _Scanner:
                 if top is not None and top.kind == "obj" and top.pending is not None:
                     parts = _unquote_key(top.pending) if self.toml else [top.pending]
                     top.key, top.pending, top.expect = parts[-1], None, "value"
-                    self._dotted = parts[:-1]
-                    if parts[:-1]:  # `executor.kind = ...`: a key of the table `executor`
-                        top.key = ".".join(parts) if not self.toml else parts[-1]
-                        top.strings.setdefault("\0dotted", ".".join(parts[:-1]))
+                    if parts[:-1]:  # TOML's `executor.kind = ...`: a key of the table `executor`
+                        top.strings["\0dotted"] = ".".join(parts[:-1])
                 i += 1
             else:
                 j = i
@@ -132,9 +129,6 @@ class _Scanner:
                 self._word(word, quoted=False)
                 i = j
 
-    def _open(self, frame: _Frame) -> None:
-        self.stack.append(frame)
-
     def _separator(self) -> None:
         top = self.stack[-1] if self.stack else None
         if top is None:
@@ -144,9 +138,6 @@ class _Scanner:
         else:
             top.key, top.pending, top.expect = None, None, "key"
             top.strings.pop("\0dotted", None)
-
-    def _value_done(self) -> None:
-        pass
 
     def _string(self, i: int, quote: str) -> int:
         text, end = self.text, len(self.text)

@@ -22,7 +22,7 @@ from tvmc.lsp.context import Cursor, cursor_at, siblings_of
 from tvmc.lsp.context import Path as KeyPath
 from tvmc.pointers import display_path, make_pointer
 from tvmc.provenance import node_at, walk
-from tvmc.validate.diagnostics import RULES, Diagnostic
+from tvmc.validate.diagnostics import Diagnostic
 from tvmc.validate.resolve import Resolver
 from tvmc.validate.runner import Settings, Validator
 
@@ -516,6 +516,3 @@ def _shown(value: Any) -> str:
     from tvmc.emit import canonical  # lazy: only hover shows values
 
     return canonical.toml_value(value)
-
-
-__all__ = ["RULES", "Item", "Place", "Problem", "Workspace"]
