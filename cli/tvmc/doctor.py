@@ -331,13 +331,14 @@ def cross_compilers(named: Mapping[str, Sequence[str]], path: str | None = None)
 
 def paths(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Where tvmc keeps things, from the functions that decide it."""
+    from tvmc import sources
     from tvmc.sources import native, search
     from tvmc.tune import store
 
     env = os.environ if env is None else env
     native_file = native.cache_dir(env) / f"native-{native.machine_key()}.toml"
     user = search.user_config_dir(env)
-    shipped = search.shipped_config_dir()
+    shipped = sources.shipped_config_dir()
 
     def shown(path: Path, present: str = "") -> str:
         return f"{path}{present}" if path.exists() else f"{path} (not created yet)"

@@ -24,7 +24,8 @@ layer and those below, never one above:
 | 8     | emit/build      | emit, build, tune                                                             |
 | 9     | tools           | explain, migrate, doctor                                                      |
 | 10    | api             | api, diff                                                                     |
-| 11    | cli             | cli, `__main__`                                                               |
+| 11    | editor          | lsp                                                                           |
+| 12    | cli             | cli, `__main__`                                                               |
 
 Why there: the foundation knows no config or stage (errors, JSON pointers and origins, typed
 values, TVM's registered facts). The vocabulary (what a config may say: keys, types, defaults,
@@ -32,8 +33,8 @@ pass-config names, the rules on `build`) and the target language (parsing a targ
 form, kinds, target systems) are read by every stage from layering on, so they sit below them;
 the target language reads config text with the load stage's limits, so it sits above it. Then the
 pipeline in its order: load → layer → rewrite → validate → canonicalize → emit/build. `config get`,
-`explain` and `migrate` are tools the API calls; the API runs the pipeline as one call; the CLI
-is on top.
+`explain` and `migrate` are tools the API calls; the API runs the pipeline as one call; the
+language server answers an editor with the API and the rule engine; the CLI is on top.
 
 The only dynamic import of a tvmc module is the CLI's lazy command group (`tvmc.cli.app` loads
 `tvmc.cli.*_cmd`), inside the top layer.
@@ -81,6 +82,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("emit/build", ("tvmc.emit", "tvmc.build", "tvmc.tune")),
     ("tools", ("tvmc.explain", "tvmc.migrate", "tvmc.doctor")),
     ("api", ("tvmc.api", "tvmc.diff")),
+    ("editor", ("tvmc.lsp",)),
     ("cli", ("tvmc.cli", "tvmc.__main__")),
 )
 

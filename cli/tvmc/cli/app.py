@@ -72,6 +72,11 @@ def _doctor() -> click.Command:
 
 
 @cache
+def _lsp() -> click.Command:
+    return _top_level("lsp")
+
+
+@cache
 def _model() -> click.Command:
     from tvmc.cli import model_cmd
 
@@ -93,6 +98,7 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
         "Check this installation: versions, this CPU, what each feature needs and the command that fixes it.",
         _doctor,
     ),
+    "lsp": ("Run the language server for tvmc's configs (diagnostics, completion, hover, definition).", _lsp),
 }
 
 

@@ -257,6 +257,19 @@ class Validator:
         name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(path)
         return self._guarded(name, lambda: self._load_and_check(name, lambda: sources.load_file(path, display=name)))
 
+    def text(self, path: str, data: bytes) -> FileResult:
+        """The file at `path` as `data` says it is, not as it is on disk (an editor's unsaved
+        buffer): `path` names it in diagnostics, gives its format and anchors its relative `extends`."""
+        name = sources.loader.display_path(path)
+        fmt = sources.loader.format_for(path)
+        absolute = os.path.abspath(path)
+        return self._guarded(
+            name,
+            lambda: self._load_and_check(
+                name, lambda: sources.load_bytes(data, source=name, format=fmt, path=absolute)
+            ),
+        )
+
     def stdin(self, stream: BinaryIO | None, name: str | None) -> FileResult:
         shown = name or "<stdin>"
         path = Path(os.path.abspath(name)) if name else None
