@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvmc import __version__, deps
+from tvmc import __version__, deps, sources
 from tvmc.build import preflight
 from tvmc.errors import UsageError, did_you_mean
 
@@ -331,7 +331,6 @@ def cross_compilers(named: Mapping[str, Sequence[str]], path: str | None = None)
 
 def paths(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Where tvmc keeps things, from the functions that decide it."""
-    from tvmc import sources
     from tvmc.sources import native, search
     from tvmc.tune import store
 
