@@ -51,6 +51,9 @@ def _rule(validator_name: str, pointer: str) -> str:
 
 
 def _message(err: ValidationError) -> str:
+    if err.validator == "not":  # a rule of schema.py says what it refuses in its description
+        about = err.schema.get("description") if isinstance(err.schema, Mapping) else None
+        return f"{err.instance!r}: {about}" if about else f"{err.instance!r} is not allowed here"
     if err.validator == "enum" and len(err.validator_value) > 8:  # no wall of 287 tag names
         return f"{err.instance!r} is not one of the {len(err.validator_value)} allowed values"
     return str(err.message)

@@ -13,6 +13,8 @@ applies instead of one per kind.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
@@ -240,10 +242,17 @@ _V = r"\s*0\.(?:{})(?:\.[0-9]+)?\s*"
 _BEFORE_25 = "[0-9]|1[0-9]|2[0-4]"
 _FROM_25 = "2[5-9]|[3-9][0-9]|[1-9][0-9]{2,}"
 LEGACY_VERSION_PATTERN = (
-    rf"^\s*(?:(?:==|=|~=)?{_V.format(_BEFORE_25)}|<={_V.format(_BEFORE_25)}|<{_V.format(_BEFORE_25 + '|25')})$"
+    rf"^\s*(?:(?:==|=)?{_V.format(_BEFORE_25)}|<={_V.format(_BEFORE_25)}|<{_V.format('[1-9]|1[0-9]|2[0-5]')})$"
 )
 _ANY_MAJOR = r"(?:==|=|~=|>=|>)?\s*[1-9][0-9]*(?:\.[0-9]+){0,2}\s*"
-MODERN_VERSION_PATTERN = rf"^\s*(?:(?:==|=|~=|>=)?{_V.format(_FROM_25)}|>{_V.format('24|' + _FROM_25)}|{_ANY_MAJOR})$"
+_MODERN_CLAUSES = rf"(?:==|=|~=|>=)?{_V.format(_FROM_25)}|>{_V.format(_FROM_25)}|>\s*0\.24\s*|{_ANY_MAJOR}"
+MODERN_VERSION_PATTERN = rf"^\s*(?:{_MODERN_CLAUSES})$"
+
+# A single clause admitting no release tvmc supports (0.18, 0.19, >= 0.25): `unsupported-tvm-version`.
+_UNSUPPORTED = "[0-9]|1[0-7]|2[0-4]"
+UNSUPPORTED_VERSION_PATTERN = (
+    rf"^\s*(?:(?:==|=)?{_V.format(_UNSUPPORTED)}|<={_V.format('[0-9]|1[0-7]')}|<{_V.format('[0-9]|1[0-8]')})$"
+)
 
 _PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "legacy", "any": None}
 
@@ -404,15 +413,56 @@ def _when_string(schema: dict[str, Any]) -> dict[str, Any]:
     return {"if": {"type": "string"}, "then": {"type": "string", **schema}}
 
 
-def _names_of(names: registry.LlvmNames | None, option: str) -> dict[str, Any]:
-    """The `then` that checks a target's `option` (mcpu, arch) and mattr against LLVM's names."""
+_REGEX_SPECIAL = re.compile(r"([.^$*+?()\[\]{}|\\/])")
+
+
+def _alternatives(names: Iterable[str]) -> str:
+    """Names as one alternation, longest first, escaped for ECMA-262 in unicode mode (as ajv compiles
+    it), which refuses escapes that need none (`\\-`)."""
+    return "|".join(_REGEX_SPECIAL.sub(r"\\\1", n) for n in sorted(names, key=lambda n: (-len(n), n)))
+
+
+def features_pattern(names: Iterable[str]) -> str:
+    """An `mattr` entry whose every comma-separated part (empty ones skipped) is a feature LLVM knows,
+    with its sign (`targets.llvm_names`: LLVM ignores a feature without one)."""
+    part = rf"\s*(?:[+-](?:{_alternatives(names)})\s*)?"
+    return rf"^{part}(?:,{part})*$"
+
+
+def _names_of(names: registry.LlvmNames | None, option: str, *, features: bool = False) -> dict[str, Any]:
+    """The `then` that checks a target's `option` (mcpu, arch) and, with `features`, its mattr against
+    the names of TVM's LLVM."""
     if names is None:
         return {}
     props: dict[str, Any] = {option: _when_string(_rule("unknown-cpu", {"enum": sorted({*names.cpus, NATIVE})}))}
-    if option == "mcpu":
-        signed = _when_string(_rule("unknown-cpu", {"pattern": SIGNED_FEATURES_PATTERN}))
-        props["mattr"] = {"if": {"type": "array"}, "then": {"type": "array", "items": signed}}
+    if features:
+        known = _when_string(_rule("unknown-cpu", {"pattern": features_pattern(names.features)}))
+        props["mattr"] = {"if": {"type": "array"}, "then": {"type": "array", "items": known}}
     return _open({"properties": props})
+
+
+def _string_names(any_cpu: registry.LlvmNames, cuda: registry.LlvmNames | None) -> dict[str, Any]:
+    """What the schema can tell of a legacy target string: an llvm `-mcpu=`/`-mattr=` value that no CPU
+    target knows, a cuda `-arch=` LLVM does not know (an unquoted value; the triple's own names and
+    everything else are tvmc's)."""
+    value_end = r"(?:\s|$)"
+    cpus = _alternatives({*any_cpu.cpus, NATIVE})
+    part = rf"(?:[+-](?:{_alternatives(any_cpu.features)}))?"
+    about = [
+        "an llvm -mcpu no CPU target of TVM's LLVM knows",
+        "an llvm -mattr feature TVM's LLVM does not know, or one without its +/- sign",
+        "a cuda -arch TVM's LLVM does not know",
+    ]
+    checks = [
+        rf"""^\s*llvm(?:\s[^'"]*)?\s-mcpu=(?!(?:{cpus}){value_end})[^\s'"]""",
+        rf"""^\s*llvm(?:\s[^'"]*)?\s-mattr=(?!{part}(?:,{part})*{value_end})[^\s'"]""",
+    ]
+    if cuda is not None:
+        checks.append(rf"""^\s*cuda(?:\s[^'"]*)?\s-arch=(?!(?:{_alternatives(cuda.cpus)}){value_end})[^\s'"]""")
+    rules = [
+        _rule("unknown-cpu", {"not": {"pattern": c}, "description": a}) for c, a in zip(checks, about, strict=False)
+    ]
+    return {"type": "string", "allOf": rules}
 
 
 def _kind_is(kind: str, **extra: Any) -> dict[str, Any]:
@@ -424,11 +474,13 @@ def _target_names_def() -> dict[str, Any]:
     """The LLVM names of a target table, its host and a composite's devices (`targets.llvm_names`),
     for a file written for TVM >= 0.25 or for no generation (old TVM's LLVM has other names)."""
     cpu = [n for n in (registry.llvm_names(t) for t in CPU_TARGETS) if n is not None]
-    any_cpu = registry.LlvmNames("cpu", frozenset().union(*(n.cpus for n in cpu)), frozenset())
+    any_cpu = registry.LlvmNames(
+        "cpu", frozenset().union(*(n.cpus for n in cpu)), frozenset().union(*(n.features for n in cpu))
+    )
     checks: list[dict[str, Any]] = [
         {
             "if": _kind_is("llvm", **{"not": {"properties": {"mtriple": True}, "required": ["mtriple"]}}),
-            "then": _names_of(any_cpu, "mcpu"),
+            "then": _names_of(any_cpu, "mcpu", features=True),
         }
     ]
     for arch, pattern in _TRIPLE_ARCH_PATTERNS.items():
@@ -437,11 +489,12 @@ def _target_names_def() -> dict[str, Any]:
             checks.append(
                 {
                     "if": _kind_is("llvm", properties=triple, required=["mtriple"]),
-                    "then": _names_of(registry.llvm_names(arch), "mcpu"),
+                    "then": _names_of(registry.llvm_names(arch), "mcpu", features=True),
                 }
             )
-    for kind, arch, option in (("hexagon", "hexagon", "mcpu"), ("nvptx", "nvptx", "mcpu"), ("rocm", "amdgcn", "mcpu")):
-        checks.append({"if": _kind_is(kind), "then": _names_of(registry.llvm_names(arch), option)})
+    for kind, arch in (("hexagon", "hexagon"), ("nvptx", "nvptx"), ("rocm", "amdgcn")):
+        names = registry.llvm_names(arch)
+        checks.append({"if": _kind_is(kind), "then": _names_of(names, "mcpu", features=kind == "hexagon")})
     cuda = registry.llvm_names("nvptx")
     if cuda is not None:
         arch_enum = _when_string(_rule("unknown-cpu", {"enum": sorted(cuda.cpus)}))
@@ -449,7 +502,7 @@ def _target_names_def() -> dict[str, Any]:
     nested = {"$ref": "#/$defs/target-names"}
     return {
         "anyOf": [
-            {"type": "string"},  # a tag or a legacy string: tvmc itself reads those
+            _string_names(any_cpu, cuda),  # a tag or a legacy string: what a pattern can tell
             {
                 "type": "object",
                 "additionalProperties": True,
@@ -535,7 +588,7 @@ def _rule_dispatch() -> list[dict[str, Any]]:
                                         "aot-interface-api",
                                         {
                                             "not": {"const": "c"},
-                                            "description": "interface-api = 'c' needs unpacked-api = true.",
+                                            "description": "interface-api = 'c' needs unpacked-api = true",
                                         },
                                     )
                                 }
@@ -562,7 +615,19 @@ def build_schema() -> dict[str, Any]:
                 ],
             }
         elif key == "tvm-version":
-            properties[key] = {**_keyspec(spec), "pattern": versions.TVM_VERSION_PATTERN}
+            properties[key] = {
+                **_keyspec(spec),
+                "pattern": versions.TVM_VERSION_PATTERN,
+                "allOf": [
+                    _rule(
+                        "unsupported-tvm-version",
+                        {
+                            "not": {"pattern": UNSUPPORTED_VERSION_PATTERN},
+                            "description": "admits no TVM release tvmc supports (0.18, 0.19, >= 0.25)",
+                        },
+                    )
+                ],
+            }
         elif key == "host":
             properties[key] = {
                 "description": spec.description,
