@@ -116,6 +116,16 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
     return dataclasses.replace(plan, target=_native(plan.target, cpu))
 
 
+def _manifest(resolved: Resolution, plan: BuildPlan) -> dict[str, Any]:
+    """What the library's manifest records from tvmc's side (issue 27): config, origins, model, target."""
+    from tvmc.build import record
+
+    environment = getattr(resolved, "participation", None)
+    return record.base_manifest(
+        resolved.config, resolved.origins, environment.to_dict() if environment is not None else {}, plan
+    )
+
+
 def build(
     resolved: Resolution,
     spec: ModelSpec,
@@ -158,7 +168,7 @@ def build(
         warn(message)
     frontends.check_available(spec)
     try:
-        result = isolated.build(plan, on_stage=on_stage, verbose=verbose)
+        result = isolated.build(plan, on_stage=on_stage, verbose=verbose, manifest_base=_manifest(resolved, plan))
     except BuildError as err:
         if label and err.message.startswith("TVM crashed"):  # name the build: which configs crashed
             raise BuildError(f"{err.message} ({label})", err.location, hint=err.hint) from None

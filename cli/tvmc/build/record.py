@@ -1,0 +1,63 @@
+"""What tvmc knows of a build before TVM runs it, for the library's manifest (issue 27): the config, its
+fingerprint and origins, the model file, the target and the tuning records. `embed.complete_manifest`
+adds what only the build knows. No TVM here (`--emit python` writes it into its script).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tvmc import __version__, manifest
+from tvmc.build.plan import BuildPlan
+from tvmc.config import CompilationConfig
+from tvmc.provenance import Origin, walk
+
+
+def _leaf(node: Any) -> bool:
+    return not isinstance(node, dict | list) or not node
+
+
+def file_digest(path: str | Path) -> tuple[str, int]:
+    """SHA-256 (hex) and size of a file, read in chunks (models can be gigabytes)."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def base_manifest(
+    config: CompilationConfig,
+    origins: Mapping[str, Origin],
+    environment: Mapping[str, Any],
+    plan: BuildPlan,
+) -> dict[str, Any]:
+    """The manifest's fields tvmc knows before the build. `model.path` is where the build reads the
+    model (dropped from the library's manifest: only the file's name, hash and size are kept)."""
+    data = config.to_dict()
+    sha256, size = file_digest(plan.model.path)
+    shapes = plan.model.shapes
+    return {
+        "format": manifest.FORMAT,
+        "tvmc": __version__,
+        "config": data,
+        "fingerprint": config.fingerprint(),
+        "origins": {p: str(origins[p]) for p, node in walk(data) if p and _leaf(node) and p in origins},
+        "environment": dict(environment),
+        "model": {
+            "format": plan.model.format,
+            "file": Path(plan.model.path).name,
+            "sha256": sha256,
+            "size": size,
+            "path": plan.model.path,
+            "input-shapes": None if shapes is None else {k: list(v) for k, v in shapes.items()},
+        },
+        "target": plan.target,
+        "output-format": plan.output_format,
+        "tuning": {"database": plan.tuning},
+    }
