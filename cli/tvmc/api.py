@@ -581,28 +581,37 @@ def run(
     inputs: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     *,
     check: str | os.PathLike[str] | None = None,
-    device: str = "cpu",
+    device: str | None = None,
     fill: Fill = "random",
     batch: int = 1,
-    rtol: float = 1e-4,
-    atol: float = 1e-4,
+    input_shapes: str | Mapping[str, Sequence[int]] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
     time_it: bool = False,
     repeat: int = 3,
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = _no_note,
     rpc: tuple[str, int, str] | None = None,
+    force: bool = False,
+    verbose: bool = False,
 ) -> RunResult:
-    """Run a library `compile` built, exactly as `tvmc run LIBRARY` does: inputs from an .npz path or
-    a {name: array} mapping, or generated from `check`'s ONNX signature (`fill`, `batch` for dynamic
-    dimensions); `check` compares the outputs with the ONNX reference (`result.checks`, each with
-    `.ok`); `time_it` times main (`result.timing`), `profile` gives the VM's per-operator profile
-    (`result.profile`); `rpc` = (tracker host, port, device key) runs it on a device of TVM's RPC
-    tracker (`--rpc-tracker HOST:PORT --rpc-key KEY`). Raises UsageError / TvmcError as the CLI reports them."""
+    """Run a library `compile` built, exactly as `tvmc run LIBRARY` does, in a child process: inputs
+    from an .npz path or a {name: array} mapping (names and shapes checked against the library's
+    manifest), or generated from the manifest (`fill`; `batch` or `input_shapes` size its dynamic
+    dimensions; a library without a manifest takes `check`'s ONNX signature). Outputs are named as
+    the model names them. `check` compares them with the ONNX reference (`result.checks`, each with
+    `.ok`; `rtol`/`atol` override the per-dtype tolerance of floats); `time_it` times main
+    (`result.timing`), `profile` gives the VM's per-operator profile (`result.profile`); `rpc` =
+    (tracker host, port, device key) runs it on a device of TVM's RPC tracker. `device` defaults to
+    the library's (cpu for llvm code); `force` runs a library the manifest says cannot run here.
+    Warnings are in `result.notes`. Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
     from tvmc.build import run as running  # lazy: only `tvmc run` needs it
+    from tvmc.shapes import parse_input_shapes
 
+    shapes = parse_input_shapes(input_shapes) if isinstance(input_shapes, str) else input_shapes
     return running.run_library(
         Path(library),
         inputs if isinstance(inputs, Mapping) or inputs is None else Path(inputs),
@@ -610,6 +619,7 @@ def run(
         device=device,
         fill=fill,
         batch=batch,
+        input_shapes=shapes,
         rtol=rtol,
         atol=atol,
         time_it=time_it,
@@ -618,4 +628,6 @@ def run(
         profile=profile,
         on_stage=on_stage,
         remote=rpc,
+        force=force,
+        verbose=verbose,
     )

@@ -68,6 +68,23 @@ def missing_isa(
     return found
 
 
+def host_isa() -> set[str]:
+    """The instruction-set features of this machine's CPU, as LLVM names them."""
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
+    spec = {
+        "kind": "llvm",
+        "mtriple": str(codegen.llvm_get_system_triple()),
+        "mcpu": str(codegen.llvm_get_system_cpu()),
+    }
+    return {str(f) for f in codegen.llvm_get_cpu_features(tvm.target.Target(spec)) if _ISA.fullmatch(str(f))}
+
+
+def host_arch() -> str:
+    """This machine's architecture as LLVM's triple names it (x86_64, aarch64)."""
+    return str(importlib.import_module("tvm.target.codegen").llvm_get_system_triple()).split("-", 1)[0]
+
+
 def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
     """One warning per llvm target whose code would fault on this machine."""
     cpu_here = str(importlib.import_module("tvm.target.codegen").llvm_get_system_cpu())
