@@ -482,6 +482,38 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     return out
 
 
+# ---- a library's own config (issue 27): the manifest `tvmc compile` links into it ------------------
+
+
+def from_library(library: str | os.PathLike[str]) -> Resolved:
+    """The config a library was built with, from its manifest (no TVM needed): canonical config,
+    origins as recorded at build time (`config show --from LIB --origin`), the user and environment
+    inputs that took part. Raises TvmcError when the file has no (readable) manifest."""
+    from pathlib import Path
+
+    from tvmc import manifest
+
+    path = Path(os.fspath(library))
+    doc = manifest.require(path)
+    data, recorded_text, environment = doc.get("config"), doc.get("origins"), doc.get("environment")
+    if not isinstance(data, dict) or not isinstance(recorded_text, dict):
+        raise TvmcError(f"{path}: the manifest has no config", "LIBRARY")
+    # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
+    recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
+    try:
+        config, _notes = canonicalize_config(data, recorded)
+    except TvmcError as err:
+        raise TvmcError(f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY") from None
+    origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
+    env = environment if isinstance(environment, dict) else {}
+    variables = env.get("variables") if isinstance(env.get("variables"), dict) else {}
+    users = env.get("user-configs") if isinstance(env.get("user-configs"), list) else []
+    taking_part = Participation(
+        bool(env.get("isolated")), tuple((str(k), str(v)) for k, v in variables.items()), tuple(str(u) for u in users)
+    )
+    return Resolved(config, origins, (), Tree(data, dict(recorded), inputs=[path]), taking_part)
+
+
 # ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
 
 if TYPE_CHECKING:

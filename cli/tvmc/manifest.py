@@ -117,6 +117,22 @@ def read(path: str | Path) -> dict[str, Any] | None:
         raise TvmcError(f"cannot read {path}: {err.strerror or err}", "LIBRARY") from None
 
 
+_BINARY_HEADS = (b"\x7fELF", b"\x1f\x8b", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"MZ")
+
+
+def is_library(ref: str | Path) -> bool:
+    """Whether `ref` names a built library (ELF, Mach-O, DLL, or a tar of objects), not a config file."""
+    path = Path(ref)
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return False
+    return head.startswith(_BINARY_HEADS) or (len(head) >= 262 and head[257:262] == b"ustar")
+
+
 def require(path: str | Path) -> dict[str, Any]:
     """`read`, or an error saying the library has no manifest."""
     doc = read(path)

@@ -34,7 +34,7 @@ def main(job_file: str, result_file: str, events_fd: str) -> None:
     try:
         outcome: tuple[str, object] = ("ok", _job(kind, arguments, on_stage))
     except TvmcError as err:
-        outcome = ("error", err.one_line())
+        outcome = ("error", err.one_line(), err.__cause__ is not None)
         if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose
             print(f"{type(err.__cause__).__name__}: {err.__cause__}", file=sys.stderr, flush=True)
     with open(result_file + ".part", "wb") as sink:

@@ -77,7 +77,10 @@ def call(
             raise failed(last.strip(), stage)
         outcome = pickle.loads(result_file.read_bytes())
     if outcome[0] == "error":
-        raise BuildError(outcome[1], None, hint="run with --verbose for TVM's full message" if not verbose else None)
+        from_tvm = len(outcome) < 3 or outcome[2]  # the one line of a TVM error: --verbose shows all of it
+        raise BuildError(
+            outcome[1], None, hint="run with --verbose for TVM's full message" if from_tvm and not verbose else None
+        )
     return outcome[1]
 
 

@@ -16,10 +16,6 @@ from tvmc.config import CompilationConfig
 from tvmc.provenance import Origin, walk
 
 
-def _leaf(node: Any) -> bool:
-    return not isinstance(node, dict | list) or not node
-
-
 def file_digest(path: str | Path) -> tuple[str, int]:
     """SHA-256 (hex) and size of a file, read in chunks (models can be gigabytes)."""
     digest = hashlib.sha256()
@@ -47,7 +43,7 @@ def base_manifest(
         "tvmc": __version__,
         "config": data,
         "fingerprint": config.fingerprint(),
-        "origins": {p: str(origins[p]) for p, node in walk(data) if p and _leaf(node) and p in origins},
+        "origins": {p: str(origins[p]) for p, _node in walk(data) if p and p in origins},
         "environment": dict(environment),
         "model": {
             "format": plan.model.format,

@@ -363,17 +363,11 @@ def refuse_foreign(library: Path) -> None:
     """A library that cannot load on this machine is refused before loading, with the reason (the
     loader's own message for another CPU's ELF file is "cannot open shared object file")."""
     import platform
-    import tarfile
 
     with open(library, "rb") as file:
         head = file.read(20)
     if not head.startswith(b"\x7fELF"):
-        if tarfile.is_tarfile(library):
-            raise BuildError(
-                f"{library} is a tar of object files (build.output-format = tar): link it into a .so first",
-                "LIBRARY",
-            )
-        return  # not ELF (Mach-O, DLL): the loader says what it is
+        return  # a tar of objects (TVM links it), Mach-O, DLL: the manifest or the loader says what it is
     machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
     arch = _ELF_MACHINES.get(machine)
     here = platform.machine().lower()
@@ -401,8 +395,6 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, device: str, force
     try:
         refuse_foreign(library)
     except BuildError as err:
-        if "tar of object files" in err.message:
-            raise
         refuse(err.message)
     target = doc.get("target") if doc is not None else (build_info(library) or {}).get("target")
     features = doc.get("cpu-features") if doc is not None else None
@@ -495,10 +487,28 @@ def _vm(
     if not present and not force:
         raise BuildError(f"no {device} device here (or this TVM has no {device} runtime)", "--device")
     try:
-        lib = tvm.runtime.load_module(str(library))
+        lib = tvm.runtime.load_module(str(_linkable(library)))
         return tvm, dev, tvm.relax.VirtualMachine(lib, dev), notes
     except Exception as err:  # TVM raises its own error types
         raise _load_error(library, err) from None
+
+
+def _linkable(library: Path) -> Path:
+    """The library to load: a tar of objects (build.output-format = tar) is copied into a private
+    folder first, where TVM links it (it writes the linked .so and a folder next to the file it loads)."""
+    import shutil
+    import tarfile
+    import tempfile
+
+    if not tarfile.is_tarfile(library):
+        return library
+    folder = Path(tempfile.mkdtemp(prefix="tvmc-run-"))  # the child's: removed when it exits
+    import atexit
+
+    atexit.register(shutil.rmtree, folder, True)
+    copy = folder / "lib.tar"
+    shutil.copyfile(library, copy)
+    return copy
 
 
 def _ordered(vm: Any, inputs: Mapping[str, Any]) -> list[Any]:
