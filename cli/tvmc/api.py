@@ -506,8 +506,9 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
         raise TvmcError(f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY") from None
     origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
     env = environment if isinstance(environment, dict) else {}
-    variables = env.get("variables") if isinstance(env.get("variables"), dict) else {}
-    users = env.get("user-configs") if isinstance(env.get("user-configs"), list) else []
+    variables, users = env.get("variables"), env.get("user-configs")
+    variables = variables if isinstance(variables, dict) else {}
+    users = users if isinstance(users, list) else []
     taking_part = Participation(
         bool(env.get("isolated")), tuple((str(k), str(v)) for k, v in variables.items()), tuple(str(u) for u in users)
     )

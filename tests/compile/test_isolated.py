@@ -93,7 +93,9 @@ def test_a_crash_names_the_configs_built(monkeypatch: pytest.MonkeyPatch, tmp_pa
     from tvmc import api
     from tvmc.build import frontends, isolated, preflight, runner
 
-    def crash(plan: object, on_stage: object = None, verbose: bool = False) -> runner.BuildResult:
+    def crash(
+        plan: object, on_stage: object = None, verbose: bool = False, manifest_base: object = None
+    ) -> runner.BuildResult:
         raise BuildError("TVM crashed (SIGSEGV) in the build stage building for 'llvm'", "compile")
 
     monkeypatch.setattr(runner, "require_tvm", lambda: None)

@@ -32,7 +32,7 @@ def main(job_file: str, result_file: str, events_fd: str) -> None:
     with open(job_file, "rb") as source:
         kind, arguments = pickle.load(source)
     try:
-        outcome: tuple[str, object] = ("ok", _job(kind, arguments, on_stage))
+        outcome: tuple[object, ...] = ("ok", _job(kind, arguments, on_stage))
     except TvmcError as err:
         outcome = ("error", err.one_line(), err.__cause__ is not None)
         if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose

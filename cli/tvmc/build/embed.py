@@ -73,10 +73,11 @@ def onnx_signature(path: str) -> dict[str, Any]:
 def code_features(target: dict[str, Any], isa_pattern: str) -> dict[str, Any]:
     """The instruction-set features the llvm code of `target` needs (LLVM's view of its mcpu and
     mattr), and the architecture it is for; empty for generic code of an architecture."""
+    import importlib
     import re
 
-    import tvm
-    from tvm.target import codegen
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
 
     isa = re.compile(isa_pattern)
     triple_here = str(codegen.llvm_get_system_triple())
@@ -100,9 +101,10 @@ def complete_manifest(
 ) -> dict[str, Any]:
     """The manifest `base` (what tvmc knew before the build) with what only the build knows: TVM's and
     LLVM's versions, the library's signature named as the model names it, the CPU features."""
-    import tvm
-    from tvm.target import codegen
+    import importlib
 
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
     doc = dict(base)
     doc["tvm"] = str(tvm.__version__)
     doc["llvm"] = str(codegen.llvm_version_major()) if hasattr(codegen, "llvm_version_major") else None

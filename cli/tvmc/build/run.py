@@ -27,9 +27,6 @@ from tvmc.errors import BuildError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
 
-
-Fill = Literal["random", "zeros", "ones"]
-
 MAX_MODEL_BYTES = 2 * 1024**3  # ONNX's own limit for one protobuf file
 MAX_NPZ_BYTES = 16 * 1024**3
 MAX_TENSOR_BYTES = 2 * 1024**3  # one input or output array
@@ -379,7 +376,7 @@ def refuse_foreign(library: Path) -> None:
         )
 
 
-def refuse_here(library: Path, doc: Mapping[str, Any] | None, device: str, force: bool) -> list[str]:
+def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> list[str]:
     """Will the library run here? Decided from its manifest (or the target an older tvmc recorded):
     its architecture, the CPU features its code needs against this CPU's (the check `compile`
     warns with), the device. A BuildError names what is missing; with `force`, a note instead."""
@@ -422,9 +419,12 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, device: str, force
                 "with Illegal instruction",
                 "build it for this machine: tvmc compile MODEL --config host/native",
             )
-    tvm = require_tvm()
-    if device != "cpu" and not tvm.runtime.enabled(device):
-        refuse(f"this TVM has no {device} runtime: it cannot open the {device} device the library is for")
+    kind = _device_of(doc if doc is not None else {"target": target})
+    if kind != "cpu" and not require_tvm().runtime.enabled(kind):
+        refuse(
+            f"{library} holds {kind} code, but this TVM has no {kind} runtime to load it",
+            f"run it where TVM is built with {kind} (the pip wheel has only the CPU runtime)",
+        )
     return notes
 
 
@@ -478,7 +478,7 @@ def _vm(
     tvm = require_tvm()
     if remote is not None:  # another machine's library: not checked against this one
         return (*_remote_vm(tvm, library, device, remote), [])
-    notes = refuse_here(library, manifest.read(library), device, force)
+    notes = refuse_here(library, manifest.read(library), force)
     try:
         dev = tvm.device(device, 0)
         present = bool(dev.exist)

@@ -174,9 +174,8 @@ def _text(result: RunResult, print_top: int) -> str:
             f"({t.repeat} x {t.number} runs)"
         )
     for c in result.checks:
-        exact = c.rtol == 0 and c.atol == 0
-        tolerance = f"{c.dtype}: exact" if exact else f"{c.dtype}: rtol {c.rtol:g} / atol {c.atol:g}"
-        verdict = f"ok ({tolerance})" if c.ok else f"OUTSIDE {tolerance}"
+        tolerance = "exact" if c.rtol == 0 and c.atol == 0 else f"rtol {c.rtol:g} / atol {c.atol:g}"
+        verdict = f"ok ({tolerance}, {c.dtype})" if c.ok else f"OUTSIDE {tolerance} ({c.dtype})"
         lines.append(f"check {c.output}: max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}: {verdict}")
     return "\n".join(lines) + "\n"
 
