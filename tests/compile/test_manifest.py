@@ -269,3 +269,17 @@ def test_run_takes_regular_files_only(invoke: Invoke, built: dict[str, Path], tm
     ):
         result = invoke("run", str(built["so"]), *args)
         assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_the_emitted_script_links_the_same_manifest(
+    invoke: Invoke, built: dict[str, Path], mlp_path: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "build.py"
+    emitted = invoke("compile", str(mlp_path), "--emit", "python", "-o", str(script))
+    assert emitted.exit_code == 0, emitted.output
+    out = tmp_path / "from-script.so"
+    done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert manifest.read(out) == manifest.read(built["so"])
+    ran = invoke("run", str(out))
+    assert ran.exit_code == 0 and ran.stdout.startswith("y: shape (1, 4) float32")
