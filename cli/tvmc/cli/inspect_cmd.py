@@ -20,8 +20,11 @@ def register(app: typer.Typer) -> None:
 
 @reports_errors
 def inspect_command(library: _Library, fmt: _Format = "text") -> None:
-    """Show what LIBRARY is, from the manifest `tvmc compile` linked into it: versions, model, the
-    config and where each value came from, inputs and outputs, CPU features, tuning. No TVM needed."""
+    """What a library tvmc built is: its manifest (config, model, inputs, CPU features).
+
+    From the manifest `tvmc compile` linked into LIBRARY: versions, model file and SHA-256, the
+    config and where each value came from, inputs and outputs, CPU features, tuning. No TVM needed.
+    """
     from tvmc import manifest
     from tvmc.errors import UsageError
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
-from tvmc.cli.options import RpcKey, RpcTracker, rpc_device
+from tvmc.cli.options import InputShapes, RpcKey, RpcTracker, rpc_device
 
 if TYPE_CHECKING:
     from tvmc.build.run import OpProfile, RunResult
@@ -23,16 +24,8 @@ _Device = Annotated[
 _Inputs = Annotated[Path | None, typer.Option("--inputs", metavar="NPZ", help="Inputs by name from an .npz file.")]
 _Fill = Annotated[str, typer.Option("--fill", help="Generated inputs: random, zeros or ones.")]
 _Batch = Annotated[int, typer.Option("--batch", min=1, help="The size of a dynamic dimension in generated inputs.")]
-_Shapes = Annotated[
-    str | None,
-    typer.Option(
-        "--input-shapes",
-        metavar="SPEC",
-        help="Shapes of generated inputs (NAME:[D1,D2,...]): sizes their dynamic dimensions.",
-    ),
-]
 _Force = Annotated[bool, typer.Option("--force", help="Run even when the manifest says the library cannot run here.")]
-_Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's output.")]
+_Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's output (also TVMC_VERBOSE=1).")]
 _Outputs = Annotated[Path | None, typer.Option("--outputs", metavar="NPZ", help="Save the outputs to an .npz file.")]
 _Top = Annotated[int, typer.Option("--print-top", min=0, help="Print the N largest values of each output.")]
 _Time = Annotated[bool, typer.Option("--print-time", help="Time main with TVM's time_evaluator.")]
@@ -65,7 +58,7 @@ def run_command(
     inputs: _Inputs = None,
     fill: _Fill = "random",
     batch: _Batch = 1,
-    input_shapes: _Shapes = None,
+    input_shapes: InputShapes = None,
     outputs: _Outputs = None,
     print_top: _Top = 0,
     print_time: _Time = False,
@@ -120,7 +113,7 @@ def run_command(
             on_stage=progress.stage,
             rpc=rpc,
             force=force,
-            verbose=verbose,
+            verbose=verbose or os.environ.get("TVMC_VERBOSE", "") not in ("", "0"),
         )
     for note in result.notes:
         warn(note)
