@@ -185,3 +185,35 @@ def test_the_onnx_signature_records_index_ranges(tmp_path: Path) -> None:
     assert signature["inputs"] == [{"name": "ids", "shape": ["n"], "dtype": "int64", "index-range": [0, 6]}]
     assert [o["name"] for o in signature["outputs"]] == ["rows"]
     assert json.dumps(signature)  # plain data: it goes into the manifest
+
+
+def test_a_runtime_tvm_does_not_know_is_a_runtime_it_lacks() -> None:
+    """`--target webgpu`: TVM's `runtime.enabled("webgpu")` raises; preflight says it has none."""
+    from types import SimpleNamespace
+
+    from tvmc.build import preflight
+
+    def enabled(kind: str) -> bool:
+        if kind == "webgpu":
+            raise RuntimeError("Unknown optional runtime webgpu")
+        return kind == "cuda"
+
+    fake = SimpleNamespace(runtime=SimpleNamespace(enabled=enabled))
+    assert preflight.runtime_enabled(fake, "webgpu") is False
+    assert preflight.runtime_enabled(fake, "cuda") is True
+
+
+def test_model_inspect_checks_the_format(tmp_path: Path, app: Any) -> None:
+    pytest.importorskip("onnx")
+    from typer.testing import CliRunner
+
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    (tmp_path / "x.tflite").write_bytes(b"TFL3")
+    runner = CliRunner()
+    empty = runner.invoke(app, ["model", "inspect", str(tmp_path / "empty.onnx")])
+    assert empty.exit_code == 1
+    assert (
+        empty.stderr == f"tvmc: error: MODEL: {tmp_path / 'empty.onnx'} is not an ONNX model (it holds no ONNX graph)\n"
+    )
+    tflite = runner.invoke(app, ["model", "inspect", str(tmp_path / "x.tflite")])
+    assert tflite.exit_code == 2 and "is a tflite model by its name; model inspect reads ONNX models" in tflite.stderr

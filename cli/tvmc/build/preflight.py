@@ -139,8 +139,17 @@ def no_runtime_here(target: Mapping[str, Any]) -> list[str]:
     return [
         f"{kind}: this TVM has no {kind} runtime: the library cannot be loaded here (tvmc run needs one)"
         for kind in dict.fromkeys(kinds)
-        if kind in GPU_KINDS and not tvm.runtime.enabled(kind)
+        if kind in GPU_KINDS and not runtime_enabled(tvm, kind)
     ]
+
+
+def runtime_enabled(tvm: Any, kind: str) -> bool:
+    """Whether this TVM has the runtime of `kind`; a kind it does not know (webgpu: TVM raises
+    "Unknown optional runtime") it has not."""
+    try:
+        return bool(tvm.runtime.enabled(kind))
+    except Exception:  # TVM's InternalError for a runtime name it was built without knowing
+        return False
 
 
 def cross_compiler_problem(cc: str | None, origin: Location | None) -> BuildError | None:

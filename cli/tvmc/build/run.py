@@ -203,6 +203,9 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
     except Exception as err:  # onnx raises many kinds for a bad file
         raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", flag) from None
 
+    if proto.ir_version == 0 or not proto.HasField("graph"):  # protobuf reads an empty or foreign file as empty
+        raise BuildError(f"{model} is not an ONNX model (it holds no ONNX graph)", flag)
+
     def tensor(value: Any) -> Tensor:
         shape = value.type.tensor_type.shape.dim
         dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in shape)
@@ -420,7 +423,7 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
                 "build it for this machine: tvmc compile MODEL --config host/native",
             )
     kind = _device_of(doc if doc is not None else {"target": target})
-    if kind != "cpu" and not require_tvm().runtime.enabled(kind):
+    if kind != "cpu" and not preflight.runtime_enabled(require_tvm(), kind):
         refuse(
             f"{library} holds {kind} code, but this TVM has no {kind} runtime to load it",
             f"run it where TVM is built with {kind} (the pip wheel has only the CPU runtime)",
@@ -658,7 +661,7 @@ def run_library(
         given = load_inputs(inputs)
     elif inputs is not None:
         given = dict(inputs)
-    elif signature:
+    elif signature is not None:
         given = generate_inputs(signature, fill, batch, shapes=input_shapes)
     elif check is not None:
         given = generate_inputs(_model_entries(check), fill, batch, shapes=input_shapes)
@@ -667,7 +670,7 @@ def run_library(
             "the library has no tvmc manifest to generate inputs from: give --inputs NPZ, or --check MODEL",
             "tvmc run",
         )
-    if signature:
+    if signature is not None:
         given = check_inputs(signature, given)
     else:
         np = _np()
