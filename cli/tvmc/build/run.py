@@ -458,12 +458,36 @@ def _load_error(library: Path, err: BaseException) -> BuildError:
     return BuildError(f"cannot load {library}: {short(err)}", "LIBRARY")
 
 
+TRACKER_TIMEOUT = 10.0  # seconds to wait for the tracker to accept a connection
+
+
+def tracker_keys(summary: Mapping[str, Any]) -> set[str]:
+    """The device keys a tracker's summary knows: its servers' (`server:KEY`) and those queued for."""
+    servers = summary.get("server_info") or []
+    keys = {str(s.get("key", "")).split(":", 1)[-1] for s in servers if isinstance(s, Mapping)}
+    queued = summary.get("queue_info") or {}
+    return {k for k in keys | {str(q) for q in queued} if k}
+
+
 def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str]) -> tuple[Any, Any, Any]:
     """The library on a device of TVM's RPC tracker (HOST, PORT, KEY): uploaded, loaded, run there."""
+    import socket
+
     host, port, key = remote
     where = f"--rpc-tracker {host}:{port}"
+    try:  # TVM's client retries an unreachable tracker for a minute, warning every 5 s: ask once first
+        socket.create_connection((host, port), timeout=TRACKER_TIMEOUT).close()
+    except OSError as err:
+        raise BuildError(f"cannot reach the RPC tracker at {host}:{port}: {err.strerror or err}", where) from None
     try:
-        session = tvm.rpc.connect_tracker(host, port).request(key, priority=1, session_timeout=120)
+        tracker = tvm.rpc.connect_tracker(host, port)
+        keys = tracker_keys(tracker.summary())
+        if key not in keys:  # TVM's request would wait forever for a device that never registers
+            listed = ", ".join(sorted(keys)) or "none"
+            raise BuildError(f"the tracker has no device with key {key!r} (its keys: {listed})", "--rpc-key")
+        session = tracker.request(key, priority=1, session_timeout=120)
+    except BuildError:
+        raise
     except Exception as err:  # TVM raises its own error types (and socket errors)
         raise BuildError(f"cannot get a {key!r} device from the tracker: {short(err)}", where) from None
     try:
@@ -551,7 +575,12 @@ def run(
     args = [tvm.runtime.tensor(a, dev) for a in _ordered(vm, inputs)]
     on_stage("run")
     try:
-        values = _outputs(vm["main"](*args))
+        if remote is not None:  # a remote tuple is one RPC object: the VM hands out its fields
+            vm.set_input("main", *args)
+            vm.invoke_stateful("main")
+            values = _outputs(vm.get_outputs("main"))
+        else:
+            values = _outputs(vm["main"](*args))
         timing = None
         ops = None
         if profile:
@@ -656,6 +685,12 @@ def run_library(
     )
     if check is not None:
         regular_file(check, "--check", MAX_MODEL_BYTES, "model")
+    if profile and remote is not None:
+        raise UsageError(
+            "--profile times each call with the VM's instrument hook, a callback into this process: it cannot "
+            "run over RPC (--print-time can)",
+            "--profile",
+        )
     signature = manifest.input_signature(doc) if doc is not None else None
     if isinstance(inputs, Path):
         given = load_inputs(inputs)
