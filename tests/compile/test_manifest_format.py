@@ -217,3 +217,39 @@ def test_model_inspect_checks_the_format(tmp_path: Path, app: Any) -> None:
     )
     tflite = runner.invoke(app, ["model", "inspect", str(tmp_path / "x.tflite")])
     assert tflite.exit_code == 2 and "is a tflite model by its name; model inspect reads ONNX models" in tflite.stderr
+
+
+@pytest.mark.parametrize(
+    ("node", "machine", "expected"),
+    [
+        ({"kind": "llvm", "mcpu": "cortex-a72"}, "x86_64", "mtriple = 'aarch64-linux-gnu'"),
+        ({"kind": "llvm", "mcpu": "skylake", "mtriple": "aarch64-linux-gnu"}, "x86_64", "mtriple = 'x86_64-linux-gnu'"),
+        ({"kind": "llvm", "mcpu": "cortex-a72"}, "aarch64", None),
+        ({"kind": "llvm", "mcpu": "skylake"}, "x86_64", None),
+        ({"kind": "llvm", "mcpu": "skylake-avx51"}, "x86_64", None),  # unknown everywhere: unknown-cpu says so
+        ({"kind": "llvm", "mcpu": "native"}, "x86_64", None),
+    ],
+)
+def test_an_mcpu_of_another_architecture_names_the_triple(
+    node: dict[str, str], machine: str, expected: str | None
+) -> None:
+    from tvmc.build import preflight
+
+    problem = preflight.foreign_cpu(node, machine)
+    assert (problem is None) if expected is None else (problem is not None and problem.endswith(expected))
+
+
+def test_compile_refuses_an_mcpu_of_another_architecture(tmp_path: Path) -> None:
+    """`llvm -mcpu=cortex-a72` without a triple built generic x86 code, exit 0 (issue 27)."""
+    import platform
+
+    from tvmc import api
+    from tvmc.errors import BuildError
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the default triple here is not x86_64")
+    with pytest.raises(BuildError) as refused:
+        api.compile(tmp_path / "m.onnx", [], [("--target", "llvm -mcpu=cortex-a72")], output=tmp_path / "m.so")
+    assert refused.value.one_line().startswith(
+        "--target=llvm -mcpu=cortex-a72: mcpu 'cortex-a72' is a CPU of aarch64, arm, not of this machine (x86_64"
+    )

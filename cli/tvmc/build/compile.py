@@ -99,6 +99,16 @@ def check_names(resolved: Resolution, on_warning: Notify) -> None:
         )
 
 
+def check_cpu_architectures(resolved: Resolution) -> None:
+    """An `mcpu` of another architecture than its target's triple (or this machine's) stops the build
+    at the key that set it: LLVM would ignore it and build generic code (issue 27)."""
+    for index, node in enumerate(resolved.config.targets):
+        for pointer, target in ((f"/targets/{index}", node), (f"/targets/{index}/host", node.get("host"))):
+            problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
+            if problem is not None:
+                raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
+
+
 def _native(node: Mapping[str, Any], cpu: str) -> dict[str, Any]:
     out = {k: _native(v, cpu) if k == "host" and isinstance(v, Mapping) else v for k, v in node.items()}
     if out.get("kind") == "llvm" and out.get("mcpu") == "native":
@@ -148,6 +158,7 @@ def build(
         on_warning(message)
 
     check_names(resolved, warn)
+    check_cpu_architectures(resolved)
     plan, tuning_line = choose(
         plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning, database=database
     )

@@ -125,6 +125,41 @@ def link_problem(target: Mapping[str, Any], output_format: str, cc: str | None) 
     return None
 
 
+# A triple to suggest for an LLVM CPU target (what `mtriple` would say for a Linux board).
+EXAMPLE_TRIPLES = {
+    "x86": "x86_64-linux-gnu",
+    "aarch64": "aarch64-linux-gnu",
+    "arm": "armv7a-linux-gnueabihf",
+    "riscv": "riscv64-linux-gnu",
+}
+
+
+def foreign_cpu(node: Mapping[str, Any], machine: str | None = None) -> str | None:
+    """Why an llvm target's `mcpu` cannot be built for its triple (its `mtriple`, or this machine's
+    when it has none): a CPU of another architecture, which LLVM would ignore, building generic
+    code of the triple's (`llvm -mcpu=cortex-a72` on x86_64). None when it fits, or is unknown
+    everywhere (the unknown-cpu rule says that)."""
+    import platform
+
+    mcpu = node.get("mcpu")
+    if node.get("kind") != "llvm" or not isinstance(mcpu, str) or mcpu in ("native", "generic"):
+        return None
+    triple = node.get("mtriple")
+    arch = str(triple) if isinstance(triple, str) else (machine or platform.machine())
+    own = registry.llvm_target(arch)
+    names = registry.llvm_names(own) if own else None
+    if names is None or mcpu in names.cpus:
+        return None
+    others = [t for t in EXAMPLE_TRIPLES if t != own and mcpu in (getattr(registry.llvm_names(t), "cpus", ()) or ())]
+    if not others:
+        return None
+    which = f"mtriple {triple}" if isinstance(triple, str) else f"this machine ({arch}: the target has no mtriple)"
+    return (
+        f"mcpu {mcpu!r} is a CPU of {', '.join(others)}, not of {which}: LLVM would build generic {own} code; "
+        f"name the triple: mtriple = {EXAMPLE_TRIPLES[others[0]]!r}"
+    )
+
+
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal", "hexagon", "webgpu")
 
 
