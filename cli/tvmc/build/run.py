@@ -217,12 +217,6 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
     return inputs, [tensor(v) for v in proto.graph.output]
 
 
-def model_signature(model: Path) -> list[tuple[str, tuple[int | None, ...], str]]:
-    """(name, shape with None for a dynamic dimension, numpy dtype) of each ONNX graph input."""
-    inputs, _ = model_tensors(model, "--check")
-    return [(t.name, tuple(d if isinstance(d, int) else None for d in t.dims), t.dtype) for t in inputs]
-
-
 def _dims_text(dims: Sequence[Any]) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
