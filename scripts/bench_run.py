@@ -37,10 +37,10 @@ def tvmc_median(library: Path, inputs: Path, repeat: int, number: int) -> float:
     argv = [sys.executable, "-m", "tvmc", "run", str(library), "--inputs", str(inputs), "--print-time"]
     argv += ["--repeat", str(repeat), "--number", str(number)]
     out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-    match = re.search(r"median ([0-9.e+-]+) ms", out)
+    match = re.search(r"median ([0-9.e+-]+) (ns|µs|ms|s)\b", out)  # tvmc prints the unit that fits
     if match is None:
         raise SystemExit(f"no median in tvmc's output: {out!r}")
-    return float(match.group(1))
+    return float(match.group(1)) * {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1e3}[match.group(2)]
 
 
 def main(argv: list[str] | None = None) -> int:

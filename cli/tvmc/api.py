@@ -483,6 +483,39 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     return out
 
 
+# ---- a library's own config (issue 27): the manifest `tvmc compile` links into it ------------------
+
+
+def from_library(library: str | os.PathLike[str]) -> Resolved:
+    """The config a library was built with, from its manifest (no TVM needed): canonical config,
+    origins as recorded at build time (`config show --from LIB --origin`), the user and environment
+    inputs that took part. Raises TvmcError when the file has no (readable) manifest."""
+    from pathlib import Path
+
+    from tvmc import manifest
+
+    path = Path(os.fspath(library))
+    doc = manifest.require(path)
+    data, recorded_text, environment = doc.get("config"), doc.get("origins"), doc.get("environment")
+    if not isinstance(data, dict) or not isinstance(recorded_text, dict):
+        raise TvmcError(f"{path}: the manifest has no config", "LIBRARY")
+    # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
+    recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
+    try:
+        config, _notes = canonicalize_config(data, recorded)
+    except TvmcError as err:
+        raise TvmcError(f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY") from None
+    origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
+    env = environment if isinstance(environment, dict) else {}
+    variables, users = env.get("variables"), env.get("user-configs")
+    variables = variables if isinstance(variables, dict) else {}
+    users = users if isinstance(users, list) else []
+    taking_part = Participation(
+        bool(env.get("isolated")), tuple((str(k), str(v)) for k, v in variables.items()), tuple(str(u) for u in users)
+    )
+    return Resolved(config, origins, (), Tree(data, dict(recorded), inputs=[path]), taking_part)
+
+
 # ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
 
 if TYPE_CHECKING:
@@ -583,28 +616,37 @@ def run(
     inputs: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     *,
     check: str | os.PathLike[str] | None = None,
-    device: str = "cpu",
+    device: str | None = None,
     fill: Fill = "random",
     batch: int = 1,
-    rtol: float = 1e-4,
-    atol: float = 1e-4,
+    input_shapes: str | Mapping[str, Sequence[int]] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
     time_it: bool = False,
     repeat: int = 3,
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = _no_note,
     rpc: tuple[str, int, str] | None = None,
+    force: bool = False,
+    verbose: bool = False,
 ) -> RunResult:
-    """Run a library `compile` built, exactly as `tvmc run LIBRARY` does: inputs from an .npz path or
-    a {name: array} mapping, or generated from `check`'s ONNX signature (`fill`, `batch` for dynamic
-    dimensions); `check` compares the outputs with the ONNX reference (`result.checks`, each with
-    `.ok`); `time_it` times main (`result.timing`), `profile` gives the VM's per-operator profile
-    (`result.profile`); `rpc` = (tracker host, port, device key) runs it on a device of TVM's RPC
-    tracker (`--rpc-tracker HOST:PORT --rpc-key KEY`). Raises UsageError / TvmcError as the CLI reports them."""
+    """Run a library `compile` built, exactly as `tvmc run LIBRARY` does, in a child process: inputs
+    from an .npz path or a {name: array} mapping (names and shapes checked against the library's
+    manifest), or generated from the manifest (`fill`; `batch` or `input_shapes` size its dynamic
+    dimensions; a library without a manifest takes `check`'s ONNX signature). Outputs are named as
+    the model names them. `check` compares them with the ONNX reference (`result.checks`, each with
+    `.ok`; `rtol`/`atol` override the per-dtype tolerance of floats); `time_it` times main
+    (`result.timing`), `profile` gives the VM's per-operator profile (`result.profile`); `rpc` =
+    (tracker host, port, device key) runs it on a device of TVM's RPC tracker. `device` defaults to
+    the library's (cpu for llvm code); `force` runs a library the manifest says cannot run here.
+    Warnings are in `result.notes`. Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
     from tvmc.build import run as running  # lazy: only `tvmc run` needs it
+    from tvmc.shapes import parse_input_shapes
 
+    shapes = parse_input_shapes(input_shapes) if isinstance(input_shapes, str) else input_shapes
     return running.run_library(
         Path(library),
         inputs if isinstance(inputs, Mapping) or inputs is None else Path(inputs),
@@ -612,6 +654,7 @@ def run(
         device=device,
         fill=fill,
         batch=batch,
+        input_shapes=shapes,
         rtol=rtol,
         atol=atol,
         time_it=time_it,
@@ -620,6 +663,8 @@ def run(
         profile=profile,
         on_stage=on_stage,
         remote=rpc,
+        force=force,
+        verbose=verbose,
     )
 
 

@@ -170,7 +170,7 @@ def test_output_into_a_directory(invoke: Invoke, model: Path, tmp_path: Path, mo
     monkeypatch.setattr(runner, "require_tvm", lambda: None)
     monkeypatch.setattr(preflight, "will_not_run_here", lambda target: [])
     monkeypatch.setattr(frontends, "check_available", lambda spec: None)
-    monkeypatch.setattr(isolated, "build", lambda plan, on_stage, verbose: runner.BuildResult(b"\x7fELF"))
+    monkeypatch.setattr(isolated, "build", lambda plan, on_stage, verbose, **_: runner.BuildResult(b"\x7fELF"))
     missing = invoke("compile", str(model), "-o", f"{tmp_path / 'sub'}/")
     assert missing.exit_code == 1 and "the directory does not exist" in missing.stderr
     assert not (tmp_path / "sub").exists()

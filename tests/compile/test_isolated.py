@@ -93,7 +93,9 @@ def test_a_crash_names_the_configs_built(monkeypatch: pytest.MonkeyPatch, tmp_pa
     from tvmc import api
     from tvmc.build import frontends, isolated, preflight, runner
 
-    def crash(plan: object, on_stage: object = None, verbose: bool = False) -> runner.BuildResult:
+    def crash(
+        plan: object, on_stage: object = None, verbose: bool = False, manifest_base: object = None
+    ) -> runner.BuildResult:
         raise BuildError("TVM crashed (SIGSEGV) in the build stage building for 'llvm'", "compile")
 
     monkeypatch.setattr(runner, "require_tvm", lambda: None)
@@ -107,3 +109,85 @@ def test_a_crash_names_the_configs_built(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert err.value.one_line().startswith(
         "compile: TVM crashed (SIGSEGV) in the build stage building for 'llvm' (--config host/default)"
     )
+
+
+def test_an_abandoned_build_folder_is_removed_by_the_next_run(tmp_path: Path) -> None:
+    """Issue 27: a tvmc killed mid-build leaves its tvmc-build-* folder; the next one removes it, judged
+    by its lock (held by a live tvmc, in any PID namespace), never a folder in use or someone else's link."""
+    import fcntl
+    import os
+
+    abandoned = tmp_path / f"{isolated.PREFIX}dead"
+    abandoned.mkdir()
+    (abandoned / isolated.LOCK).touch()
+    (abandoned / "result.pickle").write_bytes(b"a built library")
+    in_use = tmp_path / f"{isolated.PREFIX}live"
+    in_use.mkdir()
+    held = os.open(in_use / isolated.LOCK, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (tmp_path / f"{isolated.PREFIX}link").symlink_to(other)
+    try:
+        assert isolated.remove_stale(tmp_path) == [abandoned]
+    finally:
+        os.close(held)
+    assert not abandoned.exists() and in_use.is_dir() and other.is_dir()
+
+
+SLEEPER = """
+import os, sys, time
+with open(os.environ["PID_FILE"] + ".part", "w") as f:
+    f.write(str(os.getpid()))
+os.replace(os.environ["PID_FILE"] + ".part", os.environ["PID_FILE"])
+time.sleep(120)
+"""
+PARENT = """
+from tvmc.build import isolated
+from tvmc.errors import BuildError
+isolated.call(("build", {}), on_stage=print, verbose=False, crashed=BuildError, failed=BuildError, child="sleeper")
+"""
+
+
+def test_a_killed_tvmc_leaves_no_build_running(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from testkit import cli_env
+
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    pid_file = tmp_path / "child.pid"
+    env = cli_env(PID_FILE=str(pid_file), TMPDIR=str(tmp_path))
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], env=env, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists():
+            assert time.monotonic() < deadline and parent.poll() is None, "the child did not start"
+            time.sleep(0.1)
+        child = int(pid_file.read_text())
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        while _alive(child):
+            assert time.monotonic() < deadline, "the build child outlived its tvmc"
+            time.sleep(0.1)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if pid_file.exists() and _alive(int(pid_file.read_text())):  # this test's failure: stop what it started
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert [p.name for p in tmp_path.glob(f"{isolated.PREFIX}*")] != []  # left behind: SIGKILL runs no cleanup
+    assert isolated.remove_stale(tmp_path) != [] and not list(tmp_path.glob(f"{isolated.PREFIX}*"))
+
+
+def _alive(pid: int) -> bool:
+    """Running (not a zombie waiting for a parent that no longer reaps it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

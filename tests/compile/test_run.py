@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from tvmc.errors import BuildError
 
 pytestmark = pytest.mark.tvm
 tvm = pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
@@ -28,7 +29,7 @@ def library(tmp_path_factory: pytest.TempPathFactory, invoke: Invoke, mlp_path: 
 def test_check_against_the_onnx_reference(invoke: Invoke, library: Path, mlp_path: Path) -> None:
     result = invoke("run", str(library), "--check", str(mlp_path), "--batch", "3", "--print-top", "2")
     assert result.exit_code == 0, result.output
-    assert "output_0: shape (3, 4) float32" in result.stdout
+    assert "y: shape (3, 4) float32" in result.stdout  # named as in the model
     assert "top: [" in result.stdout and "check y: max abs error" in result.stdout and ": ok" in result.stdout
 
 
@@ -52,14 +53,14 @@ def test_inputs_and_outputs_as_npz_and_timing(invoke: Invoke, library: Path, tmp
     assert "time: mean " in result.stdout and "(3 x 10 runs)" in result.stdout
     with np.load(out) as saved:
         vm = tvm.relax.VirtualMachine(tvm.runtime.load_module(str(library)), tvm.cpu())
-        np.testing.assert_array_equal(saved["output_0"], vm["main"](tvm.runtime.tensor(x)).numpy())
+        np.testing.assert_array_equal(saved["y"], vm["main"](tvm.runtime.tensor(x)).numpy())
 
 
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
         (["run", "missing.so", "--check", "m.onnx"], 2, "is not a file"),
-        (["run", "LIB"], 2, "give --inputs NPZ, or --check MODEL"),
+        (["run", "LIB", "--fill", "twos"], 2, "unknown fill 'twos'"),
         (["run", "LIB", "--inputs", "NOTNPZ"], 2, "cannot read inputs"),
         (["run", "LIB", "--device", "cuda", "--inputs", "NPZ"], 1, "no cuda device here"),
         (["run", "NOTLIB", "--inputs", "NPZ"], 1, "cannot load"),
@@ -133,7 +134,7 @@ def test_api_compile_and_run_are_the_cli(tmp_path: Path, mlp_path: Path) -> None
     assert [c.ok for c in result.checks] == [True] and result.timing is not None and result.timing.repeat == 2
     x = np.ones((2, 8), "float32")
     again = api.run(compiled.path, {"x": x})
-    assert again.outputs["output_0"].shape == (2, 4)
+    assert again.outputs["y"].shape == (2, 4)
     with pytest.raises(UsageError, match="is not a file"):
         api.run(tmp_path / "missing.so", {"x": x})
     with pytest.raises(TvmcError, match="is not a CPU LLVM 22"):
@@ -152,7 +153,8 @@ def test_foreign_libraries_are_refused_before_loading(invoke: Invoke, library: P
     assert result.exit_code == 1
     assert (
         result.stderr
-        == f"tvmc: error: LIBRARY: {arm} is a library for aarch64; this machine is x86_64: run it on that machine\n"
+        == f"tvmc: error: LIBRARY: {arm} is a library for aarch64; this machine is x86_64: run it on that machine; "
+        "--force tries anyway\n"
     )
 
 
@@ -182,21 +184,25 @@ def test_a_cuda_library_without_cuda_runtime_is_refused_with_the_reason(
 def test_a_library_needing_missing_cpu_features_is_refused_before_loading(
     invoke: Invoke, mlp_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """compile records the target in the library (one string); run compares its CPU features with
-    this machine's, here a baseline x86-64 CPU, and refuses instead of dying with Illegal instruction."""
+    """compile records the CPU features the code needs in the manifest; run compares them with this
+    machine's, here a baseline x86-64 CPU, and refuses instead of dying with Illegal instruction
+    (--force runs anyway: an fp32 library for sapphirerapids has no AMX instruction)."""
+    from tvmc import manifest
     from tvmc.build import preflight
     from tvmc.build import run as running
 
     out = tmp_path / "spr.so"
     built = invoke("compile", str(mlp_path), "--target", "llvm -mcpu=sapphirerapids", "-o", str(out))
     assert built.exit_code == 0, built.output
-    assert running.build_info(out) == {"target": {"keys": ["cpu"], "kind": "llvm", "mcpu": "sapphirerapids", "tag": ""}}
-    real = preflight.missing_isa
-    monkeypatch.setattr(preflight, "missing_isa", lambda target: real(target, system_cpu="x86-64"))
-    ran = invoke("run", str(out), "--check", str(mlp_path))
-    assert ran.exit_code == 1
-    assert f"tvmc: error: LIBRARY: {out} was built for mcpu sapphirerapids, which needs " in ran.stderr
-    assert (
-        "amx-bf16" in ran.stderr
-        and "more; this machine lacks them: it would die with Illegal instruction" in ran.stderr
-    )
+    doc = manifest.read(out)
+    assert doc is not None and doc["target"] == {"keys": ["cpu"], "kind": "llvm", "mcpu": "sapphirerapids", "tag": ""}
+    assert {"avx512f", "amx-tile", "amx-bf16"} <= set(doc["cpu-features"]["features"])
+    baseline = {"sse", "sse2", "cx16"}
+    monkeypatch.setattr(preflight, "host_isa", lambda: baseline)
+    with pytest.raises(BuildError) as refused:
+        running.refuse_here(out, doc, force=False)
+    assert refused.value.message.startswith(f"{out} holds code that needs ")
+    assert "more; this machine lacks them: it would die with Illegal instruction" in refused.value.message
+    assert "--force" in str(refused.value.hint)
+    notes = running.refuse_here(out, doc, force=True)
+    assert len(notes) == 1 and notes[0].startswith("--force: ")

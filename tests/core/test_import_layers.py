@@ -13,7 +13,7 @@ layer and those below, never one above:
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
 | 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, provenance,         |
-|       |                 | registry, shapes, frozen, deps                                                |
+|       |                 | registry, shapes, frozen, deps, manifest                                      |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -70,6 +70,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tvmc.shapes",
             "tvmc.frozen",
             "tvmc.deps",
+            "tvmc.manifest",
         ),
     ),
     ("vocabulary", ("tvmc.keys",)),

@@ -86,7 +86,7 @@ def fake_build(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(preflight, "will_not_run_here", lambda target: [])
     monkeypatch.setattr(frontends, "check_available", lambda spec: None)
     monkeypatch.setattr(
-        isolated, "build", lambda plan, on_stage=None, verbose=False: runner.BuildResult(b"\x7fELF library")
+        isolated, "build", lambda plan, on_stage=None, verbose=False, **_: runner.BuildResult(b"\x7fELF library")
     )
 
 

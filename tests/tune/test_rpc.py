@@ -132,3 +132,49 @@ def test_tune_and_run_through_the_tracker(tracker: tuple[str, int], tmp_path: Pa
     assert built.returncode == 0 and "kernels from tuning records" in built.stdout, built.stderr
     ran = tvmc("run", str(lib), "--check", str(model), *remote)
     assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
+
+
+def two_outputs(path: Path) -> Path:
+    """y = relu(x), z = -x: a model with two outputs (a tuple the remote VM returns as one object)."""
+    import onnx
+
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", ["x"], ["y"]), onnx.helper.make_node("Neg", ["x"], ["z"])],
+        "two",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+        [
+            onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3]),
+            onnx.helper.make_tensor_value_info("z", onnx.TensorProto.FLOAT, [2, 3]),
+        ],
+    )
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_run_over_rpc_holds(tracker: tuple[str, int], tmp_path: Path) -> None:
+    """Issue 27: a multi-output model runs remotely; --profile is refused before anything runs; an
+    unknown key and an unreachable tracker are one line each, without waiting or retry warnings."""
+    host, port = tracker
+    model = two_outputs(tmp_path / "two.onnx")
+    lib = tmp_path / "two.so"
+    built = tvmc("compile", str(model), "--config", "host/native", "-o", str(lib))
+    assert built.returncode == 0, built.stderr
+    remote = ["--rpc-tracker", f"{host}:{port}", "--rpc-key", KEY]
+    ran = tvmc("run", str(lib), "--check", str(model), *remote)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.splitlines()[:2] == ["y: shape (2, 3) float32", "z: shape (2, 3) float32"]
+    assert "check y: " in ran.stdout and "check z: " in ran.stdout
+    profiled = tvmc("run", str(lib), "--profile", *remote)
+    assert profiled.returncode == 2 and "--profile: " in profiled.stderr and "cannot run over RPC" in profiled.stderr
+    started = time.monotonic()
+    unknown = tvmc("run", str(lib), "--rpc-tracker", f"{host}:{port}", "--rpc-key", "no-such-device")
+    assert unknown.returncode == 1
+    assert unknown.stderr == (
+        f"tvmc: error: --rpc-key: the tracker has no device with key 'no-such-device' (its keys: {KEY})\n"
+    )
+    closed = free_port({port})
+    unreachable = tvmc("run", str(lib), "--rpc-tracker", f"127.0.0.1:{closed}", "--rpc-key", KEY)
+    assert unreachable.returncode == 1
+    assert unreachable.stderr.startswith(f"tvmc: error: --rpc-tracker 127.0.0.1:{closed}: cannot reach the RPC tracker")
+    assert len(unreachable.stderr.splitlines()) == 1
+    assert time.monotonic() - started < 60  # neither waited for TVM's retries

@@ -1,30 +1,43 @@
-"""The child process of `isolated.build`: run one plan, report stages, pickle the outcome."""
+"""The child process of `isolated.call`: run one job (build a plan, run a library), report stages,
+pickle the outcome."""
 
 from __future__ import annotations
 
 import os
 import pickle
 import sys
+from typing import Any
 
-from tvmc.build import runner
 from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
 
 
-def main(plan_file: str, result_file: str, events_fd: str) -> None:
+def _job(kind: str, arguments: dict[str, Any], on_stage: Any) -> object:
+    if kind == "build":
+        from tvmc.build import runner
+
+        return runner.run(arguments["plan"], on_stage=on_stage, manifest_base=arguments.get("manifest_base"))
+    if kind == "run":
+        from tvmc.build import run
+
+        return run.run(**arguments, on_stage=on_stage)
+    raise TvmcError(f"unknown job {kind!r}")
+
+
+def main(job_file: str, result_file: str, events_fd: str) -> None:
     events = os.fdopen(int(events_fd), "w", encoding="utf-8", buffering=1)
 
     def on_stage(stage: str) -> None:
         events.write(stage + "\n")
 
-    with open(plan_file, "rb") as source:
-        plan = pickle.load(source)
+    with open(job_file, "rb") as source:
+        kind, arguments = pickle.load(source)
     try:
-        outcome: tuple[str, object] = ("ok", runner.run(plan, on_stage=on_stage))
+        outcome: tuple[object, ...] = ("ok", _job(kind, arguments, on_stage))
     except MissingPackageError as err:  # its hint is the whole fix: no TVM output to show
-        outcome = ("missing", err.one_line())
+        outcome = ("error", err.one_line(), False)
     except TvmcError as err:
-        outcome = ("error", err.one_line())
+        outcome = ("error", err.one_line(), err.__cause__ is not None)
         if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose
             print(f"{type(err.__cause__).__name__}: {err.__cause__}", file=sys.stderr, flush=True)
     with open(result_file + ".part", "wb") as sink:

@@ -100,6 +100,16 @@ def check_names(resolved: Resolution, on_warning: Notify) -> None:
         )
 
 
+def check_cpu_architectures(resolved: Resolution) -> None:
+    """An `mcpu` of another architecture than its target's triple (or this machine's) stops the build
+    at the key that set it: LLVM would ignore it and build generic code (issue 27)."""
+    for index, node in enumerate(resolved.config.targets):
+        for pointer, target in ((f"/targets/{index}", node), (f"/targets/{index}/host", node.get("host"))):
+            problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
+            if problem is not None:
+                raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
+
+
 def _native(node: Mapping[str, Any], cpu: str) -> dict[str, Any]:
     out = {k: _native(v, cpu) if k == "host" and isinstance(v, Mapping) else v for k, v in node.items()}
     if out.get("kind") == "llvm" and out.get("mcpu") == "native":
@@ -115,6 +125,16 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
     cpu = llvm_names.native_cpu()
     on_warning(f"mcpu 'native' is this machine's CPU: building for mcpu {cpu!r} (LLVM's name for it)")
     return dataclasses.replace(plan, target=_native(plan.target, cpu))
+
+
+def _manifest(resolved: Resolution, plan: BuildPlan) -> dict[str, Any]:
+    """What the library's manifest records from tvmc's side (issue 27): config, origins, model, target."""
+    from tvmc.build import record
+
+    environment = getattr(resolved, "participation", None)
+    return record.base_manifest(
+        resolved.config, resolved.origins, environment.to_dict() if environment is not None else {}, plan
+    )
 
 
 def build(
@@ -139,6 +159,7 @@ def build(
         on_warning(message)
 
     check_names(resolved, warn)
+    check_cpu_architectures(resolved)
     plan, tuning_line = choose(
         plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning, database=database
     )
@@ -161,7 +182,7 @@ def build(
         warn(message)
     frontends.check_available(spec)
     try:
-        result = isolated.build(plan, on_stage=on_stage, verbose=verbose)
+        result = isolated.build(plan, on_stage=on_stage, verbose=verbose, manifest_base=_manifest(resolved, plan))
     except BuildError as err:
         if label and err.message.startswith("TVM crashed"):  # name the build: which configs crashed
             raise BuildError(f"{err.message} ({label})", err.location, hint=err.hint) from None

@@ -25,6 +25,7 @@ _ISA = re.compile(
     r"movbe|adx|rdrnd|rdseed|xsave.*|clflushopt|clwb|cx16|prfchw|sm3|sm4|"
     r"neon|sve.*|dotprod|i8mm|bf16|fullfp16|fp16fml|crc|crypto|lse|rcpc|mte|sme.*)"
 )
+ISA_PATTERN = _ISA.pattern  # the manifest records the features of this pattern (tvmc.build.embed)
 
 
 def _llvm_nodes(target: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -71,6 +72,23 @@ def missing_isa(
     return found
 
 
+def host_isa() -> set[str]:
+    """The instruction-set features of this machine's CPU, as LLVM names them."""
+    tvm = importlib.import_module("tvm")
+    codegen = importlib.import_module("tvm.target.codegen")
+    spec = {
+        "kind": "llvm",
+        "mtriple": str(codegen.llvm_get_system_triple()),
+        "mcpu": str(codegen.llvm_get_system_cpu()),
+    }
+    return {str(f) for f in codegen.llvm_get_cpu_features(tvm.target.Target(spec)) if _ISA.fullmatch(str(f))}
+
+
+def host_arch() -> str:
+    """This machine's architecture as LLVM's triple names it (x86_64, aarch64)."""
+    return str(importlib.import_module("tvm.target.codegen").llvm_get_system_triple()).split("-", 1)[0]
+
+
 def will_not_run_here(target: Mapping[str, Any]) -> list[str]:
     """One warning per llvm target whose code would fault on this machine."""
     cpu_here = str(importlib.import_module("tvm.target.codegen").llvm_get_system_cpu())
@@ -111,6 +129,41 @@ def link_problem(target: Mapping[str, Any], output_format: str, cc: str | None) 
     return None
 
 
+# A triple to suggest for an LLVM CPU target (what `mtriple` would say for a Linux board).
+EXAMPLE_TRIPLES = {
+    "x86": "x86_64-linux-gnu",
+    "aarch64": "aarch64-linux-gnu",
+    "arm": "armv7a-linux-gnueabihf",
+    "riscv": "riscv64-linux-gnu",
+}
+
+
+def foreign_cpu(node: Mapping[str, Any], machine: str | None = None) -> str | None:
+    """Why an llvm target's `mcpu` cannot be built for its triple (its `mtriple`, or this machine's
+    when it has none): a CPU of another architecture, which LLVM would ignore, building generic
+    code of the triple's (`llvm -mcpu=cortex-a72` on x86_64). None when it fits, or is unknown
+    everywhere (the unknown-cpu rule says that)."""
+    import platform
+
+    mcpu = node.get("mcpu")
+    if node.get("kind") != "llvm" or not isinstance(mcpu, str) or mcpu in ("native", "generic"):
+        return None
+    triple = node.get("mtriple")
+    arch = str(triple) if isinstance(triple, str) else (machine or platform.machine())
+    own = registry.llvm_target(arch)
+    names = registry.llvm_names(own) if own else None
+    if names is None or mcpu in names.cpus:
+        return None
+    others = [t for t in EXAMPLE_TRIPLES if t != own and mcpu in (getattr(registry.llvm_names(t), "cpus", ()) or ())]
+    if not others:
+        return None
+    which = f"mtriple {triple}" if isinstance(triple, str) else f"this machine ({arch}: the target has no mtriple)"
+    return (
+        f"mcpu {mcpu!r} is a CPU of {', '.join(others)}, not of {which}: LLVM would build generic {own} code; "
+        f"name the triple: mtriple = {EXAMPLE_TRIPLES[others[0]]!r}"
+    )
+
+
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal", "hexagon", "webgpu")
 
 
@@ -125,8 +178,17 @@ def no_runtime_here(target: Mapping[str, Any]) -> list[str]:
     return [
         f"{kind}: this TVM has no {kind} runtime: the library cannot be loaded here (tvmc run needs one)"
         for kind in dict.fromkeys(kinds)
-        if kind in GPU_KINDS and not tvm.runtime.enabled(kind)
+        if kind in GPU_KINDS and not runtime_enabled(tvm, kind)
     ]
+
+
+def runtime_enabled(tvm: Any, kind: str) -> bool:
+    """Whether this TVM has the runtime of `kind`; a kind it does not know (webgpu: TVM raises
+    "Unknown optional runtime") it has not."""
+    try:
+        return bool(tvm.runtime.enabled(kind))
+    except Exception:  # TVM's InternalError for a runtime name it was built without knowing
+        return False
 
 
 def cross_compiler_problem(cc: str | None, origin: Location | None) -> BuildError | None:

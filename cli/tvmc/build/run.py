@@ -1,14 +1,18 @@
 """`tvmc run LIBRARY`: run what `tvmc compile` built with the Relax VM (TVM >= 0.25), the old
-`tvmc run` for the VM: inputs from an npz file or generated, outputs saved or summarised, timing
-with TVM's `time_evaluator`, and `--check` against the ONNX reference evaluator.
+`tvmc run` for the VM: inputs from an npz file or generated from the library's manifest (issue 27),
+outputs named as the model names them, saved or summarised, timing with TVM's `time_evaluator`, and
+`--check` against the ONNX reference evaluator.
 
-TVM has no type hints: its objects are `Any`, imported with importlib.
+The parent process reads the manifest (pure Python), checks the inputs against it and compares the
+outputs; loading and running the library happen in a child process (`isolated.call`), so that a
+damaged library (SIGBUS, SIGSEGV) is one line. TVM has no type hints: its objects are `Any`.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
+import stat
 import time
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
@@ -16,12 +20,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tvmc import deps
+from tvmc import deps, manifest
 from tvmc.build import preflight
 from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
+
+MAX_MODEL_BYTES = 2 * 1024**3  # ONNX's own limit for one protobuf file
+MAX_NPZ_BYTES = 16 * 1024**3
+MAX_TENSOR_BYTES = 2 * 1024**3  # one input or output array
+MAX_INPUT_BYTES = 4 * 1024**3  # all inputs together
+# dtype → (rtol, atol) of --check: a float's tolerance follows its precision; integers are exact.
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float64": (1e-7, 1e-7),
+    "float32": (1e-4, 1e-4),
+    "float16": (5e-3, 5e-3),  # 2^-10 per ulp: a few ulps of rounding apart
+    "bfloat16": (4e-2, 4e-2),  # 2^-7 per ulp
+}
+_KINDS = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
 
 
 @dataclass
@@ -41,6 +58,9 @@ class Check:
     max_abs: float
     max_rel: float
     ok: bool
+    rtol: float = 0.0
+    atol: float = 0.0
+    dtype: str = ""
 
 
 @dataclass
@@ -60,24 +80,106 @@ class OpProfile:
 @dataclass
 class RunResult:
     inputs: dict[str, Any]
-    outputs: dict[str, Any]  # name → numpy array
+    outputs: dict[str, Any]  # name (the model's) → numpy array
     timing: Timing | None = None
     checks: list[Check] = field(default_factory=list)
     profile: list[OpProfile] | None = None  # slowest first
+    notes: list[str] = field(default_factory=list)  # warnings about the run (no manifest, --force, model hash)
 
 
 def _np() -> Any:
     return importlib.import_module("numpy")
 
 
-def load_inputs(path: Path) -> dict[str, Any]:
-    """Arrays by name from an .npz file."""
-    np = _np()
+def _size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def regular_file(path: Path, flag: str, limit: int, what: str = "file") -> Path:
+    """`path` when it is a regular file of at most `limit` bytes: never a FIFO (reading it hangs) or a
+    device (`/dev/zero` never ends)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as err:
-        raise UsageError(f"cannot read inputs from {path}: {err}", "--inputs") from None
+        info = path.stat()
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist", flag) from None
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}", flag) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise UsageError(f"{path} is {kind} (the {what} must be a regular file)", flag)
+    if info.st_size > limit:
+        raise UsageError(f"{path} is {_size(info.st_size)}: larger than the {_size(limit)} a {what} may be", flag)
+    return path
+
+
+def writable_file(path: Path, flag: str) -> Path:
+    """`path` when tvmc may write a file there: absent, or a regular file (never a FIFO or device)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return path
+    except OSError as err:
+        raise UsageError(f"cannot write {path}: {err.strerror or err}", flag) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path} is not a regular file: tvmc writes only regular files", flag)
+    return path
+
+
+def _dtype_problem(dtype: Any) -> str | None:
+    """Why an array of `dtype` cannot be a tensor here (complex, strings, objects), or None."""
+    if dtype.kind not in _KINDS or dtype.hasobject:
+        return f"dtype {dtype} is not a tensor type TVM runs (bool, int, uint or float)"
+    return None
+
+
+def load_inputs(path: Path) -> dict[str, Any]:
+    """Arrays by name from an .npz file, each checked (dtype, size) before it is read."""
+    np = _np()
+    flag = "--inputs"
+    regular_file(path, flag, MAX_NPZ_BYTES, ".npz file")
+    with open(path, "rb") as handle:
+        magic = handle.read(6)
+    if magic == b"\x93NUMPY":
+        raise UsageError(
+            f"{path} is an .npy file (one unnamed array), not an .npz: save the inputs by name with "
+            "numpy.savez(PATH, NAME=array)",
+            flag,
+        )
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as err:
+        raise UsageError(f"cannot read inputs from {path}: not an .npz file ({err})", flag) from None
+    out: dict[str, Any] = {}
+    total = 0
+    with archive:
+        for member in archive.infolist():
+            name = member.filename.removesuffix(".npy")
+            try:
+                with archive.open(member) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    read_header = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    header = read_header(handle)  # the shape and dtype: no array read yet
+                    shape, dtype = tuple(header[0]), np.dtype(header[2])
+                    problem = _dtype_problem(dtype)
+                    if problem is not None:
+                        raise UsageError(f"{path}: input {name!r}: {problem}", flag)
+                    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                    total += nbytes
+                    if nbytes > MAX_TENSOR_BYTES or total > MAX_INPUT_BYTES:
+                        raise UsageError(f"{path}: input {name!r} {shape} {dtype} is {_size(nbytes)}: too large", flag)
+                with archive.open(member) as handle:
+                    out[name] = np.lib.format.read_array(handle, allow_pickle=False)
+            except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+                raise UsageError(f"cannot read input {name!r} from {path}: {err}", flag) from None
+    return out
 
 
 @dataclass
@@ -95,10 +197,14 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
         onnx = importlib.import_module("onnx")
     except ImportError:
         raise deps.missing_error([deps.PACKAGES["onnx"]], "reading ONNX models", flag) from None
+    regular_file(model, flag, MAX_MODEL_BYTES, "model")
     try:
         proto = onnx.load(str(model))
     except Exception as err:  # onnx raises many kinds for a bad file
         raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", flag) from None
+
+    if proto.ir_version == 0 or not proto.HasField("graph"):  # protobuf reads an empty or foreign file as empty
+        raise BuildError(f"{model} is not an ONNX model (it holds no ONNX graph)", flag)
 
     def tensor(value: Any) -> Tensor:
         shape = value.type.tensor_type.shape.dim
@@ -111,29 +217,134 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
     return inputs, [tensor(v) for v in proto.graph.output]
 
 
-def model_signature(model: Path) -> list[tuple[str, tuple[int | None, ...], str]]:
-    """(name, shape with None for a dynamic dimension, numpy dtype) of each ONNX graph input."""
-    inputs, _ = model_tensors(model, "--check")
-    return [(t.name, tuple(d if isinstance(d, int) else None for d in t.dims), t.dtype) for t in inputs]
+def _dims_text(dims: Sequence[Any]) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def _generate(name: str, shape: tuple[int, ...], dtype: str, fill: Fill, rng: Any, entry: Mapping[str, Any]) -> Any:
+    np = _np()
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:
+        raise UsageError(
+            f"input {name!r}: cannot generate {dtype} values (numpy has no {dtype}); give --inputs", "--fill"
+        ) from None
+    problem = _dtype_problem(kind)
+    if problem is not None:
+        raise UsageError(f"input {name!r}: {problem}", "--fill")
+    indexes = entry.get("index-range")
+    if entry.get("indexes") and not indexes and fill != "zeros":
+        raise UsageError(
+            f"input {name!r} indexes a tensor whose size the library does not record: give its values with "
+            "--inputs (or --fill zeros)",
+            "--fill",
+        )
+    if fill == "zeros":
+        return np.zeros(shape, kind)
+    if fill == "ones":
+        return np.ones(shape, kind)
+    if kind.kind == "f":
+        return rng.standard_normal(shape).astype(kind)
+    if kind.kind == "b":
+        return rng.integers(0, 2, shape).astype(kind)
+    low, high = (int(indexes[0]), int(indexes[1])) if indexes else (0, 10)  # an index stays in its tensor
+    high = min(high, int(np.iinfo(kind).max) + 1)
+    return rng.integers(low, high, shape).astype(kind)
+
+
+def _fixed_shape(
+    name: str, dims: Sequence[Any], batch: int, given: Mapping[str, Sequence[int | None]] | None
+) -> tuple[int, ...]:
+    """The shape to generate for an input whose library shape is `dims` (a str: a dynamic dimension):
+    `--input-shapes` for this input, else --batch for each dynamic dimension."""
+    wanted = (given or {}).get(name)
+    if wanted is None:
+        return tuple(d if isinstance(d, int) else batch for d in dims)
+    if any(d is None for d in wanted):
+        raise UsageError(f"input {name!r}: give every dimension a size (no ? or -1) to run", "--input-shapes")
+    fixed = tuple(int(d) for d in wanted if d is not None)
+    if len(fixed) != len(dims) or any(isinstance(d, int) and d != w for d, w in zip(dims, fixed, strict=False)):
+        raise UsageError(
+            f"input {name!r}: the library takes shape {_dims_text(dims)}, not {_dims_text(fixed)}", "--input-shapes"
+        )
+    return fixed
 
 
 def generate_inputs(
-    signature: Sequence[tuple[str, tuple[int | None, ...], str]], fill: Fill, batch: int, seed: int = 0
+    signature: Sequence[Mapping[str, Any]],
+    fill: Fill,
+    batch: int,
+    seed: int = 0,
+    shapes: Mapping[str, Sequence[int | None]] | None = None,
 ) -> dict[str, Any]:
-    """Inputs for a signature; a dynamic dimension becomes `batch`."""
+    """Inputs for a signature (each: name, shape with str for a dynamic dimension, dtype; an integer
+    input that indexes a tensor has its `index-range`), checked for size before anything is allocated."""
     np = _np()
     rng = np.random.default_rng(seed)
+    unknown = sorted(set(shapes or {}) - {str(e["name"]) for e in signature})
+    if unknown:
+        names = ", ".join(str(e["name"]) for e in signature)
+        raise UsageError(f"no input named {unknown[0]!r}; the library's inputs: {names}", "--input-shapes")
+    planned = []
+    total = 0
+    for entry in signature:
+        name, dtype = str(entry["name"]), str(entry["dtype"])
+        dims = entry.get("shape")
+        if not isinstance(dims, list):
+            raise UsageError(f"input {name!r}: the library does not record its shape; give --inputs", "--fill")
+        shape = _fixed_shape(name, dims, batch, shapes)
+        try:
+            itemsize = np.dtype(dtype).itemsize
+        except TypeError:
+            itemsize = 2
+        nbytes = int(np.prod(shape, dtype=object)) * itemsize
+        total += nbytes
+        if nbytes > MAX_TENSOR_BYTES or total > MAX_INPUT_BYTES:
+            raise UsageError(
+                f"input {name!r} of shape {_dims_text(shape)} {dtype} would take {_size(nbytes)}: more than tvmc "
+                f"generates (at most {_size(MAX_TENSOR_BYTES)} per input)",
+                "--batch" if shapes is None or name not in shapes else "--input-shapes",
+            )
+        planned.append((name, shape, dtype, entry))
+    return {name: _generate(name, shape, dtype, fill, rng, entry) for name, shape, dtype, entry in planned}
+
+
+def check_inputs(signature: Sequence[Mapping[str, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs in the library's order, each named exactly as the library names it and of the
+    shape and dtype it was built for (a dynamic dimension: any size, the same wherever it recurs)."""
+    np = _np()
+    names = [str(e["name"]) for e in signature]
+    listing = ", ".join(f"{e['name']} {_dims_text(e.get('shape') or [])} {e.get('dtype')}" for e in signature)
+    unknown = [n for n in given if n not in names]
+    missing = [n for n in names if n not in given]
+    if unknown or missing:
+        what = f"no input named {unknown[0]!r}" if unknown else f"input {missing[0]!r} is missing"
+        raise UsageError(f"{what}; the library's inputs: {listing}", "--inputs")
+    sizes: dict[str, int] = {}
     out = {}
-    for name, dims, dtype in signature:
-        shape = tuple(batch if d is None else d for d in dims)
-        if fill == "zeros":
-            out[name] = np.zeros(shape, dtype)
-        elif fill == "ones":
-            out[name] = np.ones(shape, dtype)
-        elif np.issubdtype(np.dtype(dtype), np.floating):
-            out[name] = rng.standard_normal(shape).astype(dtype)
-        else:
-            out[name] = rng.integers(0, 10, shape).astype(dtype)
+    for entry in signature:
+        name = str(entry["name"])
+        value = np.asarray(given[name])
+        problem = _dtype_problem(value.dtype)
+        if problem is not None:
+            raise UsageError(f"input {name!r}: {problem}", "--inputs")
+        dtype = str(entry.get("dtype"))
+        if str(value.dtype) != dtype:
+            raise UsageError(f"input {name!r} is {value.dtype}; the library takes {dtype}", "--inputs")
+        dims = entry.get("shape")
+        if isinstance(dims, list):
+            fits = len(dims) == value.ndim
+            for want, got in zip(dims, value.shape, strict=False):
+                if isinstance(want, int):
+                    fits = fits and want == got
+                else:
+                    fits = fits and sizes.setdefault(str(want), int(got)) == got
+            if not fits:
+                raise UsageError(
+                    f"input {name!r} has shape {_dims_text(value.shape)}; the library takes {_dims_text(dims)}",
+                    "--inputs",
+                )
+        out[name] = value
     return out
 
 
@@ -146,17 +357,11 @@ def refuse_foreign(library: Path) -> None:
     """A library that cannot load on this machine is refused before loading, with the reason (the
     loader's own message for another CPU's ELF file is "cannot open shared object file")."""
     import platform
-    import tarfile
 
     with open(library, "rb") as file:
         head = file.read(20)
     if not head.startswith(b"\x7fELF"):
-        if tarfile.is_tarfile(library):
-            raise BuildError(
-                f"{library} is a tar of object files (build.output-format = tar): link it into a .so first",
-                "LIBRARY",
-            )
-        return  # not ELF (Mach-O, DLL): the loader says what it is
+        return  # a tar of objects (TVM links it), Mach-O, DLL: the manifest or the loader says what it is
     machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
     arch = _ELF_MACHINES.get(machine)
     here = platform.machine().lower()
@@ -168,8 +373,60 @@ def refuse_foreign(library: Path) -> None:
         )
 
 
+def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> list[str]:
+    """Will the library run here? Decided from its manifest (or the target an older tvmc recorded):
+    its architecture, the CPU features its code needs against this CPU's (the check `compile`
+    warns with), the device. A BuildError names what is missing; with `force`, a note instead."""
+    notes: list[str] = []
+
+    def refuse(message: str, hint: str | None = None) -> None:
+        if not force:
+            raise BuildError(
+                message, "LIBRARY", hint=(hint + "; or --force to try anyway") if hint else "--force tries anyway"
+            )
+        notes.append(f"--force: {message}")
+
+    try:
+        refuse_foreign(library)
+    except BuildError as err:
+        refuse(err.message)
+    target = doc.get("target") if doc is not None else (build_info(library) or {}).get("target")
+    features = doc.get("cpu-features") if doc is not None else None
+    if isinstance(features, dict):
+        arch, needed = features.get("arch"), [str(f) for f in features.get("features") or ()]
+        here = preflight.host_arch()
+        if isinstance(arch, str) and arch != here:
+            refuse(f"{library} holds {arch} code; this machine is {here}: run it on that machine")
+        else:
+            lacking = sorted(set(needed) - preflight.host_isa())
+            if lacking:
+                shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
+                refuse(
+                    f"{library} holds code that needs {shown}; this machine lacks them: it would die with "
+                    "Illegal instruction",
+                    "build it for this machine: tvmc compile MODEL --config host/native",
+                )
+    elif isinstance(target, dict):
+        found = preflight.missing_isa(target)
+        if found:
+            what, lacking = found[0]
+            shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
+            refuse(
+                f"{library} was built for {what}, which needs {shown}; this machine lacks them: it would die "
+                "with Illegal instruction",
+                "build it for this machine: tvmc compile MODEL --config host/native",
+            )
+    kind = _device_of(doc if doc is not None else {"target": target})
+    if kind != "cpu" and not preflight.runtime_enabled(require_tvm(), kind):
+        refuse(
+            f"{library} holds {kind} code, but this TVM has no {kind} runtime to load it",
+            f"run it where TVM is built with {kind} (the pip wheel has only the CPU runtime)",
+        )
+    return notes
+
+
 def build_info(library: Path) -> dict[str, Any] | None:
-    """What `tvmc compile` recorded in the library (the target), or None (another tool built it)."""
+    """The target an older tvmc recorded in the library (before manifests), or None."""
     import json
 
     data = library.read_bytes()
@@ -184,25 +441,6 @@ def build_info(library: Path) -> dict[str, Any] | None:
     return info if isinstance(info, dict) else None
 
 
-def refuse_missing_isa(library: Path) -> None:
-    """A library whose code needs CPU features this machine lacks is refused before loading (it
-    would die with `Illegal instruction`), naming them."""
-    info = build_info(library)
-    target = info.get("target") if info else None
-    if not isinstance(target, dict):
-        return
-    found = preflight.missing_isa(target)
-    if found:
-        what, lacking = found[0]
-        shown = ", ".join(lacking[:6]) + (f" and {len(lacking) - 6} more" if len(lacking) > 6 else "")
-        raise BuildError(
-            f"{library} was built for {what}, which needs {shown}; this machine lacks them: it would die "
-            "with Illegal instruction",
-            "LIBRARY",
-            hint="build it for this machine: tvmc compile MODEL --config host/native",
-        )
-
-
 def _load_error(library: Path, err: BaseException) -> BuildError:
     match = re.search(r"created using \{(\w+)\} but a loader of that name is not registered", str(err))
     if match:
@@ -214,12 +452,36 @@ def _load_error(library: Path, err: BaseException) -> BuildError:
     return BuildError(f"cannot load {library}: {short(err)}", "LIBRARY")
 
 
+TRACKER_TIMEOUT = 10.0  # seconds to wait for the tracker to accept a connection
+
+
+def tracker_keys(summary: Mapping[str, Any]) -> set[str]:
+    """The device keys a tracker's summary knows: its servers' (`server:KEY`) and those queued for."""
+    servers = summary.get("server_info") or []
+    keys = {str(s.get("key", "")).split(":", 1)[-1] for s in servers if isinstance(s, Mapping)}
+    queued = summary.get("queue_info") or {}
+    return {k for k in keys | {str(q) for q in queued} if k}
+
+
 def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str]) -> tuple[Any, Any, Any]:
     """The library on a device of TVM's RPC tracker (HOST, PORT, KEY): uploaded, loaded, run there."""
+    import socket
+
     host, port, key = remote
     where = f"--rpc-tracker {host}:{port}"
+    try:  # TVM's client retries an unreachable tracker for a minute, warning every 5 s: ask once first
+        socket.create_connection((host, port), timeout=TRACKER_TIMEOUT).close()
+    except OSError as err:
+        raise BuildError(f"cannot reach the RPC tracker at {host}:{port}: {err.strerror or err}", where) from None
     try:
-        session = tvm.rpc.connect_tracker(host, port).request(key, priority=1, session_timeout=120)
+        tracker = tvm.rpc.connect_tracker(host, port)
+        keys = tracker_keys(tracker.summary())
+        if key not in keys:  # TVM's request would wait forever for a device that never registers
+            listed = ", ".join(sorted(keys)) or "none"
+            raise BuildError(f"the tracker has no device with key {key!r} (its keys: {listed})", "--rpc-key")
+        session = tracker.request(key, priority=1, session_timeout=120)
+    except BuildError:
+        raise
     except Exception as err:  # TVM raises its own error types (and socket errors)
         raise BuildError(f"cannot get a {key!r} device from the tracker: {short(err)}", where) from None
     try:
@@ -231,35 +493,54 @@ def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str
         raise BuildError(f"cannot load {library} on the {key!r} device: {short(err)}", where) from None
 
 
-def _vm(library: Path, device: str, remote: tuple[str, int, str] | None = None) -> tuple[Any, Any, Any]:
+def _vm(
+    library: Path, device: str, remote: tuple[str, int, str] | None, force: bool
+) -> tuple[Any, Any, Any, list[str]]:
     tvm = require_tvm("running a library", alternative=None)
     if remote is not None:  # another machine's library: not checked against this one
-        return _remote_vm(tvm, library, device, remote)
-    refuse_foreign(library)
-    refuse_missing_isa(library)
+        return (*_remote_vm(tvm, library, device, remote), [])
+    notes = refuse_here(library, manifest.read(library), force)
     try:
         dev = tvm.device(device, 0)
         present = bool(dev.exist)
     except Exception:
         present = False
-    if not present:
+    if not present and not force:
         raise BuildError(f"no {device} device here (or this TVM has no {device} runtime)", "--device")
     try:
-        lib = tvm.runtime.load_module(str(library))
-        return tvm, dev, tvm.relax.VirtualMachine(lib, dev)
+        lib = tvm.runtime.load_module(str(_linkable(library)))
+        return tvm, dev, tvm.relax.VirtualMachine(lib, dev), notes
     except Exception as err:  # TVM raises its own error types
         raise _load_error(library, err) from None
 
 
+def _linkable(library: Path) -> Path:
+    """The library to load: a tar of objects (build.output-format = tar) is copied into a private
+    folder first, where TVM links it (it writes the linked .so and a folder next to the file it loads)."""
+    import shutil
+    import tarfile
+    import tempfile
+
+    if not tarfile.is_tarfile(library):
+        return library
+    folder = Path(tempfile.mkdtemp(prefix="tvmc-run-"))  # the child's: removed when it exits
+    import atexit
+
+    atexit.register(shutil.rmtree, folder, True)
+    copy = folder / "lib.tar"
+    shutil.copyfile(library, copy)
+    return copy
+
+
 def _ordered(vm: Any, inputs: Mapping[str, Any]) -> list[Any]:
-    """The inputs in the order of main's parameters (by name when the library records names)."""
+    """The inputs in the order of main's parameters, matched by name, exactly."""
     arity = int(vm._get_function_arity("main"))
     names = [str(vm._get_function_param_name("main", i)) for i in range(arity)]
-    if set(names) <= set(inputs):
-        return [inputs[n] for n in names]
-    if len(inputs) == arity:
-        return list(inputs.values())
-    raise UsageError(f"main takes {arity} inputs ({', '.join(names)}); got {', '.join(inputs) or 'none'}", "--inputs")
+    if set(names) != set(inputs):
+        extra = sorted(set(inputs) - set(names))
+        what = f"no input named {extra[0]!r}" if extra else f"input {sorted(set(names) - set(inputs))[0]!r} is missing"
+        raise UsageError(f"{what}; the library's inputs: {', '.join(names)}", "--inputs")
+    return [inputs[n] for n in names]
 
 
 def _outputs(result: Any) -> list[Any]:
@@ -279,13 +560,21 @@ def run(
     profile: bool = False,
     on_stage: Callable[[str], None] = lambda _stage: None,
     remote: tuple[str, int, str] | None = None,  # an RPC tracker's host, port and device key
+    force: bool = False,
 ) -> RunResult:
+    """Load and run the library in this process (the child of `run_library`): outputs in order
+    (`output_N`; `run_library` names them), timing measured here with TVM's time_evaluator."""
     on_stage("load")
-    tvm, dev, vm = _vm(library, device, remote)
+    tvm, dev, vm, notes = _vm(library, device, remote, force)
     args = [tvm.runtime.tensor(a, dev) for a in _ordered(vm, inputs)]
     on_stage("run")
     try:
-        values = _outputs(vm["main"](*args))
+        if remote is not None:  # a remote tuple is one RPC object: the VM hands out its fields
+            vm.set_input("main", *args)
+            vm.invoke_stateful("main")
+            values = _outputs(vm.get_outputs("main"))
+        else:
+            values = _outputs(vm["main"](*args))
         timing = None
         ops = None
         if profile:
@@ -301,7 +590,7 @@ def run(
             )
     except Exception as err:
         raise BuildError(f"running {library} failed: {short(err)}", "run") from None
-    return RunResult(dict(inputs), {f"output_{i}": v for i, v in enumerate(values)}, timing, profile=ops)
+    return RunResult({}, {f"output_{i}": v for i, v in enumerate(values)}, timing, profile=ops, notes=notes)
 
 
 def _profile(vm: Any, dev: Any, args: list[Any], runs: int) -> list[OpProfile]:
@@ -335,56 +624,163 @@ def _profile(vm: Any, dev: Any, args: list[Any], runs: int) -> list[OpProfile]:
     return sorted(seen.values(), key=lambda op: -op.total_us)
 
 
+def _device_of(doc: Mapping[str, Any] | None) -> str:
+    """The device a library runs on by default: its target's kind (llvm: the CPU)."""
+    target = doc.get("target") if doc is not None else None
+    kind = target.get("kind") if isinstance(target, dict) else None
+    return "cpu" if kind in (None, "llvm", "c") else str(kind)
+
+
 def run_library(
     library: Path,
     inputs: Path | Mapping[str, Any] | None,
     *,
     check: Path | None = None,
-    device: str = "cpu",
+    device: str | None = None,
     fill: Fill = "random",
     batch: int = 1,
-    rtol: float = 1e-4,
-    atol: float = 1e-4,
+    input_shapes: Mapping[str, Sequence[int | None]] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
     time_it: bool = False,
     repeat: int = 3,
     number: int = 10,
     profile: bool = False,
     on_stage: Callable[[str], None] = lambda _stage: None,
     remote: tuple[str, int, str] | None = None,
+    force: bool = False,
+    verbose: bool = False,
 ) -> RunResult:
     """`tvmc run` (and `tvmc.api.run`): inputs from an npz file, a mapping, or generated from the
-    check model's signature; run; profile and time on request; check against the ONNX reference."""
+    library's manifest (the check model's signature for a library without one); checked against
+    the manifest; run in a child process; outputs named as the model names them; checked against
+    the ONNX reference with a tolerance per dtype (`rtol`/`atol` override it for floats)."""
+    from tvmc.build import isolated
+
     if fill not in ("random", "zeros", "ones"):
         raise UsageError(f"unknown fill {fill!r} (random, zeros or ones)", "--fill")
     if not library.is_file():
         raise UsageError(f"{library} is not a file", "LIBRARY")
+    if batch < 1 or batch > 2**40:
+        raise UsageError(f"--batch {batch}: give a size from 1", "--batch")
+    try:
+        doc = manifest.read(library)
+    except manifest.ManifestError as err:
+        if not force:
+            raise BuildError(err.message, "LIBRARY", hint="rebuild it; --force runs it anyway") from None
+        doc = None
+    notes = (
+        []
+        if doc is not None
+        else [
+            f"{library} has no tvmc manifest (built elsewhere, or by an older tvmc): its inputs and whether it runs "
+            "here are not checked"
+        ]
+    )
+    if check is not None:
+        regular_file(check, "--check", MAX_MODEL_BYTES, "model")
+    if profile and remote is not None:
+        raise UsageError(
+            "--profile times each call with the VM's instrument hook, a callback into this process: it cannot "
+            "run over RPC (--print-time can)",
+            "--profile",
+        )
+    signature = manifest.input_signature(doc) if doc is not None else None
     if isinstance(inputs, Path):
         given = load_inputs(inputs)
     elif inputs is not None:
         given = dict(inputs)
+    elif signature is not None:
+        given = generate_inputs(signature, fill, batch, shapes=input_shapes)
     elif check is not None:
-        given = generate_inputs(model_signature(check), fill, batch)
+        given = generate_inputs(_model_entries(check), fill, batch, shapes=input_shapes)
     else:
-        raise UsageError("give --inputs NPZ, or --check MODEL to generate inputs from the model", "tvmc run")
-    result = run(
-        library,
-        given,
-        device=device,
-        time_it=time_it,
-        repeat=repeat,
-        number=number,
-        profile=profile,
-        on_stage=on_stage,
-        remote=remote,
+        raise UsageError(
+            "the library has no tvmc manifest to generate inputs from: give --inputs NPZ, or --check MODEL",
+            "tvmc run",
+        )
+    if signature is not None:
+        given = check_inputs(signature, given)
+    else:
+        np = _np()
+        for name, value in given.items():
+            problem = _dtype_problem(np.asarray(value).dtype)
+            if problem is not None:
+                raise UsageError(f"input {name!r}: {problem}", "--inputs")
+    chosen = device or _device_of(doc)
+
+    def crashed(name: str, stage: str) -> BuildError:
+        return BuildError(
+            f"{library} crashed the process ({name}) in the {stage} stage: the library is damaged (truncated?) "
+            "or not a TVM library for this machine",
+            "LIBRARY",
+            hint=isolated.VERBOSE_HINT,
+        )
+
+    def failed(last: str, stage: str) -> BuildError:
+        return BuildError(f"running {library} failed in the {stage} stage: {last}", "LIBRARY")
+
+    arguments = {
+        "library": library,
+        "inputs": given,
+        "device": chosen,
+        "time_it": time_it,
+        "repeat": repeat,
+        "number": number,
+        "profile": profile,
+        "remote": remote,
+        "force": force,
+    }
+    result: RunResult = isolated.call(
+        ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
     )
+    result.inputs = given
+    result.notes[:0] = notes
+    names = manifest.output_names(doc) if doc is not None else []
+    if len(names) == len(result.outputs) and len(set(names)) == len(names):
+        result.outputs = dict(zip(names, result.outputs.values(), strict=True))
     if check is not None:
         on_stage("check")
+        result.notes.extend(model_hash_notes(doc, check))
         check_outputs(result, check, rtol=rtol, atol=atol)
     return result
 
 
-def check_outputs(result: RunResult, model: Path, *, rtol: float, atol: float) -> list[Check]:
-    """Compare each output with the ONNX reference evaluator on the same inputs."""
+def _model_entries(model: Path) -> list[dict[str, Any]]:
+    inputs, _ = model_tensors(model, "--check")
+    return [{"name": t.name, "shape": list(t.dims), "dtype": t.dtype} for t in inputs]
+
+
+def model_hash_notes(doc: Mapping[str, Any] | None, model: Path) -> list[str]:
+    """A warning when the check model is not the model the library was built from (its SHA-256)."""
+    recorded = doc.get("model") if doc is not None else None
+    if not isinstance(recorded, dict) or not recorded.get("sha256"):
+        return []
+    from tvmc.build.record import file_digest
+
+    digest, _ = file_digest(model)
+    if digest == recorded["sha256"]:
+        return []
+    return [
+        f"--check {model} is not the model {recorded.get('file')} the library was built from (SHA-256 "
+        f"{digest[:12]}…, the library records {str(recorded['sha256'])[:12]}…)"
+    ]
+
+
+def tolerance(dtype: str, rtol: float | None, atol: float | None) -> tuple[float, float]:
+    """(rtol, atol) for comparing outputs of `dtype`: exact for integers and bools; for floats the
+    dtype's default unless given."""
+    if not dtype.startswith(("float", "bfloat")):
+        return 0.0, 0.0
+    default = TOLERANCES.get(dtype, TOLERANCES["float32"])
+    return (default[0] if rtol is None else rtol), (default[1] if atol is None else atol)
+
+
+def check_outputs(
+    result: RunResult, model: Path, *, rtol: float | None = None, atol: float | None = None
+) -> list[Check]:
+    """Compare each output with the ONNX reference evaluator on the same inputs: NaN equals NaN,
+    integers exactly, floats within their dtype's tolerance."""
     np = _np()
     try:
         onnx = importlib.import_module("onnx")
@@ -392,7 +788,11 @@ def check_outputs(result: RunResult, model: Path, *, rtol: float, atol: float) -
     except ModuleNotFoundError as err:
         package = deps.package_of(err.name) or deps.PACKAGES["onnx"]
         raise deps.missing_error([package], "checking against ONNX's reference evaluator", "--check") from None
-    proto = onnx.load(str(model))
+    regular_file(model, "--check", MAX_MODEL_BYTES, "model")
+    try:
+        proto = onnx.load(str(model))
+    except Exception as err:  # onnx raises many kinds for a bad file
+        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", "--check") from None
     try:
         expected = reference.ReferenceEvaluator(proto).run(None, result.inputs)
     except Exception as err:  # the reference evaluator raises many kinds (unsupported op, bad input)
@@ -401,13 +801,18 @@ def check_outputs(result: RunResult, model: Path, *, rtol: float, atol: float) -
         raise BuildError(f"the library has {len(result.outputs)} outputs, the model {len(expected)}", "--check")
     checks = []
     for (name, got), want, info in zip(result.outputs.items(), expected, proto.graph.output, strict=True):
+        dtype = str(got.dtype)
         got, want = np.asarray(got, dtype="float64"), np.asarray(want, dtype="float64")
         if got.shape != want.shape:
             raise BuildError(f"output {info.name}: shape {got.shape}, the model gives {want.shape}", "--check")
-        diff = np.abs(got - want)
+        r, a = tolerance(dtype, rtol, atol)
+        both_nan = np.isnan(got) & np.isnan(want)
+        with np.errstate(invalid="ignore"):
+            diff = np.where(both_nan | (got == want), 0.0, np.abs(got - want))
+        diff = np.nan_to_num(diff, nan=np.inf)
         max_abs = float(diff.max()) if diff.size else 0.0
-        max_rel = float((diff / np.maximum(np.abs(want), 1e-12)).max()) if diff.size else 0.0
-        ok = bool(np.allclose(got, want, rtol=rtol, atol=atol))
-        checks.append(Check(info.name or name, max_abs, max_rel, ok))
+        max_rel = float((diff / np.maximum(np.abs(np.nan_to_num(want)), 1e-12)).max()) if diff.size else 0.0
+        ok = bool(np.allclose(got, want, rtol=r, atol=a, equal_nan=True))
+        checks.append(Check(info.name or name, max_abs, max_rel, ok, r, a, dtype))
     result.checks = checks
     return checks

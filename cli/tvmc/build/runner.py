@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvmc import deps
+from tvmc import deps, manifest
+from tvmc.build import embed
 from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
+from tvmc.build.preflight import ISA_PATTERN
 from tvmc.errors import BuildError
 from tvmc.tune.tvmside import build_tuned
 
@@ -143,28 +145,29 @@ def host_source(executable: Any, fmt: str) -> str | None:
     return None
 
 
-BUILD_INFO_MARK = "TVMC-BUILD-INFO:"
+BUILD_INFO_MARK = "TVMC-BUILD-INFO:"  # what tvmc before issue 27 linked in: the target only
 
 
-def build_info_source(plan: BuildPlan, folder: Path) -> Path:
-    """A C file linked into the library: one string, the target it was built for, so that `tvmc run`
-    can refuse a library this machine cannot run (missing CPU features) before loading it."""
-    import json
-
-    text = BUILD_INFO_MARK + json.dumps({"target": plan.target}, sort_keys=True, separators=(",", ":"))
-    literal = json.dumps(text)  # a JSON string is a valid C string literal for ASCII text
-    path = folder / "tvmc_build_info.c"
-    path.write_text(f"__attribute__((used)) const char tvmc_build_info[] = {literal};\n", encoding="ascii")
+def manifest_source(doc: dict[str, Any], folder: Path) -> Path:
+    """A C file linked into the library (or a member of its tar): the framed manifest (tvmc.manifest)."""
+    path = folder / manifest.TAR_MEMBER
+    path.write_text(manifest.c_source(manifest.encode(doc)), encoding="ascii")
     return path
 
 
-def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) -> BuildResult:
-    """Import, transform, build and export; returns the library's bytes (the caller writes it)."""
+def run(
+    plan: BuildPlan,
+    on_stage: Callable[[str], None] = lambda _stage: None,
+    manifest_base: dict[str, Any] | None = None,
+) -> BuildResult:
+    """Import, transform, build and export; returns the library's bytes (the caller writes it). With
+    `manifest_base` (tvmc.build.record) the library carries its manifest, completed here."""
     tvm = require_tvm()
     result = BuildResult(b"")
     timings = result.timings
     with stage("import", timings, on_stage):
         mod = import_model(plan.model)
+        imported = mod
     instruments: list[Any] = []
     seen: list[Any] = []
     if "tir" in plan.dump_code:
@@ -188,8 +191,9 @@ def run(plan: BuildPlan, on_stage: Callable[[str], None] = lambda _stage: None) 
     with stage("export", timings, on_stage), tempfile.TemporaryDirectory(prefix="tvmc-") as tmp:
         path = Path(tmp) / f"lib.{plan.output_format}"
         kwargs = plan.export_kwargs()
-        if plan.output_format == "so":
-            kwargs["addons"] = [str(build_info_source(plan, Path(tmp)))]
+        if manifest_base is not None:
+            doc = embed.complete_manifest(manifest_base, imported, plan.target, result.tuned, ISA_PATTERN)
+            kwargs["addons"] = [str(manifest_source(doc, Path(tmp)))]
         executable.export_library(str(path), **kwargs)
         result.library = path.read_bytes()
     for fmt in plan.dump_code:

@@ -62,6 +62,11 @@ def _run() -> click.Command:
 
 
 @cache
+def _inspect() -> click.Command:
+    return _top_level("inspect")
+
+
+@cache
 def _tune() -> click.Command:
     return _top_level("tune")
 
@@ -89,6 +94,7 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
     "compile": ("Compile MODEL with the config that --config and the rewrites resolve to.", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
+    "inspect": ("What a library tvmc built is: its manifest (config, model, inputs, CPU features).", _inspect),
     "tune": (
         "Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database).",
         _tune,

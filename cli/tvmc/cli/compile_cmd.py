@@ -60,9 +60,13 @@ def _emit(
                 "tvmc compile builds for this machine's CPU instead"
             )
         if fmt is EmitFormat.python:
+            from tvmc.build.record import base_manifest
             from tvmc.emit import python
 
-            text, notes = python.render(plan)
+            base = base_manifest(
+                resolved.config, resolved.origins, resolved.participation.to_dict(), plan, digest=False
+            )
+            text, notes = python.render(plan, manifest_base=base)
         else:
             from tvmc.emit import plan as plan_json
 

@@ -69,12 +69,22 @@ def show(
         "reported on stderr).",
     ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE (atomically)."),
+    from_: Path | None = typer.Option(
+        None, "--from", metavar="LIBRARY", help="The config a library tvmc built was built with (its manifest)."
+    ),
 ) -> None:
     """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
     from tvmc.emit import canonical
 
     _refuse_conflicts(ctx)
-    resolved = resolve_from_cli(ctx, config, isolated, search)
+    if from_ is not None:
+        from tvmc import api
+
+        if config or ordered_rewrite_flags(ctx):
+            raise UsageError("--from LIBRARY shows the library's own config: give no --config or rewrite with it")
+        resolved = api.from_library(from_)
+    else:
+        resolved = resolve_from_cli(ctx, config, isolated, search)
     for note in resolved.notes:
         warn(note)
     if hash_:

@@ -21,6 +21,7 @@ def inspect(
 ) -> None:
     """List the model's inputs and outputs: names, shapes (a dynamic dimension by its name, or ?)
     and dtypes. A dynamic input dimension is what --input-shapes can fix."""
+    from tvmc.build.model import guess_format_or_none
     from tvmc.build.run import model_tensors
     from tvmc.errors import UsageError
     from tvmc.text import one_line
@@ -29,6 +30,9 @@ def inspect(
         raise UsageError(f"unknown format {format!r} (text or json)", "--format")
     if not model.is_file():
         raise UsageError(f"{model} is not a file", "MODEL")
+    kind = guess_format_or_none(str(model))
+    if kind not in (None, "onnx"):
+        raise UsageError(f"{model} is a {kind} model by its name; model inspect reads ONNX models", "MODEL")
     inputs, outputs = model_tensors(model)
     if format == "json":
         doc = {

@@ -15,7 +15,8 @@ from tvmc.text import one_line
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
 
 A and B are config references like --config takes: a name on the search path (aws/c5), a TVM
-tag, NAME:PART (nvidia/jetson-nano:cuda) or a path to a TOML/JSON file. --set rewrites both
+tag, NAME:PART (nvidia/jetson-nano:cuda) or a path to a TOML/JSON file; or a library tvmc
+built (.so or .tar): the config it was built with, from its manifest. --set rewrites both
 sides; --left-set / --right-set one side (PATH=VALUE or PATH+=VALUE, as `config show --set`).
 Configs are compared in canonical form and `description` is ignored, like the fingerprint.
 
@@ -54,8 +55,12 @@ def register(app: typer.Typer) -> None:
     app.command("detect", help=DETECT_HELP)(detect_command)
 
 
-_Left = Annotated[str, typer.Argument(metavar="A", help="The left config: name, tag, NAME:PART or path.")]
-_Right = Annotated[str, typer.Argument(metavar="B", help="The right config: name, tag, NAME:PART or path.")]
+_Left = Annotated[
+    str, typer.Argument(metavar="A", help="The left config: name, tag, NAME:PART, path, or a library tvmc built.")
+]
+_Right = Annotated[
+    str, typer.Argument(metavar="B", help="The right config: name, tag, NAME:PART, path, or a library tvmc built.")
+]
 _Edits = list[str] | None
 _SetBoth = Annotated[_Edits, typer.Option("--set", metavar="PATH=VALUE", help="Rewrite both sides.")]
 _SetLeft = Annotated[_Edits, typer.Option("--left-set", metavar="PATH=VALUE", help="Rewrite side A.")]
@@ -79,9 +84,9 @@ def diff_command(
     isolated: Isolated = False,
     search: SearchPaths = None,
 ) -> None:
-    from tvmc import api, rewrites
+    from tvmc import api, manifest, rewrites
     from tvmc import diff as diffing
-    from tvmc.errors import TvmcError
+    from tvmc.errors import TvmcError, UsageError
     from tvmc.provenance import Origin
 
     try:
@@ -94,7 +99,12 @@ def diff_command(
                 for name, e in edits
                 for rw in rewrites.flag_rewrites("--set", e, origin=Origin("flag", f"{name}={e}"))
             ]
-            sides.append(api.resolve([ref], rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
+            if manifest.is_library(ref):  # a library's own config, from its manifest
+                if rws:
+                    raise UsageError(f"{ref} is a library: its config is as built (no --set on its side)")
+                sides.append(api.from_library(ref))
+            else:
+                sides.append(api.resolve([ref], rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)

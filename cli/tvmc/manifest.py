@@ -1,0 +1,157 @@
+"""The manifest inside every library tvmc builds (issue 27): what the library is, readable without TVM.
+
+A manifest is one JSON document (sorted keys) framed so that it can be found by scanning the file:
+
+    MAGIC (16 bytes) | length of JSON (8 bytes, little-endian) | SHA-256 of JSON (32 bytes) | JSON
+
+In a `.so` the frame is the bytes of a C array (`tvmc_manifest`) compiled and linked into the library;
+in a `.tar` it is the member `tvmc_manifest.c` holding that array (TVM compiles the member when it
+links the tar, so the manifest is in the linked library too). The checksum tells a damaged manifest
+from a missing one. Pure Python (json, hashlib, tarfile): `tvmc inspect` and `config show --from`
+work where TVM is not installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import re
+import tarfile
+from pathlib import Path
+from typing import Any
+
+from tvmc.errors import TvmcError
+
+MAGIC = b"\x00TVMC-MANIFEST\x01\x00"
+FORMAT = "tvmc-manifest/1"
+C_SYMBOL = "tvmc_manifest"
+TAR_MEMBER = "tvmc_manifest.c"
+_HEADER = len(MAGIC) + 8 + 32
+MAX_JSON = 64 * 1024 * 1024  # a manifest is kilobytes; a larger length is a damaged frame
+MAX_TAR_MEMBER = 4 * MAX_JSON  # the member is the frame written as C hex literals
+
+
+class ManifestError(TvmcError):
+    """A library whose manifest is there but cannot be read (damaged, or of a newer tvmc)."""
+
+
+def encode(doc: dict[str, Any]) -> bytes:
+    """The framed manifest: MAGIC, length, SHA-256, JSON (sorted keys, so equal documents are equal bytes)."""
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return MAGIC + len(text).to_bytes(8, "little") + hashlib.sha256(text).digest() + text
+
+
+def c_source(frame: bytes) -> str:
+    """A C file defining the framed manifest as a byte array the linker keeps (`used`)."""
+    rows = [", ".join(f"0x{b:02x}" for b in frame[i : i + 16]) for i in range(0, len(frame), 16)]
+    body = ",\n  ".join(rows)
+    return (
+        "/* The tvmc manifest of this library (tvmc inspect LIBRARY reads it). */\n"
+        f"__attribute__((used)) const unsigned char {C_SYMBOL}[{len(frame)}] = {{\n  {body}\n}};\n"
+    )
+
+
+def _decode_at(data: bytes | mmap.mmap, start: int, where: str) -> dict[str, Any]:
+    head = data[start : start + _HEADER]
+    if len(head) < _HEADER:
+        raise ManifestError(f"{where}: the tvmc manifest is cut short (the file is truncated)", where)
+    length = int.from_bytes(head[len(MAGIC) : len(MAGIC) + 8], "little")
+    if length > MAX_JSON:
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (length {length})", where)
+    text = bytes(data[start + _HEADER : start + _HEADER + length])
+    if len(text) != length or hashlib.sha256(text).digest() != bytes(head[len(MAGIC) + 8 :]):
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its checksum does not match)", where)
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise ManifestError(f"{where}: the tvmc manifest is not JSON", where) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else None
+        raise ManifestError(f"{where}: unknown manifest format {found!r} (this tvmc reads {FORMAT})", where)
+    return doc
+
+
+def scan(data: bytes | mmap.mmap, where: str) -> dict[str, Any] | None:
+    """The manifest framed somewhere in `data`, or None when there is none."""
+    start = data.find(MAGIC)
+    return None if start < 0 else _decode_at(data, start, where)
+
+
+_HEX = re.compile(rb"0x([0-9a-f]{2})")
+
+
+def _from_tar(path: Path) -> dict[str, Any] | None:
+    try:
+        with tarfile.open(path) as archive:
+            member = next((m for m in archive.getmembers() if Path(m.name).name == TAR_MEMBER), None)
+            if member is None or not member.isfile():
+                return None
+            if member.size > MAX_TAR_MEMBER:
+                raise ManifestError(f"{path}: the tvmc manifest member is too large ({member.size} bytes)", str(path))
+            handle = archive.extractfile(member)
+            text = handle.read() if handle is not None else b""
+    except (tarfile.TarError, OSError, EOFError) as err:
+        raise ManifestError(f"{path}: cannot read the tar: {err}", str(path)) from None
+    return scan(bytes(int(h, 16) for h in _HEX.findall(text)), str(path))
+
+
+def read(path: str | Path) -> dict[str, Any] | None:
+    """The manifest of a library tvmc built (.so, or .tar), None when it has none (built elsewhere).
+
+    Raises ManifestError for a damaged manifest and TvmcError for a path that is not a regular file."""
+    path = Path(path)
+    if not path.is_file():
+        what = "does not exist" if not path.exists() else "is not a regular file"
+        raise TvmcError(f"{path} {what}", "LIBRARY")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+            if (len(head) >= 262 and head[257:262] == b"ustar") or head[:2] == b"\x1f\x8b":
+                return _from_tar(path)
+            if not head:
+                return None
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return scan(data, str(path))
+    except OSError as err:
+        raise TvmcError(f"cannot read {path}: {err.strerror or err}", "LIBRARY") from None
+
+
+_BINARY_HEADS = (b"\x7fELF", b"\x1f\x8b", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"MZ")
+
+
+def is_library(ref: str | Path) -> bool:
+    """Whether `ref` names a built library (ELF, Mach-O, DLL, or a tar of objects), not a config file."""
+    path = Path(ref)
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return False
+    return head.startswith(_BINARY_HEADS) or (len(head) >= 262 and head[257:262] == b"ustar")
+
+
+def require(path: str | Path) -> dict[str, Any]:
+    """`read`, or an error saying the library has no manifest."""
+    doc = read(path)
+    if doc is None:
+        raise TvmcError(f"{path} has no tvmc manifest (tvmc did not build it, or an older tvmc did)", "LIBRARY")
+    return doc
+
+
+def input_signature(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The inputs as recorded: name, dtype, `shape` (the library's; a str is a dynamic dimension's name)."""
+    inputs = doc.get("inputs")
+    return [i for i in inputs if isinstance(i, dict)] if isinstance(inputs, list) else []
+
+
+def output_names(doc: dict[str, Any]) -> list[str]:
+    outputs = doc.get("outputs")
+    return [str(o.get("name")) for o in outputs if isinstance(o, dict)] if isinstance(outputs, list) else []
+
+
+def shape_text(dims: Any) -> str:
+    """`[batch, 8]`: a shape as tvmc prints it (a dynamic dimension by its name)."""
+    return "[" + ", ".join(str(d) for d in dims) + "]" if isinstance(dims, list) else "?"

@@ -1,0 +1,255 @@
+"""The manifest format (issue 27) and what `run` decides from a signature, without TVM: framing,
+damage, inputs generated within their index range, names and shapes checked, tolerances by dtype."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tvmc import manifest
+from tvmc.build import run as running
+from tvmc.errors import TvmcError, UsageError
+
+np = pytest.importorskip("numpy")
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    body=st.dictionaries(st.text(max_size=10), json_values, max_size=5),
+    before=st.binary(max_size=200),
+    after=st.binary(max_size=200),
+)
+def test_a_framed_manifest_is_found_anywhere_in_a_file(body: dict[str, Any], before: bytes, after: bytes) -> None:
+    doc = {**body, "format": manifest.FORMAT}
+    assert manifest.scan(before.replace(manifest.MAGIC, b"") + manifest.encode(doc) + after, "f") == doc
+
+
+def test_damage_is_told_from_absence(tmp_path: Path) -> None:
+    frame = manifest.encode({"format": manifest.FORMAT, "inputs": []})
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF" + b"\0" * 100)
+    assert manifest.read(lib) is None
+    lib.write_bytes(b"\x7fELF" + frame[:-1] + b"X")
+    with pytest.raises(manifest.ManifestError, match="checksum does not match"):
+        manifest.read(lib)
+    lib.write_bytes(b"\x7fELF" + frame[:30])
+    with pytest.raises(manifest.ManifestError, match="cut short"):
+        manifest.read(lib)
+    with pytest.raises(TvmcError, match="has no tvmc manifest"):
+        manifest.require(_plain(tmp_path))
+
+
+def _plain(tmp_path: Path) -> Path:
+    path = tmp_path / "plain.so"
+    path.write_bytes(b"\x7fELF plain")
+    return path
+
+
+def test_the_c_source_holds_the_frame() -> None:
+    frame = manifest.encode({"format": manifest.FORMAT})
+    text = manifest.c_source(frame)
+    assert f"const unsigned char {manifest.C_SYMBOL}[{len(frame)}]" in text
+    assert bytes(int(h, 16) for h in __import__("re").findall(r"0x([0-9a-f]{2})", text)) == frame
+
+
+SIGNATURE = [
+    {"name": "ids", "shape": ["n"], "dtype": "int64", "index-range": [0, 5]},
+    {"name": "x", "shape": ["n", 3], "dtype": "float32"},
+]
+
+
+def test_generated_integers_stay_inside_the_tensor_they_index() -> None:
+    inputs = running.generate_inputs(SIGNATURE, "random", batch=1000)
+    assert inputs["ids"].shape == (1000,) and inputs["ids"].min() >= 0 and inputs["ids"].max() < 5
+    assert inputs["x"].shape == (1000, 3) and inputs["x"].dtype == np.float32
+    unknown = [{"name": "ids", "shape": [2], "dtype": "int32", "indexes": True}]
+    with pytest.raises(UsageError, match="input 'ids' indexes a tensor whose size the library does not record"):
+        running.generate_inputs(unknown, "random", batch=1)
+
+
+def test_dynamic_dimensions_come_from_input_shapes_and_huge_shapes_are_refused() -> None:
+    inputs = running.generate_inputs(SIGNATURE, "zeros", batch=1, shapes={"x": (7, 3), "ids": (7,)})
+    assert inputs["x"].shape == (7, 3)
+    with pytest.raises(UsageError, match=r"the library takes shape \[n, 3\], not \[7, 4\]"):
+        running.generate_inputs(SIGNATURE, "zeros", batch=1, shapes={"x": (7, 4)})
+    with pytest.raises(UsageError, match=r"would take .* TiB: more than tvmc generates"):
+        running.generate_inputs(SIGNATURE, "zeros", batch=10**12)
+    with pytest.raises(UsageError, match="no input named 'y'; the library's inputs: ids, x"):
+        running.generate_inputs(SIGNATURE, "zeros", batch=1, shapes={"y": (1,)})
+
+
+def test_inputs_are_matched_by_name_exactly_and_by_shape() -> None:
+    """The issue's case: an npz holding {b, A} for a library taking (a, b) is refused, never fed in order."""
+    signature = [{"name": "a", "shape": [4], "dtype": "float32"}, {"name": "b", "shape": [4], "dtype": "float32"}]
+    ones = np.ones(4, "float32")
+    with pytest.raises(UsageError) as wrong:
+        running.check_inputs(signature, {"b": ones, "A": ones * 5})
+    assert str(wrong.value) == "--inputs: no input named 'A'; the library's inputs: a [4] float32, b [4] float32"
+    with pytest.raises(UsageError, match="input 'b' is missing"):
+        running.check_inputs(signature, {"a": ones})
+    with pytest.raises(UsageError, match=r"input 'a' has shape \[3\]; the library takes \[4\]"):
+        running.check_inputs(signature, {"a": ones[:3], "b": ones})
+    dynamic = [{"name": "a", "shape": ["n"], "dtype": "float32"}, {"name": "b", "shape": ["n"], "dtype": "float32"}]
+    with pytest.raises(UsageError, match=r"input 'b' has shape \[3\]; the library takes \[n\]"):
+        running.check_inputs(dynamic, {"a": ones, "b": ones[:3]})
+    ordered = running.check_inputs(signature, {"b": ones * 2, "a": ones})
+    assert list(ordered) == ["a", "b"]
+
+
+def test_npz_files_are_checked_before_they_are_read(tmp_path: Path) -> None:
+    np.save(tmp_path / "one.npy", np.ones(3))
+    (tmp_path / "one.npz").write_bytes((tmp_path / "one.npy").read_bytes())
+    with pytest.raises(UsageError, match=r"is an .npy file \(one unnamed array\), not an .npz"):
+        running.load_inputs(tmp_path / "one.npz")
+    np.savez(tmp_path / "c.npz", x=np.ones(2, "complex64"))
+    with pytest.raises(UsageError, match="dtype complex64 is not a tensor type TVM runs"):
+        running.load_inputs(tmp_path / "c.npz")
+    np.savez(tmp_path / "s.npz", x=np.array(["a", "b"]))
+    with pytest.raises(UsageError, match="is not a tensor type TVM runs"):
+        running.load_inputs(tmp_path / "s.npz")
+    fifo = tmp_path / "fifo.npz"
+    __import__("os").mkfifo(fifo)
+    with pytest.raises(UsageError, match="is not a regular file"):
+        running.load_inputs(fifo)
+    with pytest.raises(UsageError, match="/dev/zero is not a regular file"):
+        running.regular_file(Path("/dev/zero"), "--check", running.MAX_MODEL_BYTES, "model")
+
+
+def _identity(tmp_path: Path, dtype: Any) -> Path:
+    onnx = pytest.importorskip("onnx")
+    elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Identity", ["x"], ["y"])],
+        "identity",
+        [onnx.helper.make_tensor_value_info("x", elem, [4])],
+        [onnx.helper.make_tensor_value_info("y", elem, [4])],
+    )
+    path = tmp_path / f"identity-{np.dtype(dtype)}.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("dtype", "delta", "ok"),
+    [
+        ("float16", "ulp", True),  # one ulp apart: inside fp16's tolerance, outside fp32's default
+        ("float32", "ulp", True),
+        ("float32", 1e-2, False),
+        ("int32", 1, False),  # integers are exact
+        ("int32", 0, True),
+    ],
+)
+def test_check_tolerance_follows_the_dtype(tmp_path: Path, dtype: str, delta: Any, ok: bool) -> None:
+    x = np.array([1.0, 2.0, 3.0, 100.0]).astype(dtype)
+    got = np.nextafter(x, np.array(np.inf, dtype)) if delta == "ulp" else (x + np.array(delta).astype(dtype))
+    result = running.RunResult({"x": x}, {"y": got.astype(dtype)})
+    (check,) = running.check_outputs(result, _identity(tmp_path, dtype))
+    assert check.ok is ok and check.output == "y" and check.dtype == dtype
+
+
+def test_nan_equals_nan_in_a_check(tmp_path: Path) -> None:
+    x = np.array([np.nan, 1.0, np.inf, -np.inf], "float32")
+    (check,) = running.check_outputs(running.RunResult({"x": x}, {"y": x.copy()}), _identity(tmp_path, "float32"))
+    assert check.ok and check.max_abs == 0.0
+    other = x.copy()
+    other[0] = 0.0
+    (check,) = running.check_outputs(running.RunResult({"x": x}, {"y": other}), _identity(tmp_path, "float32"))
+    assert not check.ok
+
+
+def test_the_onnx_signature_records_index_ranges(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from tvmc.build.embed import onnx_signature
+
+    table = onnx.numpy_helper.from_array(np.zeros((6, 3), "float32"), "table")
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Gather", ["table", "ids"], ["rows"], axis=0)],
+        "lookup",
+        [onnx.helper.make_tensor_value_info("ids", onnx.TensorProto.INT64, ["n"])],
+        [onnx.helper.make_tensor_value_info("rows", onnx.TensorProto.FLOAT, ["n", 3])],
+        [table],
+    )
+    path = tmp_path / "lookup.onnx"
+    onnx.save(onnx.helper.make_model(graph), str(path))
+    signature = onnx_signature(str(path))
+    assert signature["inputs"] == [{"name": "ids", "shape": ["n"], "dtype": "int64", "index-range": [0, 6]}]
+    assert [o["name"] for o in signature["outputs"]] == ["rows"]
+    assert json.dumps(signature)  # plain data: it goes into the manifest
+
+
+def test_a_runtime_tvm_does_not_know_is_a_runtime_it_lacks() -> None:
+    """`--target webgpu`: TVM's `runtime.enabled("webgpu")` raises; preflight says it has none."""
+    from types import SimpleNamespace
+
+    from tvmc.build import preflight
+
+    def enabled(kind: str) -> bool:
+        if kind == "webgpu":
+            raise RuntimeError("Unknown optional runtime webgpu")
+        return kind == "cuda"
+
+    fake = SimpleNamespace(runtime=SimpleNamespace(enabled=enabled))
+    assert preflight.runtime_enabled(fake, "webgpu") is False
+    assert preflight.runtime_enabled(fake, "cuda") is True
+
+
+def test_model_inspect_checks_the_format(tmp_path: Path, app: Any) -> None:
+    pytest.importorskip("onnx")
+    from typer.testing import CliRunner
+
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    (tmp_path / "x.tflite").write_bytes(b"TFL3")
+    runner = CliRunner()
+    empty = runner.invoke(app, ["model", "inspect", str(tmp_path / "empty.onnx")])
+    assert empty.exit_code == 1
+    assert (
+        empty.stderr == f"tvmc: error: MODEL: {tmp_path / 'empty.onnx'} is not an ONNX model (it holds no ONNX graph)\n"
+    )
+    tflite = runner.invoke(app, ["model", "inspect", str(tmp_path / "x.tflite")])
+    assert tflite.exit_code == 2 and "is a tflite model by its name; model inspect reads ONNX models" in tflite.stderr
+
+
+@pytest.mark.parametrize(
+    ("node", "machine", "expected"),
+    [
+        ({"kind": "llvm", "mcpu": "cortex-a72"}, "x86_64", "mtriple = 'aarch64-linux-gnu'"),
+        ({"kind": "llvm", "mcpu": "skylake", "mtriple": "aarch64-linux-gnu"}, "x86_64", "mtriple = 'x86_64-linux-gnu'"),
+        ({"kind": "llvm", "mcpu": "cortex-a72"}, "aarch64", None),
+        ({"kind": "llvm", "mcpu": "skylake"}, "x86_64", None),
+        ({"kind": "llvm", "mcpu": "skylake-avx51"}, "x86_64", None),  # unknown everywhere: unknown-cpu says so
+        ({"kind": "llvm", "mcpu": "native"}, "x86_64", None),
+    ],
+)
+def test_an_mcpu_of_another_architecture_names_the_triple(
+    node: dict[str, str], machine: str, expected: str | None
+) -> None:
+    from tvmc.build import preflight
+
+    problem = preflight.foreign_cpu(node, machine)
+    assert (problem is None) if expected is None else (problem is not None and problem.endswith(expected))
+
+
+def test_compile_refuses_an_mcpu_of_another_architecture(tmp_path: Path) -> None:
+    """`llvm -mcpu=cortex-a72` without a triple built generic x86 code, exit 0 (issue 27)."""
+    import platform
+
+    from tvmc import api
+    from tvmc.errors import BuildError
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the default triple here is not x86_64")
+    with pytest.raises(BuildError) as refused:
+        api.compile(tmp_path / "m.onnx", [], [("--target", "llvm -mcpu=cortex-a72")], output=tmp_path / "m.so")
+    assert refused.value.one_line().startswith(
+        "--target=llvm -mcpu=cortex-a72: mcpu 'cortex-a72' is a CPU of aarch64, arm, not of this machine (x86_64"
+    )
