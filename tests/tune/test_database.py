@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_store import ARGS, TARGET, module, record, trace, workload, write_db
 from testkit import cli_env
 from tvmc import api
@@ -367,3 +369,51 @@ def test_records_of_everything_but_the_trace_are_checked() -> None:
     assert store.record_problem([0, [trace("t"), [1e-5], TARGET, "x"]], [["1", "m"]]) is not None
     assert store.record_problem(good, [None]) == f"its workload (line 1 of {store.WORKLOADS}) is bad"
     assert store.workload_problem(workload(3)) is None
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(JSON | st.text(max_size=20), max_size=8))
+def test_reading_any_lines_never_raises_and_keeps_only_valid_records(lines: list[object]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        good = json.dumps([0, record(1e-5)])
+        text = [line if isinstance(line, str) else json.dumps(line, allow_nan=True) for line in lines]
+        (directory / store.WORKLOADS).write_text(json.dumps(workload(0)) + "\n")
+        (directory / store.RECORDS).write_text("\n".join([good, *(t.replace("\n", " ") for t in text)]) + "\n")
+        _said, warn = collect()
+        db = store.read(directory, warn)
+        assert db.records and db.records[0].seconds == 1e-5
+        for item in db.records:
+            assert store.record_problem([0, item.payload], [workload(0)]) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(spread=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5)), min_size=1, max_size=12))
+def test_recovering_runs_keeps_the_union_of_their_records(spread: list[tuple[int, int]]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        part = store.Partition(Path(tmp), FP)
+        wanted = set()
+        for number, (run_index, kernel) in enumerate(spread):
+            run = part.path / f"{store.RUN_PREFIX}{999_100_000 + run_index}"
+            old = store.read(run, pytest.fail)
+            old.add(
+                store.Database(
+                    [workload(kernel)], [store.Record("\0".join(workload(kernel)), record(1e-5, f"c{number}"))]
+                )
+            )
+            store.write(run, old)
+            wanted.add((str(1000 + kernel), f"c{number}"))
+        store.recover(part, pytest.fail)
+        db = store.read(part.path, pytest.fail)
+        assert {(db.shash(r.workload), r.payload[0][0][0][2][0]) for r in db.records} == wanted

@@ -4,7 +4,9 @@ rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,12 +27,12 @@ MLP = ["--config", "host/native", "--input-shapes", "x:[1,8]"]
 CNN = ["--config", "host/native"]
 
 
-def tvmc(*args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+def tvmc(*args: str, db: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
     """`tvmc ARGS --database DB` (`tvmc run` takes no database)."""
     extra = ["--database", str(db)] if db is not None else []
     return subprocess.run(
         [sys.executable, "-m", "tvmc", *args, *extra],
-        env=cli_env(),
+        env=cli_env(**env),
         capture_output=True,
         text=True,
         timeout=600,
@@ -75,14 +77,23 @@ def test_another_mcpu_uses_no_record(mlp_db: Path, models: dict[str, Path], tmp_
     assert "  tuning  no records for target fingerprint" in built.stdout
 
 
-def start(*args: str, db: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+@contextlib.contextmanager
+def start(*args: str, db: Path, **env: str) -> Iterator[subprocess.Popen[str]]:
+    """A running `tvmc tune`; on leaving, killed if still running and its pipes closed (an open
+    pipe would raise a ResourceWarning in whatever test runs next)."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "tvmc", "tune", *args, "--database", str(db)],
-        env=cli_env(),
+        env=cli_env(**env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
 
 
 def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
@@ -99,11 +110,11 @@ def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
 
 def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "db"
-    proc = start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db)
-    lines = list(wait_for_progress(proc))
-    assert any("tasks for target fingerprint" in line for line in lines)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    with start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db) as proc:
+        lines = list(wait_for_progress(proc))
+        assert any("tasks for target fingerprint" in line for line in lines)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert out.startswith("tvmc: interrupted ") and "new records" in out
     listed = tvmc("tune", "db", "list", db=db)
@@ -124,16 +135,68 @@ def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_
 
 def test_sigkill_leaves_a_readable_database_and_a_rerun_resumes(models: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "db"
-    proc = start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db)
-    list(wait_for_progress(proc))
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate(timeout=60)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db, TMPDIR=str(tmp)) as proc:
+        list(wait_for_progress(proc))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
     assert list(db.glob("*/.run-*"))  # the killed run's records, not merged yet
+    assert [p.name[: len("tvmc-tune-")] for p in tmp.iterdir()] == ["tvmc-tune-"]  # its temporary folder
     time.sleep(1)  # the child dies with its parent (PR_SET_PDEATHSIG)
     listed = tvmc("tune", "db", "list", db=db)
     assert listed.returncode == 0, listed.stderr
     records = int(listed.stdout.split(" records,")[0].rsplit(" ", 1)[1])
     assert records >= 1 and not list(db.glob("*/.run-*"))
-    resumed = tvmc("tune", str(models["mlp"]), *MLP, "--trials-per-task", "1", "-j", "1", db=db)
+    resumed = tvmc("tune", str(models["mlp"]), *MLP, "--trials-per-task", "1", "-j", "1", db=db, TMPDIR=str(tmp))
     assert resumed.returncode == 0, resumed.stderr
     assert "already done" in resumed.stderr
+    assert list(tmp.iterdir()) == []  # the killed run's folder removed, this run's own cleaned up
+
+
+@pytest.mark.parametrize(
+    ("config", "why"),
+    [("aws/c6g", "the code is for aarch64"), ("nvidia/nvidia-t4", "cuda")],
+)
+def test_a_target_this_machine_cannot_run_is_refused(config: str, why: str, tmp_path: Path) -> None:
+    if config == "aws/c6g" and os.uname().machine in ("aarch64", "arm64"):
+        pytest.skip("this machine runs aarch64 code")
+    db = tmp_path / "db"
+    refused = tvmc("tune", str(ROOT / "models" / "mlp.onnx"), "--config", config, "--input-shapes", "x:[1,8]", db=db)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "cannot tune here: " in refused.stderr and why in refused.stderr
+    assert "--rpc-tracker HOST:PORT --rpc-key KEY" in refused.stderr
+    assert not db.exists()  # before any work
+
+
+def test_compile_tune_tunes_what_is_missing_then_nothing(models: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    args = ["compile", str(models["mlp"]), *MLP, "--tune", "2", "-o", str(tmp_path / "m.so")]
+    first = tvmc(*args, db=db)
+    assert first.returncode == 0, first.stderr
+    assert "2 tasks for target fingerprint" in first.stderr and "2 to tune" in first.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in first.stdout
+    again = tvmc(*args, db=db)
+    assert again.returncode == 0, again.stderr
+    assert "0 to tune, 2 already done" in again.stderr and "trials, best" not in again.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in again.stdout
+
+
+BAD_LINES = ['[0,[[],"notlist",{},[]]]', '[0,[[[],[]],[NaN],{"kind":"llvm"},[]]]']
+
+
+def test_bad_records_neither_fail_nor_silently_degrade_compile(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    db = tmp_path / "db"
+    shutil.copytree(mlp_db, db)
+    (part,) = [p for p in db.iterdir() if p.is_dir()]
+    with (part / "database_tuning_record.json").open("a") as sink:
+        sink.write("\n".join(BAD_LINES) + "\n")
+    with (part / "database_workload.json").open("a") as sink:
+        sink.write('["123", "@@ not base64"]\n')
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "m.so"), db=db)
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in built.stdout and "(bad lines skipped)" in built.stdout
+    assert f"{part / 'database_tuning_record.json'}:" in built.stderr and "run_secs" in built.stderr
+    assert f"{part / 'database_workload.json'}:" in built.stderr

@@ -245,6 +245,7 @@ def tune(
         problem = cannot_measure_here(plan)
         if problem is not None:
             raise BuildError(f"cannot tune here: {problem}", "tune", hint=RPC_FIX)
+    remove_stale_temporaries()
     try:
         partition = prepare(root, config, warn, sources)
     except OSError as err:
@@ -271,7 +272,6 @@ def tune(
     job = Job(plan, str(run_dir), trials, trials_per_task, timeout, jobs, done, rpc, cores=cores_of(plan))
     started = time.perf_counter()
     error: str | None = None
-    remove_stale_temporaries()
     try:
         with run_folder() as tmp:
             job_file = tmp / "job.pickle"
