@@ -730,7 +730,7 @@ def run(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, frozen=True)
 class PruneVerdict:
     """Whether `tvmc tune db prune` keeps a partition, and why (empty: a config on the search path)."""
 

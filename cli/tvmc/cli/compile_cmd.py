@@ -134,10 +134,10 @@ def compile_command(
     ] = None,
     tune: Annotated[
         int | None,
-        typer.Option("--tune", metavar="N", min=1, help="First tune what the database lacks (N trials in all)."),
+        typer.Option("--tune", metavar="N", help="Tune what the database lacks first (N trials)."),
     ] = None,
 ) -> None:
-    """Compile MODEL with the resolved config (same --config and rewrites as `config show`)."""
+    """Compile MODEL with the resolved config (resolved as by `config show`)."""
     from tvmc import api
     from tvmc.build.model import model_spec
     from tvmc.errors import UsageError
@@ -145,6 +145,8 @@ def compile_command(
 
     if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
+    if tune is not None and tune < 1:
+        raise UsageError(f"--tune {tune}: give a number of trials, 1 or more", "--tune")
     if tune is not None and emit is not None:
         raise UsageError("--tune builds; --emit prints the build instead", "--tune")
     if emit is None:
