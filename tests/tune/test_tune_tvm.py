@@ -5,6 +5,7 @@ rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -56,6 +57,13 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
     assert "4 candidates measured, 4 new records" in done.stdout
     return db
+
+
+def test_jobs_is_not_the_core_count_tuned_for(mlp_db: Path) -> None:
+    """The fixture tuned with -j 1: the records are for this machine's CPU count all the same."""
+    (records,) = mlp_db.glob("*/database_tuning_record.json")
+    targets = [json.loads(line)[1][2] for line in records.read_text().splitlines()]
+    assert targets and all(t["num-cores"] == (os.cpu_count() or 1) for t in targets)
 
 
 def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
@@ -200,3 +208,41 @@ def test_bad_records_neither_fail_nor_silently_degrade_compile(
     assert "  tuning  2 of 2 kernels from tuning records" in built.stdout and "(bad lines skipped)" in built.stdout
     assert f"{part / 'database_tuning_record.json'}:" in built.stderr and "run_secs" in built.stderr
     assert f"{part / 'database_workload.json'}:" in built.stderr
+
+
+def test_a_tune_beside_concurrent_db_commands_loses_no_record(models: dict[str, Path], tmp_path: Path) -> None:
+    from test_database import dead_runs
+    from test_store import record, workload, write_db
+    from tvmc import api
+    from tvmc.tune import store
+    from tvmc.tune.fingerprint import target_fingerprint
+
+    db = tmp_path / "db"
+    part = store.Partition(db, target_fingerprint(api.resolve(["host/native"], []).config))
+    dead_runs(part, 30)
+    other = tmp_path / "other"
+    write_db(other / part.fingerprint, [workload(77)], [(0, record(3e-5, "merged"))])
+    with start(str(models["mlp"]), *MLP, "--trials", "2", "-j", "1", db=db) as tuning:
+        commands = [["tune", "db", "list", "--database", str(db)]] * 3 + [
+            ["tune", "db", "merge", str(other), "-o", str(db)]
+        ]
+        others = [
+            subprocess.Popen(
+                [sys.executable, "-m", "tvmc", *c],
+                env=cli_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for c in commands
+        ]
+        for proc in others:
+            out, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, out + err
+        out, err = tuning.communicate(timeout=600)
+    assert tuning.returncode == 0, err
+    assert "2 candidates measured, 2 new records" in out
+    final = store.read(part.path, pytest.fail)
+    shashes = {final.shash(r.workload) for r in final.records}
+    assert {str(1000 + i) for i in range(30)} | {"1077"} <= shashes
+    assert len(final.records) == 30 + 1 + 2  # the planted runs, the merged record, the tune's two
