@@ -59,7 +59,9 @@ def test_target_key_nests_the_host() -> None:
 
 def module(text: str) -> str:
     """A serialized module as TVM writes it: base64 of a little-endian length and the JSON."""
-    data = json.dumps({"root_index": 0, "nodes": [text]}).encode()
+    data = json.dumps(
+        {"root_index": 1, "nodes": [{"type": "ffi.String", "data": text}, {"type": "ir.IRModule"}]}
+    ).encode()
     return base64.b64encode(struct.pack("<Q", len(data)) + data).decode()
 
 
@@ -131,6 +133,16 @@ def test_merge_keeps_the_faster_record(tmp_path: Path) -> None:
     best = {w: r.payload[0] for w, r in ((db.shash(r.workload), r) for r in db.records)}
     assert best == {"1000": trace("fast"), "1001": trace("t2")}
     assert min(r.seconds or 1 for r in db.records) == 2e-6
+
+
+def test_merge_keeps_every_record_the_destination_had(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    name = "ef" * 32
+    write_db(out / name, [workload(0)], [(0, record(5e-5, "mine")), (0, record(6e-5, "mine2"))])
+    write_db(src / name, [workload(0)], [(0, record(1e-5, "theirs")), (0, record(9e-5, "slower"))])
+    assert store.merge([src], out, NOWARN) == {name: 3}
+    kept = sorted(r.seconds or 0 for r in store.read(out / name, NOWARN).records)
+    assert kept == [1e-5, 5e-5, 6e-5]
 
 
 def test_export_writes_a_plain_metaschedule_database(tmp_path: Path) -> None:

@@ -307,7 +307,7 @@ def db_merge(
     sources: Annotated[list[Path], typer.Argument(metavar="SRC...", help="Tuning databases to merge.")],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="DST", help="The database to merge into.")],
 ) -> None:
-    """Merge databases into DST: one record per workload and target, the fastest kept."""
+    """Merge databases into DST: the fastest record per workload and target; DST keeps its own."""
     from tvmc.tune import store
 
     written = store.merge(sources, output, Warnings())

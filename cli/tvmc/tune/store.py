@@ -156,8 +156,23 @@ def workload_problem(item: Any) -> str | None:
         raw = base64.b64decode(module, validate=True)
     except (binascii.Error, ValueError):
         return "its module is not base64"
-    if len(raw) < 9 or struct.unpack("<Q", raw[:8])[0] != len(raw) - 8 or raw[8:9] != b"{":
+    if len(raw) < 9 or struct.unpack("<Q", raw[:8])[0] != len(raw) - 8:
         return "its module is not a serialized TVM module"
+    try:
+        graph = json.loads(raw[8:])
+    except ValueError:
+        return "its module is not a serialized TVM module (not JSON)"
+    nodes = graph.get("nodes") if isinstance(graph, dict) else None
+    root = graph.get("root_index") if isinstance(graph, dict) else None
+    if not (
+        isinstance(nodes, list)
+        and type(root) is int
+        and 0 <= root < len(nodes)
+        and all(isinstance(n, dict) and isinstance(n.get("type"), str) for n in nodes)
+    ):
+        return "its module is not a serialized TVM module (no node graph)"
+    if nodes[root]["type"] != "ir.IRModule":
+        return f"its module is a {nodes[root]['type']}, not an ir.IRModule"
     return None
 
 
@@ -640,10 +655,11 @@ def summary(partition: Partition, warn: Warn) -> list[TaskSummary]:
 
 
 def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, int]:
-    """Merge databases (directories of partitions) into `destination`: per partition, one record
-    per workload and target, the fastest kept. Each destination partition is locked for its
-    read-add-write. A source partition another user owns or could write is not merged (warned).
-    Returns records written per fingerprint."""
+    """Merge databases (directories of partitions) into `destination`: per partition, the
+    sources' fastest record per workload and target is added; the destination's own records are
+    all kept (never lost to a merge). Each destination partition is locked for its read-add-write.
+    A source partition another user owns or could write is not merged (warned). Returns the
+    records each destination partition holds afterwards, per fingerprint."""
     written: dict[str, int] = {}
     merged: dict[str, tuple[Database, dict[str, Any]]] = {}
     for source in sources:
@@ -669,13 +685,13 @@ def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, i
         part = Partition(destination, fingerprint)
         recover(part, warn)
         with locked(part.path):
-            db.add(read(part.path, warn))
-            best = db.fastest()
-            write(part.path, best)
+            kept = read(part.path, warn)
+            kept.add(db.fastest())
+            write(part.path, kept)
             old = part.meta()
             tasks = {**old.get("tasks", {}), **meta.get("tasks", {})}
             part.write_meta({**old, **meta, "tasks": tasks})
-        written[fingerprint] = len(best.records)
+        written[fingerprint] = len(kept.records)
     return written
 
 
