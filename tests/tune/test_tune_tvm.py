@@ -262,3 +262,12 @@ def test_a_tune_beside_concurrent_db_commands_loses_no_record(
     seconds = sorted(r.seconds or 0 for r in final.records)
     assert [s for s in seconds if s >= 1e-3] == sorted([*(1e-3 + i * 1e-6 for i in range(30)), 2e-3])
     assert len(final.records) == expected + 1 + added  # the planted runs, the merged record, the tune's
+
+
+def test_a_budget_too_small_for_the_tasks_says_which_are_untuned(tmp_path: Path) -> None:
+    tuned = tvmc("tune", str(ROOT / "models" / "cnn.onnx"), *CNN, "--trials", "2", "-j", "1", db=tmp_path / "db")
+    assert tuned.returncode == 0, tuned.stderr
+    assert "4 tasks for target fingerprint" in tuned.stderr
+    assert "tvmc: warning: --trials 2 left 2 of 4 tasks untuned (" in tuned.stderr
+    assert "give --trials 4 or more" in tuned.stderr
+    assert sum(line.endswith("(not tuned)") for line in tuned.stdout.splitlines()) == 2

@@ -335,6 +335,11 @@ def _account(outcome: Outcome, before: store.Database, warn: store.Warn) -> None
     outcome.untuned = [
         str(t["name"]) for t in outcome.tasks if t.get("state") == "pending" and not measured.get(str(t.get("shash")))
     ]
+    best = after.best_seconds()
+    for index, task in enumerate(outcome.tasks):  # the best known, not only this run's
+        known = best.get(str(task.get("shash")))
+        if known is not None:
+            outcome.best[index] = known
 
 
 def _remember(partition: store.Partition, key: str, tasks: list[dict[str, Any]]) -> None:
