@@ -414,3 +414,27 @@ def test_recovering_runs_keeps_the_union_of_their_records(spread: list[tuple[int
         store.recover(part, pytest.fail)
         db = store.read(part.path, pytest.fail)
         assert {(db.shash(r.workload), r.payload[0][0][0][2][0]) for r in db.records} == wanted
+
+
+def test_records_apply_when_the_runs_cannot_be_merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database this user cannot write (another user's, shared): its killed runs are not merged
+    (the lock cannot be taken), and its records still apply, said in a warning."""
+    from tvmc.build.model import model_spec
+    from tvmc.build.plan import plan_build
+    from tvmc.errors import TvmcError
+
+    resolved = api.resolve([], [])
+    plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
+    part = store.Partition(tmp_path, target_fingerprint(resolved.config))
+    write_db(part.path, [workload(0)], [(0, record(1e-5))])
+
+    def cannot_lock(partition: store.Partition, warn: store.Warn, *, include_own: bool = False) -> int:
+        raise TvmcError(f"cannot lock {partition.path / store.LOCK}: Permission denied", str(partition.path))
+
+    monkeypatch.setattr(store, "recover", cannot_lock)
+    said, warn = collect()
+    tuned, why = choose(plan, resolved.config, warn=warn, database=tmp_path)
+    assert tuned.tuning == str(part.path) and why == f"database {part.path}"
+    assert said == [
+        f"{part.path}: cannot lock {part.path / store.LOCK}: Permission denied: runs left in {part.path} are not merged"
+    ]

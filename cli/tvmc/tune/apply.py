@@ -61,6 +61,9 @@ def choose(
 
     try:
         store.recover(partition, warn)
+    except TvmcError as err:  # a database this user cannot write: its records still apply
+        warn(f"{err.one_line()}: runs left in {partition.path} are not merged")
+    try:
         db = partition.database(note)
     except (OSError, TvmcError) as err:
         reason = err.one_line() if isinstance(err, TvmcError) else str(err)
