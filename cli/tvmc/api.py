@@ -595,6 +595,7 @@ def tune(
     input_shapes: str | Mapping[str, Sequence[int | None]] | None = None,
     env: Mapping[str, str] | None = None,
     isolated: bool = False,
+    search: Sequence[sources.SearchDir] | None = None,
     database: str | os.PathLike[str] | None = None,
     rpc: tuple[str, int, str] | None = None,
     verbose: bool = False,
@@ -621,7 +622,7 @@ def tune(
             for name, dims in input_shapes.items()
         }
     spec = model_spec(os.fspath(model), model_format, shapes)
-    resolved = resolve(configs, rewrite_list, env=env, isolated=isolated)
+    resolved = resolve(configs, rewrite_list, env=env, search=search, isolated=isolated)
     environment = os.environ if env is None else env
     if not resolved.participation.isolated and environment.get("TVMC_VERBOSE", "") not in ("", "0"):
         verbose = True

@@ -77,7 +77,7 @@ def _model() -> click.Command:
 COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
     "config": ("Resolve, inspect and list compilation configs.", _config),
     "target": ("Parse, canonicalize and explain TVM targets.", _target),
-    "compile": ("Compile MODEL with the resolved config (resolved as by `config show`).", _compile),
+    "compile": ("Compile MODEL with the config that --config and the rewrites resolve to.", _compile),
     "run": ("Run a library `tvmc compile` built (Relax VM); --check MODEL compares with ONNX's reference.", _run),
     "tune": (
         "Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database).",

@@ -137,7 +137,7 @@ def compile_command(
         typer.Option("--tune", metavar="N", help="Tune what the database lacks first (N trials)."),
     ] = None,
 ) -> None:
-    """Compile MODEL with the resolved config (resolved as by `config show`)."""
+    """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
     from tvmc.build.model import model_spec
     from tvmc.errors import UsageError
