@@ -286,7 +286,9 @@ def tune(
                         stdout=sys.stderr if verbose else log,
                         stderr=subprocess.STDOUT,
                         pass_fds=(events_write,),
-                        env=_env(),
+                        # TVM's builders and runners make their temporaries in the run's folder,
+                        # so what a killed run leaves is removed with it
+                        env={**_env(), "TMPDIR": str(tmp)},
                         start_new_session=True,
                         umask=0o022,  # what it writes in the run directory is not writable by others
                     )
