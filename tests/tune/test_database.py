@@ -438,3 +438,21 @@ def test_records_apply_when_the_runs_cannot_be_merged(tmp_path: Path, monkeypatc
     assert said == [
         f"{part.path}: cannot lock {part.path / store.LOCK}: Permission denied: runs left in {part.path} are not merged"
     ]
+
+
+def test_a_model_is_known_by_its_bytes_and_plan_not_its_path(tmp_path: Path) -> None:
+    from tvmc.build.model import model_spec
+    from tvmc.build.plan import plan_build
+
+    def key(model: Path, *flags: tuple[str, str]) -> str:
+        resolved = api.resolve([], list(flags))
+        return session.model_key(plan_build(resolved.config, resolved.origins, model_spec(str(model), None, None)))
+
+    a, b = tmp_path / "a.onnx", tmp_path / "b" / "a.onnx"
+    b.parent.mkdir()
+    a.write_bytes(b"model one")
+    b.write_bytes(b"model one")
+    assert key(a) == key(b)
+    assert key(a) != key(a, ("-O", "2"))
+    b.write_bytes(b"model two")
+    assert key(a) != key(b)

@@ -18,6 +18,7 @@ import dataclasses
 import fcntl
 import hashlib
 import importlib
+import importlib.metadata
 import json
 import math
 import os
@@ -72,8 +73,9 @@ class Outcome:
 
 
 def model_key(plan: BuildPlan) -> str:
-    """What decides a model's tasks: the model file's bytes and every field of the plan but its
-    path and the database. A rerun with the same key knows its tasks without TVM."""
+    """What decides a model's tasks: the model file's bytes, TVM's and tvmc's versions, and every
+    field of the plan but its path and the database. A rerun with the same key knows its tasks
+    without starting TVM."""
     digest = hashlib.sha256()
     try:
         with open(plan.model.path, "rb") as source:
@@ -81,6 +83,11 @@ def model_key(plan: BuildPlan) -> str:
                 digest.update(block)
     except OSError:
         digest.update(os.fsencode(plan.model.path))
+    for package in ("apache-tvm", "tvmc"):  # another TVM (or tvmc) may extract other tasks
+        try:
+            digest.update(f"{package}={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{package}=?".encode())
     fields = dataclasses.asdict(dataclasses.replace(plan, tuning=None, tuning_records=None, notes=()))
     fields["model"] = {k: v for k, v in fields["model"].items() if k != "path"}
     digest.update(json.dumps(fields, sort_keys=True, default=str).encode("utf-8"))
