@@ -543,10 +543,14 @@ def compile(
     on_warning: Callable[[str], None] = _no_note,
     tuning: bool = True,
     database: str | os.PathLike[str] | None = None,
+    tune: int | None = None,
+    on_tune_event: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> Compiled:
     """Build MODEL for the resolved config, exactly as `tvmc compile MODEL` does (TVM >= 0.25).
 
-    `tuning=False` is `--no-tuning`, `database` is `--database` (tuning records, tvmc.tune).
+    `tuning=False` is `--no-tuning`, `database` is `--database` (tuning records, tvmc.tune);
+    isolated, only `database` or the config's build.tuning-records is applied. `tune=N` is
+    `--tune N`: first tune what the database lacks for this model (N trials in all, see `tune`).
 
     `output` is `-o` (a directory, or a path ending in "/", receives MODEL.so; default MODEL.so
     here); `input_shapes` is `--input-shapes` text or {name: shape} (None: a dynamic dimension).
@@ -576,6 +580,24 @@ def compile(
     notes = list(resolved.notes)
     for note in notes:
         on_warning(note)
+    if tune is not None:
+        if not tuning:
+            raise UsageError("--tune and --no-tuning contradict each other", "--tune")
+        _tune_model(
+            model,
+            configs,
+            rewrite_list,
+            trials=tune,
+            model_format=model_format,
+            input_shapes=input_shapes,
+            env=env,
+            isolated=isolated,
+            search=search,
+            database=database,
+            verbose=verbose,
+            on_warning=lambda message: None if message in notes else on_warning(message),
+            on_event=on_tune_event or _no_event,
+        )
     result = building.build(
         resolved,
         spec,
@@ -586,9 +608,98 @@ def compile(
         label=_config_label(configs),
         tuning=tuning,
         database=None if database is None else _path(database),
+        implicit_database=not resolved.participation.isolated,
     )
     result.warnings[:0] = notes
     return result
+
+
+def _no_event(_event: Mapping[str, Any]) -> None:
+    return None
+
+
+def tune(
+    model: str | os.PathLike[str],
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    trials: int = 200,
+    trials_per_task: int | None = None,
+    timeout: float = 30.0,
+    jobs: int = 0,
+    model_format: str | None = None,
+    input_shapes: str | Mapping[str, Sequence[int | None]] | None = None,
+    env: Mapping[str, str] | None = None,
+    isolated: bool = False,
+    search: Sequence[sources.SearchDir] | None = None,
+    database: str | os.PathLike[str] | None = None,
+    rpc: tuple[str, int, str] | None = None,
+    verbose: bool = False,
+    on_warning: Callable[[str], None] = _no_note,
+    on_event: Callable[[Mapping[str, Any]], None] = _no_event,
+) -> Any:
+    """Tune MODEL for the resolved config, exactly as `tvmc tune MODEL` does; returns the
+    `tvmc.tune.session.Outcome`. The database: `database`, else the config's build.tuning-records,
+    else (not isolated) TVMC_TUNING_DB or the user's cache directory. `jobs` (0: the CPU count) is
+    how many candidates are built at once, nothing else."""
+    from pathlib import Path
+
+    from tvmc.build import frontends
+    from tvmc.build.compile import resolve_native
+    from tvmc.build.model import check_exists, model_spec
+    from tvmc.build.plan import plan_build
+    from tvmc.shapes import parse_input_shapes
+    from tvmc.tune import session, store
+
+    shapes = parse_input_shapes(input_shapes) if isinstance(input_shapes, str) else None
+    if input_shapes is not None and not isinstance(input_shapes, str):
+        shapes = {
+            str(name): tuple(None if d is None or d < 0 else int(d) for d in dims)
+            for name, dims in input_shapes.items()
+        }
+    spec = model_spec(os.fspath(model), model_format, shapes)
+    resolved = resolve(configs, rewrite_list, env=env, search=search, isolated=isolated)
+    environment = os.environ if env is None else env
+    if not resolved.participation.isolated and environment.get("TVMC_VERBOSE", "") not in ("", "0"):
+        verbose = True
+    for note in resolved.notes:
+        on_warning(note)
+    plan = plan_build(resolved.config, resolved.origins, spec)
+    if database is not None:
+        root = Path(os.fspath(database))
+    elif plan.tuning_records is not None:
+        root = Path(plan.tuning_records)
+    elif resolved.participation.isolated:
+        raise UsageError("--isolated uses no implicit tuning database: give --database DIR", "--isolated")
+    else:
+        root = store.default_root(environment)
+    check_exists(spec)
+    session.check_ready()  # the packages tuning needs, no known-bad version, TVM itself
+    plan = resolve_native(plan, on_warning)  # as compile builds it: mcpu "native" is this machine's CPU
+    frontends.check_available(spec)
+    names = [configs] if isinstance(configs, str | os.PathLike) else list(configs)
+    by_path = [
+        os.path.abspath(os.fspath(c))
+        for c in names
+        if isinstance(c, str | os.PathLike) and os.fspath(c) != "-" and os.path.isfile(os.fspath(c))
+    ]
+    return session.tune(
+        plan,
+        resolved.config,
+        root,
+        trials=trials,
+        trials_per_task=trials_per_task,
+        timeout=timeout,
+        jobs=jobs or os.cpu_count() or 1,
+        warn=on_warning,
+        rpc=rpc,
+        verbose=verbose,
+        on_event=on_event,
+        sources=by_path,
+    )
+
+
+_tune_model = tune  # for compile, whose parameter `tune` (as --tune) hides this function
 
 
 def _config_label(configs: object) -> str | None:
@@ -697,3 +808,56 @@ def doctor(features: Sequence[str] = ()) -> Report:
     if isinstance(features, str) or not isinstance(features, Sequence):
         raise TypeError(f"features: expected a list of feature names, got {_type_name(features)}")
     return doctoring.diagnose([str(f) for f in features], shipped_cross_compilers())
+
+
+@dataclass(slots=True, frozen=True)
+class PruneVerdict:
+    """Whether `tvmc tune db prune` keeps a partition, and why (empty: a config on the search path)."""
+
+    keep: bool
+    reason: str = ""
+    description: str | None = None
+
+
+def prune_verdicts(root: Any, *, isolated: bool = False, env: Mapping[str, str] | None = None) -> list[Any]:
+    """(partition, PruneVerdict) for each partition of the tuning database `root`. A partition is
+    kept when a config on the search path (or host/native) maps to its fingerprint, or when a config
+    file it was tuned with (partition.json "sources", by path) still does. Every config is resolved
+    without TVMC_* variables (TVMC_OPT_LEVEL, TVMC_TARGET, ... would change the fingerprint);
+    `isolated` also leaves out the user config directory and TVMC_CONFIG_PATH."""
+    from tvmc.tune import store
+    from tvmc.tune.fingerprint import target_fingerprint
+
+    environment = os.environ if env is None else env
+    dirs = sources.search_path(environment, isolated=isolated)
+    plain = sources.isolated_env(environment)
+
+    def fingerprint_of(ref: str) -> str | None:
+        try:
+            return target_fingerprint(resolve([ref], env=plain, search=dirs).config)
+        except TvmcError:
+            return None
+
+    names = [e.name for e in sources.list_configs(dirs) if not e.shadowed and not e.error]
+    wanted = {fp for fp in (fingerprint_of(n) for n in [*names, "host/native"]) if fp is not None}
+    out: list[Any] = []
+    for part in store.partitions(root):
+        try:
+            meta = part.meta()
+        except TvmcError as err:
+            out.append((part, PruneVerdict(True, f"kept: {err.one_line()}")))
+            continue
+        description = meta.get("description")
+        if part.fingerprint in wanted:
+            out.append((part, PruneVerdict(True, "", description)))
+            continue
+        tuned_with = [str(s) for s in meta.get("sources", [])]
+        alive = [s for s in tuned_with if os.path.isfile(s) and fingerprint_of(s) == part.fingerprint]
+        if alive:
+            out.append((part, PruneVerdict(True, f"tuned with {alive[0]}", description)))
+            continue
+        reason = "no config on the search path maps to it"
+        if tuned_with:
+            reason += f"; {tuned_with[0]}, which it was tuned with, no longer does"
+        out.append((part, PruneVerdict(False, reason, description)))
+    return out

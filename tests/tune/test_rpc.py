@@ -63,49 +63,73 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+def said(log: Path, proc: subprocess.Popen[bytes]) -> str:
+    """What a helper process printed, for a failure message (its exit status if it ended)."""
+    state = "running" if proc.poll() is None else f"exit status {proc.returncode}"
+    text = log.read_text("utf-8", "replace").strip() if log.exists() else ""
+    return f"({state}) {text[-3000:] or 'no output'}"
+
+
 @pytest.fixture(scope="module")
-def tracker() -> Iterator[tuple[str, int]]:
+def tracker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     tracker_port = free_port(set())
     server_port = free_port({tracker_port})
     python = [sys.executable, "-m"]
-    procs = [
-        subprocess.Popen(
-            [*python, "tvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", str(tracker_port), *ends(tracker_port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    ]
+    logs = tmp_path_factory.mktemp("rpc")
+    tracker_log, server_log = logs / "tracker.log", logs / "server.log"
+    with tracker_log.open("wb") as sink:
+        procs = [
+            subprocess.Popen(
+                [
+                    *python,
+                    "tvm.exec.rpc_tracker",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(tracker_port),
+                    *ends(tracker_port),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=sink,
+            )
+        ]
     try:
         deadline = time.monotonic() + 60
         while True:
             if listening(tracker_port):
                 break
-            assert time.monotonic() < deadline, "the RPC tracker did not start"
-            time.sleep(0.5)
-        procs.append(
-            subprocess.Popen(
-                [
-                    *python,
-                    "tvm.exec.rpc_server",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(server_port),
-                    *ends(server_port),
-                    "--tracker",
-                    f"127.0.0.1:{tracker_port}",
-                    "--key",
-                    KEY,
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+            assert procs[0].poll() is None and time.monotonic() < deadline, (
+                f"the RPC tracker did not start: {said(tracker_log, procs[0])}"
             )
-        )
+            time.sleep(0.5)
+        with server_log.open("wb") as sink:
+            procs.append(
+                subprocess.Popen(
+                    [
+                        *python,
+                        "tvm.exec.rpc_server",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(server_port),
+                        *ends(server_port),
+                        "--tracker",
+                        f"127.0.0.1:{tracker_port}",
+                        "--key",
+                        KEY,
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=sink,
+                )
+            )
         while True:
             info = summary(tracker_port)
             if KEY in info:
                 break
-            assert time.monotonic() < deadline, f"the RPC server did not register: {info}"
+            assert procs[1].poll() is None and time.monotonic() < deadline, (
+                f"the RPC server did not register: {info}; server: {said(server_log, procs[1])}; "
+                f"tracker: {said(tracker_log, procs[0])}"
+            )
             time.sleep(0.5)
         yield "127.0.0.1", tracker_port
     finally:

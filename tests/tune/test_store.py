@@ -3,7 +3,9 @@ written as text, recovery of a killed run, merge (fastest kept), export and prun
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,10 @@ from typer.testing import CliRunner
 
 TARGET = {"kind": "llvm", "keys": ["cpu"], "tag": ""}
 ARGS = [["TENSOR", "float32", [1, 8]]]
+
+
+def NOWARN(message: str) -> None:
+    raise AssertionError(f"unexpected warning: {message}")
 
 
 def fp(*flags: tuple[str, str], configs: tuple[str, ...] = ()) -> str:
@@ -51,12 +57,27 @@ def test_target_key_nests_the_host() -> None:
     assert key["targets"][0]["kind"] == "cuda" and key["targets"][0]["host"]["kind"] == "llvm"
 
 
+def module(text: str) -> str:
+    """A serialized module as TVM writes it: base64 of a little-endian length and the JSON."""
+    data = json.dumps(
+        {"root_index": 1, "nodes": [{"type": "ffi.String", "data": text}, {"type": "ir.IRModule"}]}
+    ).encode()
+    return base64.b64encode(struct.pack("<Q", len(data)) + data).decode()
+
+
 def workload(n: int) -> list[str]:
-    return [str(1000 + n), f"module-{n}"]
+    return [str(1000 + n), module(f"module-{n}")]
 
 
-def record(seconds: float, trace: str = "t") -> list[object]:
-    return [[trace], [seconds], TARGET, ARGS]
+def trace(name: str) -> list[object]:
+    return [
+        [["GetSBlock", [], [name, "main"], ["b0"]], ["SampleCategorical", [], [[0, 16], [0.5, 0.5]], ["v1"]]],
+        [[1, 0]],
+    ]
+
+
+def record(seconds: float, name: str = "t") -> list[object]:
+    return [trace(name), [seconds], TARGET, ARGS]
 
 
 def write_db(directory: Path, workloads: list[list[str]], records: list[tuple[int, list[object]]]) -> None:
@@ -69,7 +90,7 @@ def test_read_skips_a_torn_last_line(tmp_path: Path) -> None:
     write_db(tmp_path, [workload(0)], [(0, record(1e-5)), (0, record(2e-5, "u"))])
     with (tmp_path / store.RECORDS).open("a") as sink:
         sink.write('[0,[["v"],[3e-05],{"kind":')  # what a SIGKILL mid-append leaves
-    db = store.read(tmp_path)
+    db = store.read(tmp_path, NOWARN)
     assert len(db.records) == 2
     assert db.trials() == {"1000": 2}
     assert db.best_seconds() == {"1000": 1e-5}
@@ -77,7 +98,7 @@ def test_read_skips_a_torn_last_line(tmp_path: Path) -> None:
 
 def test_failed_measurements_are_not_latencies(tmp_path: Path) -> None:
     write_db(tmp_path, [workload(0)], [(0, record(1e10))])
-    assert store.read(tmp_path).best_seconds() == {"1000": None}
+    assert store.read(tmp_path, NOWARN).best_seconds() == {"1000": None}
 
 
 def test_recover_merges_a_killed_run(tmp_path: Path) -> None:
@@ -86,9 +107,9 @@ def test_recover_merges_a_killed_run(tmp_path: Path) -> None:
     dead = part.path / f"{store.RUN_PREFIX}999999999"  # no such process
     write_db(dead, [workload(0), workload(1)], [(0, record(3e-5)), (1, record(1e-6))])
     (dead / store.TASKS).write_text(json.dumps({"1001": "fused_conv2d"}))
-    assert store.recover(part) == 1  # the copy of the partition's record is not added twice
+    assert store.recover(part, NOWARN) == 1  # the copy of the partition's record is not added twice
     assert not dead.exists()
-    names = {t.shash: (t.name, t.trials) for t in store.summary(part)}
+    names = {t.shash: (t.name, t.trials) for t in store.summary(part, NOWARN)}
     assert names == {"1000": ("?", 1), "1001": ("fused_conv2d", 1)}
 
 
@@ -98,7 +119,7 @@ def test_recover_leaves_a_live_run(tmp_path: Path) -> None:
     part = store.Partition(tmp_path, "cd" * 32)
     live = part.path / f"{store.RUN_PREFIX}{os.getppid()}"
     write_db(live, [workload(0)], [(0, record(1e-5))])
-    assert store.recover(part) == 0 and live.exists()
+    assert store.recover(part, NOWARN) == 0 and live.exists()
 
 
 def test_merge_keeps_the_faster_record(tmp_path: Path) -> None:
@@ -107,19 +128,29 @@ def test_merge_keeps_the_faster_record(tmp_path: Path) -> None:
     write_db(a / name, [workload(0)], [(0, record(5e-5, "slow")), (0, record(1e10, "failed"))])
     b_records = [(0, record(7e-6)), (0, record(2e-6, "t2")), (1, record(4e-5, "fast"))]
     write_db(b / name, [workload(1), workload(0)], b_records)  # workload 0 is line 1 here
-    assert store.merge([a, b], out) == {name: 2}
-    db = store.read(out / name)
+    assert store.merge([a, b], out, NOWARN) == {name: 2}
+    db = store.read(out / name, NOWARN)
     best = {w: r.payload[0] for w, r in ((db.shash(r.workload), r) for r in db.records)}
-    assert best == {"1000": ["fast"], "1001": ["t2"]}
+    assert best == {"1000": trace("fast"), "1001": trace("t2")}
     assert min(r.seconds or 1 for r in db.records) == 2e-6
+
+
+def test_merge_keeps_every_record_the_destination_had(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    name = "ef" * 32
+    write_db(out / name, [workload(0)], [(0, record(5e-5, "mine")), (0, record(6e-5, "mine2"))])
+    write_db(src / name, [workload(0)], [(0, record(1e-5, "theirs")), (0, record(9e-5, "slower"))])
+    assert store.merge([src], out, NOWARN) == {name: 3}
+    kept = sorted(r.seconds or 0 for r in store.read(out / name, NOWARN).records)
+    assert kept == [1e-5, 5e-5, 6e-5]
 
 
 def test_export_writes_a_plain_metaschedule_database(tmp_path: Path) -> None:
     part = store.Partition(tmp_path / "db", "12" * 32)
     write_db(part.path, [workload(0)], [(0, record(1e-5))])
-    assert store.export(part, tmp_path / "plain") == 1
+    assert store.export(part, tmp_path / "plain", NOWARN) == 1
     assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == [store.RECORDS, store.WORKLOADS]
-    assert store.read(tmp_path / "plain").records[0].seconds == 1e-5
+    assert store.read(tmp_path / "plain", NOWARN).records[0].seconds == 1e-5
 
 
 def test_compile_applies_only_its_own_fingerprint(tmp_path: Path) -> None:
@@ -130,13 +161,13 @@ def test_compile_applies_only_its_own_fingerprint(tmp_path: Path) -> None:
     plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
     other = store.Partition(tmp_path, fp(("--target-llvm-mcpu", "skylake")))
     write_db(other.path, [workload(0)], [(0, record(1e-5))])
-    unchanged, why = choose(plan, resolved.config, database=tmp_path)
+    unchanged, why = choose(plan, resolved.config, warn=NOWARN, database=tmp_path)
     assert unchanged.tuning is None and why.startswith("no records for target fingerprint")
     own = store.Partition(tmp_path, target_fingerprint(resolved.config))
     write_db(own.path, [workload(0)], [(0, record(1e-5))])
-    tuned, why = choose(plan, resolved.config, database=tmp_path)
+    tuned, why = choose(plan, resolved.config, warn=NOWARN, database=tmp_path)
     assert tuned.tuning == str(own.path) and why == f"database {own.path}"
-    assert choose(plan, resolved.config, enabled=False, database=tmp_path)[0].tuning is None
+    assert choose(plan, resolved.config, warn=NOWARN, enabled=False, database=tmp_path)[0].tuning is None
     steps = [s["step"] for s in tuned.steps("m.so")]
     assert steps.index("apply-tuning") == steps.index("build") - 1
 

@@ -4,7 +4,10 @@ rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,12 +28,12 @@ MLP = ["--config", "host/native", "--input-shapes", "x:[1,8]"]
 CNN = ["--config", "host/native"]
 
 
-def tvmc(*args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+def tvmc(*args: str, db: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
     """`tvmc ARGS --database DB` (`tvmc run` takes no database)."""
     extra = ["--database", str(db)] if db is not None else []
     return subprocess.run(
         [sys.executable, "-m", "tvmc", *args, *extra],
-        env=cli_env(),
+        env=cli_env(**env),
         capture_output=True,
         text=True,
         timeout=600,
@@ -56,6 +59,13 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     return db
 
 
+def test_jobs_is_not_the_core_count_tuned_for(mlp_db: Path) -> None:
+    """The fixture tuned with -j 1: the records are for this machine's CPU count all the same."""
+    (records,) = mlp_db.glob("*/database_tuning_record.json")
+    targets = [json.loads(line)[1][2] for line in records.read_text().splitlines()]
+    assert targets and all(t["num-cores"] == (os.cpu_count() or 1) for t in targets)
+
+
 def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
     lib = tmp_path / "mlp.so"
     built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), db=mlp_db)
@@ -75,14 +85,23 @@ def test_another_mcpu_uses_no_record(mlp_db: Path, models: dict[str, Path], tmp_
     assert "  tuning  no records for target fingerprint" in built.stdout
 
 
-def start(*args: str, db: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+@contextlib.contextmanager
+def start(*args: str, db: Path, **env: str) -> Iterator[subprocess.Popen[str]]:
+    """A running `tvmc tune`; on leaving, killed if still running and its pipes closed (an open
+    pipe would raise a ResourceWarning in whatever test runs next)."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "tvmc", "tune", *args, "--database", str(db)],
-        env=cli_env(),
+        env=cli_env(**env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
 
 
 def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
@@ -99,11 +118,11 @@ def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
 
 def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "db"
-    proc = start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db)
-    lines = list(wait_for_progress(proc))
-    assert any("tasks for target fingerprint" in line for line in lines)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    with start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db) as proc:
+        lines = list(wait_for_progress(proc))
+        assert any("tasks for target fingerprint" in line for line in lines)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert out.startswith("tvmc: interrupted ") and "new records" in out
     listed = tvmc("tune", "db", "list", db=db)
@@ -124,16 +143,132 @@ def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_
 
 def test_sigkill_leaves_a_readable_database_and_a_rerun_resumes(models: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "db"
-    proc = start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db)
-    list(wait_for_progress(proc))
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate(timeout=60)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db, TMPDIR=str(tmp)) as proc:
+        list(wait_for_progress(proc))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
     assert list(db.glob("*/.run-*"))  # the killed run's records, not merged yet
+    (left,) = tmp.iterdir()  # its temporary folder, TVM's builders' temporaries inside it
+    assert left.name.startswith("tvmc-tune-")
     time.sleep(1)  # the child dies with its parent (PR_SET_PDEATHSIG)
     listed = tvmc("tune", "db", "list", db=db)
     assert listed.returncode == 0, listed.stderr
     records = int(listed.stdout.split(" records,")[0].rsplit(" ", 1)[1])
     assert records >= 1 and not list(db.glob("*/.run-*"))
-    resumed = tvmc("tune", str(models["mlp"]), *MLP, "--trials-per-task", "1", "-j", "1", db=db)
+    resumed = tvmc("tune", str(models["mlp"]), *MLP, "--trials-per-task", "1", "-j", "1", db=db, TMPDIR=str(tmp))
     assert resumed.returncode == 0, resumed.stderr
     assert "already done" in resumed.stderr
+    assert list(tmp.iterdir()) == []  # the killed run's folder removed, this run's own cleaned up
+
+
+@pytest.mark.parametrize(
+    ("config", "why"),
+    [("aws/c6g", "the code is for aarch64"), ("nvidia/nvidia-t4", "cuda")],
+)
+def test_a_target_this_machine_cannot_run_is_refused(config: str, why: str, tmp_path: Path) -> None:
+    if config == "aws/c6g" and os.uname().machine in ("aarch64", "arm64"):
+        pytest.skip("this machine runs aarch64 code")
+    db = tmp_path / "db"
+    refused = tvmc("tune", str(ROOT / "models" / "mlp.onnx"), "--config", config, "--input-shapes", "x:[1,8]", db=db)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "cannot tune here: " in refused.stderr and why in refused.stderr
+    assert "--rpc-tracker HOST:PORT --rpc-key KEY" in refused.stderr
+    assert not db.exists()  # before any work
+
+
+def test_compile_tune_tunes_what_is_missing_then_nothing(models: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    args = ["compile", str(models["mlp"]), *MLP, "--tune", "2", "-o", str(tmp_path / "m.so")]
+    first = tvmc(*args, db=db)
+    assert first.returncode == 0, first.stderr
+    assert "2 tasks for target fingerprint" in first.stderr and "2 to tune" in first.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in first.stdout
+    again = tvmc(*args, db=db)
+    assert again.returncode == 0, again.stderr
+    assert "0 to tune, 2 already done" in again.stderr and "trials, best" not in again.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in again.stdout
+
+
+BAD_LINES = ['[0,[[],"notlist",{},[]]]', '[0,[[[],[]],[NaN],{"kind":"llvm"},[]]]']
+
+
+def test_bad_records_neither_fail_nor_silently_degrade_compile(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    db = tmp_path / "db"
+    shutil.copytree(mlp_db, db)
+    (part,) = [p for p in db.iterdir() if p.is_dir()]
+    with (part / "database_tuning_record.json").open("a") as sink:
+        sink.write("\n".join(BAD_LINES) + "\n")
+    with (part / "database_workload.json").open("a") as sink:
+        sink.write('["123", "@@ not base64"]\n')
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "m.so"), db=db)
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  2 of 2 kernels from tuning records" in built.stdout and "(bad lines skipped)" in built.stdout
+    assert f"{part / 'database_tuning_record.json'}:" in built.stderr and "run_secs" in built.stderr
+    assert f"{part / 'database_workload.json'}:" in built.stderr
+
+
+def test_a_tune_beside_concurrent_db_commands_loses_no_record(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """Runs of killed tunes (real workloads, distinct records) are planted in the partition; a tune
+    and db commands started together each recover them: every record is there at the end."""
+    from tvmc.tune import store
+
+    (source,) = [p for p in mlp_db.iterdir() if p.is_dir()]
+    real = store.read(source, pytest.fail)
+    db = tmp_path / "db"
+    part = store.Partition(db, source.name)
+
+    def planted(seconds: float, record: store.Record) -> store.Database:
+        payload = [record.payload[0], [seconds], *record.payload[2:]]
+        return store.Database(list(real.workloads), [store.Record(record.workload, payload)])
+
+    by_task = {real.shash(r.workload): r for r in real.records}  # one record per task
+    expected = 0
+    for i in range(30):
+        run = part.path / f"{store.RUN_PREFIX}{999_200_000 + i}"  # no such process
+        store.make_dir(run, 0o700)
+        store.write(run, planted(1e-3 + i * 1e-6, list(by_task.values())[i % len(by_task)]))
+        expected += 1
+    other = tmp_path / "other"
+    store.write(other / source.name, planted(2e-3, next(iter(by_task.values()))))
+    commands = [["tune", "db", "list", "--database", str(db)]] * 3 + [
+        ["tune", "db", "merge", str(other), "-o", str(db)]
+    ]
+    tune = [str(models["mlp"]), *MLP, "--trials", "2", "--trials-per-task", "40", "-j", "1"]
+    with start(*tune, db=db) as tuning:
+        others = [
+            subprocess.Popen(
+                [sys.executable, "-m", "tvmc", *c],
+                env=cli_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for c in commands
+        ]
+        for proc in others:
+            out, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, out + err
+        out, err = tuning.communicate(timeout=600)
+    assert tuning.returncode == 0, err
+    head = out.splitlines()[0]
+    measured, added = (int(head.split(" candidates measured, ")[i].split()[-1 + i]) for i in (0, 1))
+    assert measured >= 2 and added == measured, out  # a batch of MetaSchedule's can exceed --trials
+    final = store.read(part.path, pytest.fail)
+    seconds = sorted(r.seconds or 0 for r in final.records)
+    assert [s for s in seconds if s >= 1e-3] == sorted([*(1e-3 + i * 1e-6 for i in range(30)), 2e-3])
+    assert len(final.records) == expected + 1 + added  # the planted runs, the merged record, the tune's
+
+
+def test_a_budget_too_small_for_the_tasks_says_which_are_untuned(tmp_path: Path) -> None:
+    tuned = tvmc("tune", str(ROOT / "models" / "cnn.onnx"), *CNN, "--trials", "2", "-j", "1", db=tmp_path / "db")
+    assert tuned.returncode == 0, tuned.stderr
+    assert "4 tasks for target fingerprint" in tuned.stderr
+    assert "tvmc: warning: --trials 2 left 2 of 4 tasks untuned (" in tuned.stderr
+    assert "give --trials 4 or more" in tuned.stderr
+    assert sum(line.endswith("(not tuned)") for line in tuned.stdout.splitlines()) == 2

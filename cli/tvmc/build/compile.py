@@ -148,6 +148,7 @@ def build(
     label: str | None = None,
     tuning: bool = True,
     database: Path | None = None,
+    implicit_database: bool = True,
 ) -> Compiled:
     """Check, build and write the library; every problem a TvmcError with its one line (`label`
     names the build in a crash report: the configs). The tuning records of the config's target
@@ -161,7 +162,12 @@ def build(
     check_names(resolved, warn)
     check_cpu_architectures(resolved)
     plan, tuning_line = choose(
-        plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning, database=database
+        plan_build(resolved.config, resolved.origins, spec),
+        resolved.config,
+        warn=warn,
+        enabled=tuning,
+        database=database,
+        implicit=implicit_database,
     )
     for note in plan.notes:
         warn(note)

@@ -52,7 +52,13 @@ def _emit(
         from tvmc.tune.apply import choose
 
         plan, _ = choose(
-            plan_build(resolved.config, resolved.origins, spec), resolved.config, enabled=tuning[0], database=tuning[1]
+            plan_build(resolved.config, resolved.origins, spec),
+            resolved.config,
+            warn=warn,
+            enabled=tuning[0],
+            database=tuning[1],
+            implicit=not resolved.participation.isolated,
+            copy_if_bad=False,
         )
         if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
             warn(
@@ -131,6 +137,10 @@ def compile_command(
     database: Annotated[
         Path | None, typer.Option("--database", metavar="DIR", help="The tuning database to apply.")
     ] = None,
+    tune: Annotated[
+        int | None,
+        typer.Option("--tune", metavar="N", help="Tune what the database lacks first (N trials)."),
+    ] = None,
 ) -> None:
     """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
@@ -140,10 +150,17 @@ def compile_command(
 
     if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
+    if tune is not None and tune < 1:
+        raise UsageError(f"--tune {tune}: give a number of trials, 1 or more", "--tune")
+    if tune is not None and emit is not None:
+        raise UsageError("--tune builds; --emit prints the build instead", "--tune")
     if emit is None:
         from tvmc.cli.progress import Progress
+        from tvmc.cli.tune_cmd import Display, Warnings
 
-        with Progress(sys.stderr.isatty()) as progress:
+        display = Display("") if tune is not None else None
+        said = Warnings()
+        with Progress(sys.stderr.isatty() and tune is None) as progress:
             compiled = api.compile(
                 model,
                 config or [],
@@ -155,10 +172,14 @@ def compile_command(
                 isolated=isolated,
                 search=search_dirs(search, isolated=isolated),
                 on_stage=progress.stage,
-                on_warning=progress.warn,
+                on_warning=lambda message: said(message) if tune is not None else progress.warn(message),
                 tuning=not no_tuning,
                 database=database,
+                tune=tune,
+                on_tune_event=display,
             )
+        if display is not None:
+            display.close()
         write_stdout(summary(compiled))
         return
     shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-import os
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,14 +29,23 @@ from tvmc.cli.options import (
 )
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
-DATABASE_HELP = "The tuning database directory (default: TVMC_TUNING_DB, else ~/.cache/tvmc/tuning)."
+DATABASE_HELP = (
+    "The tuning database directory (default: TVMC_TUNING_DB, else ~/.cache/tvmc/tuning; none with --isolated)."
+)
 _Database = Annotated[Path | None, typer.Option("--database", metavar="DIR", help=DATABASE_HELP)]
 
 
-def _root(database: Path | None) -> Path:
+def _root(database: Path | None, isolated: bool = False) -> Path:
+    """--database, else (not isolated) TVMC_TUNING_DB or the user's cache directory."""
+    from tvmc import sources
+    from tvmc.errors import UsageError
     from tvmc.tune import store
 
-    return database if database is not None else store.default_root()
+    if database is not None:
+        return database
+    if isolated or sources.is_isolated():
+        raise UsageError("--isolated uses no implicit tuning database: give --database DIR", "--isolated")
+    return store.default_root()
 
 
 class TuneCommand(RewriteCommand):
@@ -50,38 +59,123 @@ class TuneCommand(RewriteCommand):
         return super().make_context(info_name, args, parent=parent, **extra)
 
 
-class Display:
-    """Progress on stderr: one line per measured batch (tasks, trials, best latency so far)."""
+class Warnings:
+    """`tvmc: warning: ...` on stderr, each message once (a bad record line is met by every read)."""
 
-    def __init__(self, fingerprint: str) -> None:
+    def __init__(self, sink: Any = None) -> None:
+        self.seen: set[str] = set()
+        self.sink = sink or warn
+
+    def __call__(self, message: str) -> None:
+        if message not in self.seen:
+            self.seen.add(message)
+            self.sink(message)
+
+
+def _eta(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+class Display:
+    """Progress on stderr. On a terminal, one line rewritten in place (task, trials, best latency,
+    the run's trials and an ETA); otherwise one line per measured batch, for logs."""
+
+    def __init__(self, fingerprint: str, *, terminal: bool | None = None, stream: Any = None) -> None:
         self.fingerprint = fingerprint
+        self.stream = stream or sys.stderr
+        self.terminal = self.stream.isatty() if terminal is None else terminal
         self.tasks: list[dict[str, Any]] = []
         self.shown: dict[int, tuple[Any, ...]] = {}  # what was last shown per task
+        self.counts: dict[int, int] = {}
+        self.total = 0  # the run's trials to measure
+        self.started = time.monotonic()
+        self.open_line = False
 
     def __call__(self, event: Any) -> None:
         from tvmc.tune.store import format_seconds
 
         if "tasks" in event:
             self.tasks = list(event["tasks"])
+            self.fingerprint = str(event.get("fingerprint", self.fingerprint))
             states = [t["state"] for t in self.tasks]
+            pending = [t for t in self.tasks if t["state"] == "pending"]
+            self.total = sum(max(0, int(t["budget"]) - int(t["done"])) for t in pending)
             text = f"{len(self.tasks)} tasks for target fingerprint {self.fingerprint[:12]}: "
             text += f"{states.count('pending')} to tune"
             if states.count("done"):
                 text += f", {states.count('done')} already done"
             if states.count("dynamic"):
                 text += f", {states.count('dynamic')} with dynamic shapes skipped (give --input-shapes)"
-            sys.stderr.write(f"tvmc: {text}\n")
+            self.stream.write(f"tvmc: {text}\n")
+            self.started = time.monotonic()
         elif "task" in event:
             index = int(event["task"])
             if self.shown.get(index) == (event["trials"], event.get("best")):
                 return  # the scheduler picked a task whose search space is exhausted: nothing new
             self.shown[index] = (event["trials"], event.get("best"))
+            self.counts[index] = int(event["trials"])
             task = self.tasks[index] if index < len(self.tasks) else {"name": "?", "budget": "?"}
-            sys.stderr.write(
+            text = (
                 f"tvmc: task {index + 1}/{len(self.tasks)} {task['name']}: {event['trials']}/{task['budget']} trials, "
-                f"best {format_seconds(event.get('best'))}\n"
+                f"best {format_seconds(event.get('best'))}"
             )
-        sys.stderr.flush()
+            if self.terminal:
+                done = sum(self.counts.values())
+                elapsed = time.monotonic() - self.started
+                total = max(self.total, done)
+                eta = _eta(elapsed / done * (total - done)) if done else "?"
+                self.stream.write(f"\r\033[K{text}; {done}/{total} in all, ETA {eta}")
+                self.open_line = True
+            else:
+                self.stream.write(text + "\n")
+        elif "done" in event or "error" in event:
+            self.close()
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the terminal's progress line (before anything else is printed)."""
+        if self.open_line:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.open_line = False
+
+
+def report(outcome: Any, model: str, trials: int, trials_per_task: int | None, say: Any) -> list[str]:
+    """The lines a tune ends with (stdout), its warnings passed to `say`."""
+    from tvmc.tune.store import format_seconds
+
+    if outcome.skipped:
+        head = f"tvmc: nothing to tune for {model}: every task is done"
+    else:
+        head = "interrupted" if outcome.interrupted else "tuned"
+        head = (
+            f"tvmc: {head} {model} in {outcome.seconds:.1f} s: {sum(outcome.trials.values())} candidates measured"
+            f"{f' ({outcome.failed} failed)' if outcome.failed else ''}, {outcome.added} new records"
+        )
+    lines = [head, f"  database  {outcome.partition.path}"]
+    for index, task in enumerate(outcome.tasks):
+        trials_done = task["done"] + outcome.trials.get(index, 0)
+        best = outcome.best.get(index)
+        state = {"dynamic": "  (dynamic shapes: not tuned)", "done": "  (done before)"}.get(task["state"], "")
+        if task["name"] in outcome.untuned:
+            state = "  (not tuned)"
+        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{state}")
+    if outcome.untuned and not outcome.interrupted:
+        names = ", ".join(outcome.untuned[:4]) + (
+            f" and {len(outcome.untuned) - 4} more" if len(outcome.untuned) > 4 else ""
+        )
+        count = f"{len(outcome.untuned)} of {len(outcome.tasks)} tasks"
+        if outcome.budget_short:
+            wanted = sum(1 for t in outcome.tasks if t["state"] != "dynamic")
+            given = f"--trials-per-task {trials_per_task}" if trials_per_task is not None else f"--trials {trials}"
+            say(f"{given} left {count} untuned ({names}): give --trials {wanted} or more")
+        else:
+            say(
+                f"{count} have no successful measurement ({names}): {outcome.failed} measurements failed "
+                "(run with --verbose for TVM's output)"
+            )
+    return lines
 
 
 @reports_errors
@@ -105,7 +199,10 @@ def tune_command(
     rpc_tracker: RpcTracker = None,
     rpc_key: RpcKey = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", metavar="N", min=0, show_default=False, help="Parallel builds (CPU count).")
+        int,
+        typer.Option(
+            "--jobs", "-j", metavar="N", min=0, show_default=False, help="Candidates built at once (CPU count)."
+        ),
     ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show TVM's own output.")] = False,
     isolated: Isolated = False,
@@ -113,54 +210,32 @@ def tune_command(
 ) -> None:
     """Tune MODEL with MetaSchedule; `tvmc compile` applies the records (tvmc tune db --help: the database)."""
     from tvmc import api
-    from tvmc.build import frontends
-    from tvmc.build.model import check_exists, model_spec
-    from tvmc.build.plan import plan_build
-    from tvmc.shapes import parse_input_shapes
-    from tvmc.tune import session
-    from tvmc.tune.fingerprint import target_fingerprint
-    from tvmc.tune.store import format_seconds
 
-    shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
-    spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(
-        config or [], ordered_rewrite_flags(ctx), search=search_dirs(search, isolated=isolated), isolated=isolated
-    )
-    for note in resolved.notes:
-        warn(note)
     rpc = rpc_device(rpc_tracker, rpc_key)
-    plan = plan_build(resolved.config, resolved.origins, spec)
-    check_exists(spec)
-    session.check_ready()
-    from tvmc.build.compile import resolve_native
-
-    plan = resolve_native(plan, warn)  # as compile builds it: mcpu "native" is this machine's CPU
-    frontends.check_available(spec)
-    root = _root(database)
-    fingerprint = target_fingerprint(resolved.config)
-    outcome = session.tune(
-        plan,
-        resolved.config,
-        root,
-        trials=trials,
-        trials_per_task=trials_per_task,
-        timeout=timeout,
-        jobs=jobs or os.cpu_count() or 1,
-        rpc=rpc,
-        verbose=verbose or os.environ.get("TVMC_VERBOSE", "") not in ("", "0"),
-        on_event=Display(fingerprint),
-    )
-    head = "interrupted" if outcome.interrupted else "tuned"
-    lines = [
-        f"tvmc: {head} {spec.path} in {outcome.seconds:.1f} s: {sum(outcome.trials.values())} candidates measured, "
-        f"{outcome.added} new records",
-        f"  database  {outcome.partition.path}",
-    ]
-    for index, task in enumerate(outcome.tasks):
-        trials_done = task["done"] + outcome.trials.get(index, 0)
-        best = outcome.best.get(index)
-        state = {"dynamic": "  (dynamic shapes: not tuned)", "done": "  (done before)"}.get(task["state"], "")
-        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{state}")
+    say = Warnings()
+    display = Display("")
+    try:
+        outcome = api.tune(
+            model,
+            config or [],
+            ordered_rewrite_flags(ctx),
+            trials=trials,
+            trials_per_task=trials_per_task,
+            timeout=timeout,
+            jobs=jobs,
+            model_format=model_format.value if model_format else None,
+            input_shapes=input_shapes,
+            isolated=isolated,
+            search=search_dirs(search, isolated=isolated),
+            database=database,
+            rpc=rpc,
+            verbose=verbose,
+            on_warning=say,
+            on_event=display,
+        )
+    finally:
+        display.close()
+    lines = report(outcome, model, trials, trials_per_task, say)
     write_stdout("\n".join(lines) + "\n")
     if outcome.interrupted:
         raise typer.Exit(130)
@@ -183,16 +258,24 @@ _DB: click.Group | None = None
 
 @db_app.command("list")
 @reports_errors
-def db_list(database: _Database = None) -> None:
+def db_list(database: _Database = None, isolated: Isolated = False) -> None:
     """List the partitions: target fingerprint, the config's description, tasks, best latencies."""
+    from tvmc.errors import TvmcError
     from tvmc.tune import store
 
-    root = _root(database)
+    root = _root(database, isolated)
+    say = Warnings()
     lines = []
+    broken = 0
     for part in store.partitions(root):
-        store.recover(part)
-        meta = part.meta()
-        tasks = store.summary(part)
+        try:
+            store.recover(part, say)
+            meta = part.meta()
+            tasks = store.summary(part, say)
+        except TvmcError as err:  # one broken partition does not hide the others
+            broken += 1
+            lines.append(f"{part.fingerprint[:16]}  error: {err.one_line()}")
+            continue
         measured = [t for t in tasks if t.best_seconds is not None]
         total = sum(t.best_seconds for t in measured if t.best_seconds is not None)
         lines.append(
@@ -202,6 +285,8 @@ def db_list(database: _Database = None) -> None:
     if not lines:
         lines.append(f"no tuning records in {root}")
     write_stdout("\n".join(lines) + "\n")
+    if broken:
+        raise typer.Exit(1)
 
 
 @db_app.command("show")
@@ -209,20 +294,22 @@ def db_list(database: _Database = None) -> None:
 def db_show(
     fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT", help="A partition (a unique prefix).")],
     database: _Database = None,
+    isolated: Isolated = False,
 ) -> None:
     """One partition: its config (canonical), target key, and each task's records and best latency."""
     import json
 
     from tvmc.tune import store
 
-    part = store.find(_root(database), fingerprint)
-    store.recover(part)
+    say = Warnings()
+    part = store.find(_root(database, isolated), fingerprint)
+    store.recover(part, say)
     meta = part.meta()
     lines = [f"fingerprint  {part.fingerprint}", f"path         {part.path}"]
     lines.append(f"description  {meta.get('description') or '-'}")
     if "key" in meta:
         lines.append(f"target key   {json.dumps(meta['key'], sort_keys=True)}")
-    for task in store.summary(part):
+    for task in store.summary(part, say):
         lines.append(f"  {task.name:<40} {task.trials:>5} records  best {store.format_seconds(task.best_seconds)}")
     write_stdout("\n".join(lines) + "\n")
 
@@ -233,10 +320,10 @@ def db_merge(
     sources: Annotated[list[Path], typer.Argument(metavar="SRC...", help="Tuning databases to merge.")],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="DST", help="The database to merge into.")],
 ) -> None:
-    """Merge databases into DST: one record per workload and target, the fastest kept."""
+    """Merge databases into DST: the fastest record per workload and target; DST keeps its own."""
     from tvmc.tune import store
 
-    written = store.merge(sources, output)
+    written = store.merge(sources, output, Warnings())
     lines = [f"{fp[:16]}  {count} records" for fp, count in sorted(written.items())]
     write_stdout("\n".join([f"tvmc: merged {len(sources)} databases into {output}", *lines]) + "\n")
 
@@ -247,12 +334,13 @@ def db_export(
     fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT", help="A partition (a unique prefix).")],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="The directory to write.")],
     database: _Database = None,
+    isolated: Isolated = False,
 ) -> None:
     """Write one partition as a plain MetaSchedule database (ms.database.JSONDatabase(work_dir=DIR))."""
     from tvmc.tune import store
 
-    part = store.find(_root(database), fingerprint)
-    count = store.export(part, output)
+    part = store.find(_root(database, isolated), fingerprint)
+    count = store.export(part, output, Warnings())
     write_stdout(f"tvmc: exported {count} records of {part.fingerprint[:16]} to {output}\n")
 
 
@@ -261,27 +349,24 @@ def db_export(
 def db_prune(
     database: _Database = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Only list what would be removed.")] = False,
+    isolated: Isolated = False,
 ) -> None:
-    """Remove the partitions that no config on the search path (nor host/native) maps to."""
-    from tvmc import api, sources
-    from tvmc.errors import TvmcError
+    """Remove the partitions that no config maps to: none on the search path (nor host/native),
+    none of the config files it was tuned with (by path). TVMC_* settings play no part."""
+    from tvmc import api
     from tvmc.tune import store
-    from tvmc.tune.fingerprint import target_fingerprint
 
-    root = _root(database)
-    names = [e.name for e in sources.list_configs(sources.search_path()) if not e.shadowed and not e.error]
-    wanted = set()
-    for name in [*names, "host/native"]:
-        try:
-            wanted.add(target_fingerprint(api.resolve([name]).config))
-        except TvmcError:
-            continue
+    root = _root(database, isolated)
     lines = []
-    for part in store.partitions(root):
-        if part.fingerprint in wanted:
+    for part, verdict in api.prune_verdicts(root, isolated=isolated):
+        description = verdict.description or "-"
+        if verdict.keep:
+            if verdict.reason:
+                lines.append(f"kept {part.fingerprint[:16]}  {description}  ({verdict.reason})")
             continue
-        description = part.meta().get("description") or "-"
-        lines.append(f"{'would remove' if dry_run else 'removed'} {part.fingerprint[:16]}  {description}")
+        lines.append(
+            f"{'would remove' if dry_run else 'removed'} {part.fingerprint[:16]}  {description}  ({verdict.reason})"
+        )
         if not dry_run:
             store.remove(part)
     write_stdout("\n".join(lines or [f"nothing to prune in {root}"]) + "\n")

@@ -1,12 +1,20 @@
 """Which tuning records `tvmc compile` applies: the partition of the config's target fingerprint in
 the chosen database (--database, else build.tuning-records, else TVMC_TUNING_DB or the cache
-directory), when it holds records. Records of any other fingerprint are never applied. No TVM here.
+directory; isolated: only --database or build.tuning-records), when it holds records. Records of
+any other fingerprint are never applied. No TVM here.
+
+TVM's JSONDatabase fails on the first line it cannot parse (a compile error naming neither the file
+nor the line), so a partition with bad lines is applied through a copy of its valid records, the
+bad lines named in warnings.
 """
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -16,16 +24,23 @@ from tvmc.errors import TvmcError
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint
 
+ISOLATED = "off (--isolated: no --database given)"
+
 
 def choose(
     plan: BuildPlan,
     config: CompilationConfig,
     *,
+    warn: store.Warn,
     enabled: bool = True,
     database: Path | None = None,
     env: Mapping[str, str] | None = None,
+    implicit: bool = True,
+    copy_if_bad: bool = True,
 ) -> tuple[BuildPlan, str]:
-    """The plan with `tuning` set to the partition to apply (or unchanged), and a line saying why."""
+    """The plan with `tuning` set to the partition to apply (or unchanged), and a line saying why.
+    `implicit` false (--isolated): no TVMC_TUNING_DB nor the user's database, only `database` or
+    the config's build.tuning-records. `copy_if_bad` false (--emit): the partition as it is."""
     if not enabled:
         return plan, "off (--no-tuning)"
     env = os.environ if env is None else env
@@ -33,14 +48,34 @@ def choose(
         root = database
     elif plan.tuning_records is not None:
         root = Path(plan.tuning_records)
+    elif not implicit:
+        return plan, ISOLATED
     else:
         root = store.default_root(env)
     partition = store.Partition(root, target_fingerprint(config))
+    bad: list[str] = []
+
+    def note(message: str) -> None:
+        bad.append(message)
+        warn(message)
+
     try:
-        store.recover(partition)
-        records = len(partition.database().records)
-    except (OSError, TvmcError):
-        records = 0
-    if not records:
-        return plan, f"no records for target fingerprint {partition.fingerprint[:16]} in {root}"
+        store.recover(partition, warn)
+    except TvmcError as err:  # a database this user cannot write: its records still apply
+        warn(f"{err.one_line()}: runs left in {partition.path} are not merged")
+    try:
+        db = partition.database(note)
+    except (OSError, TvmcError) as err:
+        reason = err.one_line() if isinstance(err, TvmcError) else str(err)
+        warn(f"tuning records not applied: {reason}")
+        return plan, f"none applied: the database {partition.path} cannot be read"
+    if not db.records:
+        why = " (its lines are bad)" if bad else ""
+        return plan, f"no records for target fingerprint {partition.fingerprint[:16]} in {root}{why}"
+    if bad and copy_if_bad:
+        copy = Path(tempfile.mkdtemp(prefix="tvmc-records-"))
+        atexit.register(shutil.rmtree, copy, True)
+        store.write(copy, db)
+        warn(f"{partition.path}: {len(db.records)} valid records applied, the bad lines skipped")
+        return dataclasses.replace(plan, tuning=str(copy)), f"database {partition.path} (bad lines skipped)"
     return dataclasses.replace(plan, tuning=str(partition.path)), f"database {partition.path}"

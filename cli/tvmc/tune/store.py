@@ -5,22 +5,34 @@
         partition.json                   the canonical config it came from, its target key, task names
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
+        .lock                            flock(2): held by whoever reads-adds-writes the partition
         .run-<pid>/                      a tuning run in progress (or killed): its own JSONDatabase
 
 A partition's files are only ever replaced whole (written to a temporary file, renamed), so a killed
-process never leaves half a file in them. A tuning run appends to its own `.run-PID` directory;
-when it ends, or when the next command finds it left by a killed run, its complete lines are
-merged into the partition (`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
+process never leaves half a file in them. Every read-add-write of a partition (recover, merge, task
+names, the tune's own result) holds the partition's lock, so concurrent commands never lose each
+other's records. A tuning run appends to its own `.run-PID` directory; when it ends, or when the
+next command finds it left by a killed run, its complete lines are merged into the partition
+(`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
+
+Nothing read is trusted: every workload and record line is checked against the structure TVM's
+JSONDatabase expects (a bad one is skipped and named with its file and line), and a `.run-*`
+directory or a merged file that another user owns, or that others may write, is not merged.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
+import fcntl
 import json
 import math
 import os
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+import stat
+import struct
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +44,12 @@ ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
 RECORDS = "database_tuning_record.json"
 META = "partition.json"
+LOCK = ".lock"
 RUN_PREFIX = ".run-"
 FAILED = 1e9  # MetaSchedule records a failed measurement as 1e10 seconds
+SHOWN_PER_FILE = 5  # bad lines named one by one per file; the rest are counted
+
+Warn = Callable[[str], None]
 
 
 def default_root(env: Mapping[str, str] | None = None) -> Path:
@@ -43,6 +59,267 @@ def default_root(env: Mapping[str, str] | None = None) -> Path:
         return Path(env[ENV])
     cache = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
     return Path(cache) / "tvmc" / "tuning"
+
+
+# ---- locks ----------------------------------------------------------------------------------------
+
+_held: dict[str, int] = {}  # lock files this process holds (flock is per open file: never take one twice)
+
+
+@contextlib.contextmanager
+def locked(directory: Path, *, shared: bool = False) -> Iterator[None]:
+    """Hold `directory/.lock` (flock): exclusive to read-add-write a partition, shared to read it.
+
+    A reader of a database it cannot write (another user's, read-only) goes on without the lock:
+    the files are only ever replaced whole, so it still reads complete files."""
+    path = directory / LOCK
+    key = os.path.abspath(path)
+    if key in _held:  # nested in this process: the outer section already holds it
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
+    fd: int | None = None
+    try:
+        if not shared:
+            make_dir(directory)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if not shared:
+            raise TvmcError(f"cannot lock {path}: {err.strerror or err}", str(directory)) from None
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        _held[key] = 1
+        yield
+    finally:
+        _held.pop(key, None)
+        if fd is not None:
+            os.close(fd)
+
+
+def make_dir(directory: Path, mode: int = 0o755) -> None:
+    """Create a database directory (and its parents) writable by its owner only, whatever the umask."""
+    if directory.is_dir():
+        return
+    for parent in reversed([directory, *directory.parents]):
+        if not parent.is_dir():
+            with contextlib.suppress(FileExistsError):
+                parent.mkdir(mode=mode)
+
+
+# ---- trust ----------------------------------------------------------------------------------------
+
+
+def untrusted(path: Path) -> str | None:
+    """Why a file or directory may not be merged: a symbolic link, another user's, or writable by
+    other users (anyone could have put records there). None when it is fine or missing."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"cannot be checked ({err.strerror or err})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if info.st_uid != os.getuid():
+        return f"is owned by another user (uid {info.st_uid})"
+    if info.st_mode & 0o022:
+        return "is writable by other users"
+    return None
+
+
+def _untrusted_dir(directory: Path, names: Iterable[str]) -> str | None:
+    for path in (directory, *(directory / n for n in names)):
+        problem = untrusted(path)
+        if problem is not None:
+            return f"{path} {problem}"
+    return None
+
+
+# ---- validation -----------------------------------------------------------------------------------
+
+
+def workload_problem(item: Any) -> str | None:
+    """Why a database_workload.json line is not a workload as TVM's JSONDatabase reads it
+    ([structural hash as a decimal string, base64 of a length-prefixed JSON module]); None if fine."""
+    if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+        return "not a workload [structural hash, module]"
+    shash, module = item
+    if not (shash.isascii() and shash.isdigit()):
+        return "its structural hash is not a decimal number"
+    try:
+        raw = base64.b64decode(module, validate=True)
+    except (binascii.Error, ValueError):
+        return "its module is not base64"
+    if len(raw) < 9 or struct.unpack("<Q", raw[:8])[0] != len(raw) - 8:
+        return "its module is not a serialized TVM module"
+    try:
+        graph = json.loads(raw[8:])
+    except ValueError:
+        return "its module is not a serialized TVM module (not JSON)"
+    nodes = graph.get("nodes") if isinstance(graph, dict) else None
+    root = graph.get("root_index") if isinstance(graph, dict) else None
+    if not (
+        isinstance(nodes, list)
+        and type(root) is int
+        and 0 <= root < len(nodes)
+        and all(isinstance(n, dict) and isinstance(n.get("type"), str) for n in nodes)
+    ):
+        return "its module is not a serialized TVM module (no node graph)"
+    if nodes[root]["type"] != "ir.IRModule":
+        return f"its module is a {nodes[root]['type']}, not an ir.IRModule"
+    return None
+
+
+def _instruction(item: Any) -> bool:
+    return (
+        isinstance(item, list)
+        and len(item) == 4
+        and isinstance(item[0], str)
+        and all(isinstance(x, list) for x in item[1:])
+    )
+
+
+def _decision(item: Any, count: int) -> bool:
+    return isinstance(item, list) and len(item) == 2 and type(item[0]) is int and 0 <= item[0] < count
+
+
+def _seconds(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and value > 0
+
+
+def record_problem(item: Any, workloads: Sequence[Any]) -> str | None:
+    """Why a database_tuning_record.json line is not a record as TVM's JSONDatabase reads it
+    ([workload line, [trace, run_secs, target, args_info]]); None if fine."""
+    if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], list)):
+        return "not a record [workload, [trace, run_secs, target, args_info]]"
+    index, body = item
+    if type(index) is not int or not 0 <= index < len(workloads):
+        return f"its workload index {json.dumps(index)[:20]} names no workload line"
+    if workloads[index] is None:
+        return f"its workload (line {index + 1} of {WORKLOADS}) is bad"
+    if len(body) != 4:
+        return "not [trace, run_secs, target, args_info]"
+    trace, run_secs, target, args_info = body
+    if not (
+        isinstance(trace, list)
+        and len(trace) == 2
+        and isinstance(trace[0], list)
+        and isinstance(trace[1], list)
+        and all(_instruction(i) for i in trace[0])
+        and all(_decision(d, len(trace[0])) for d in trace[1])
+    ):
+        return "its trace is not [instructions, decisions]"
+    if not (isinstance(run_secs, list) and run_secs and all(_seconds(s) for s in run_secs)):
+        return "its run_secs is not a list of finite positive seconds"
+    if not (isinstance(target, dict) and isinstance(target.get("kind"), str)):
+        return "its target is not a target (no kind)"
+    if not (isinstance(args_info, list) and all(isinstance(a, list) for a in args_info)):
+        return "its args_info is not a list of arguments"
+    return None
+
+
+class _Counted:
+    """A Warn that also counts what it passed on."""
+
+    def __init__(self, warn: Warn) -> None:
+        self.warn, self.count = warn, 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        self.warn(message)
+
+
+class _Report:
+    """Bad lines of one file, named (the first few) and counted."""
+
+    def __init__(self, path: Path, warn: Warn) -> None:
+        self.path, self.warn, self.count = path, warn, 0
+
+    def bad(self, number: int, why: str) -> None:
+        self.count += 1
+        if self.count <= SHOWN_PER_FILE:
+            self.warn(f"{self.path}:{number}: {why}: skipped")
+
+    def close(self) -> None:
+        if self.count > SHOWN_PER_FILE:
+            self.warn(f"{self.path}: {self.count - SHOWN_PER_FILE} more bad lines skipped")
+
+
+def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line, streamed; a line that is not JSON is reported
+    (None is yielded for it, so line positions stay as TVM counts them), except a torn last line
+    (what a killed writer leaves), which is skipped quietly."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        report.warn(f"cannot read {path}: {err.strerror or err}: its records are not used")
+        return
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        report.warn(f"{path} is {kind}: its records are not used")
+        return
+    try:
+        source = path.open("rb")
+    except OSError as err:
+        report.warn(f"cannot read {path}: {err.strerror or err}: its records are not used")
+        return
+    with source:
+        number = 0
+        for raw in source:
+            number += 1
+            text = raw.strip()
+            if not text:
+                continue
+            try:
+                value = json.loads(text)
+            except ValueError:  # also UnicodeDecodeError
+                if not raw.endswith(b"\n"):
+                    return  # the torn last line of a killed writer
+                report.bad(number, "not a JSON line")
+                yield number, None
+                continue
+            yield number, value
+
+
+def _workload_lines(directory: Path, warn: Warn, *, modules: bool = True) -> list[list[str] | None]:
+    """The workload lines in TVM's order, None for a bad one (records index lines by position).
+    Without `modules`, only the structural hash is kept (a module is tens of kilobytes)."""
+    path = directory / WORKLOADS
+    report = _Report(path, warn)
+    out: list[list[str] | None] = []
+    for number, item in _json_lines(path, report):
+        problem = "not a JSON line" if item is None else workload_problem(item)
+        if problem is not None:
+            if item is not None:
+                report.bad(number, problem)
+            out.append(None)
+        else:
+            out.append([item[0], item[1] if modules else ""])
+    report.close()
+    return out
+
+
+def _record_lines(directory: Path, workloads: Sequence[Any], warn: Warn) -> Iterator[tuple[int, list[Any]]]:
+    """(workload line, payload) of each valid record, streamed."""
+    path = directory / RECORDS
+    report = _Report(path, warn)
+    for number, item in _json_lines(path, report):
+        if item is None:
+            continue
+        problem = record_problem(item, workloads)
+        if problem is not None:
+            report.bad(number, problem)
+            continue
+        yield item[0], item[1]
+    report.close()
 
 
 @dataclass
@@ -55,13 +332,7 @@ class Record:
     @property
     def seconds(self) -> float | None:
         """Mean measured time; None for a failed or unmeasured candidate."""
-        runs = self.payload[1] if len(self.payload) > 1 else None
-        if not isinstance(runs, list) or not runs:
-            return None
-        values = [float(v) for v in runs if isinstance(v, int | float)]
-        if not values or max(values) >= FAILED:
-            return None
-        return sum(values) / len(values)
+        return _mean(self.payload[1] if len(self.payload) > 1 else None)
 
     @property
     def target(self) -> str:
@@ -69,6 +340,15 @@ class Record:
 
     def line(self) -> str:
         return json.dumps(self.payload, separators=(",", ":"))
+
+
+def _mean(runs: Any) -> float | None:
+    if not isinstance(runs, list) or not runs:
+        return None
+    values = [float(v) for v in runs if type(v) in (int, float)]
+    if not values or any(not math.isfinite(v) or v <= 0 or v >= FAILED for v in values):
+        return None
+    return sum(values) / len(values)
 
 
 @dataclass
@@ -112,10 +392,19 @@ class Database:
         return Database(list(self.workloads), list(best.values()))
 
     def trials(self) -> dict[str, int]:
-        """Measured candidates per workload structural hash."""
+        """Measured candidates per workload structural hash (failed measurements included)."""
         out: dict[str, int] = {}
         for record in self.records:
             out[self.shash(record.workload)] = out.get(self.shash(record.workload), 0) + 1
+        return out
+
+    def measured(self) -> dict[str, int]:
+        """Successful measurements per workload structural hash: what counts as done. A failed
+        one (MetaSchedule's 1e10 s: a build or run error, a timeout, a device not there) is not."""
+        out: dict[str, int] = {}
+        for record in self.records:
+            if record.seconds is not None:
+                out[self.shash(record.workload)] = out.get(self.shash(record.workload), 0) + 1
         return out
 
     def best_seconds(self) -> dict[str, float | None]:
@@ -135,42 +424,23 @@ def _faster(a: Record, b: Record) -> bool:
     return sb is None or sa < sb
 
 
-def _lines(path: Path) -> list[Any]:
-    """The complete JSON lines of a file; a torn last line (a killed writer) and blank lines are skipped."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as err:
-        raise TvmcError(f"cannot read {path}: {err}", str(path)) from None
-    out = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
-
-
-def read(directory: Path) -> Database:
-    """The JSON database in `directory` (missing files: empty)."""
-    db = Database()
-    for item in _lines(directory / WORKLOADS):
-        if isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
-            db.workloads.append([item[0], item[1]])
-    keys = [Database.key(w) for w in db.workloads]
-    for item in _lines(directory / RECORDS):
-        if (
-            isinstance(item, list)
-            and len(item) == 2
-            and isinstance(item[0], int)
-            and 0 <= item[0] < len(keys)
-            and isinstance(item[1], list)
-        ):
-            db.records.append(Record(keys[item[0]], item[1]))
+def read(directory: Path, warn: Warn) -> Database:
+    """The JSON database in `directory` (missing files: empty); bad lines are skipped and named."""
+    lines = _workload_lines(directory, warn)
+    db = Database(workloads=[w for w in lines if w is not None])
+    keys = [None if w is None else Database.key(w) for w in lines]
+    for index, payload in _record_lines(directory, lines, warn):
+        key = keys[index]
+        if key is not None:
+            db.records.append(Record(key, payload))
     return db
+
+
+def problems(directory: Path) -> list[str]:
+    """What `read` would skip in `directory` (empty: TVM can read the files as they are)."""
+    found: list[str] = []
+    read(directory, found.append)
+    return found
 
 
 def write(directory: Path, db: Database) -> None:
@@ -178,12 +448,13 @@ def write(directory: Path, db: Database) -> None:
 
     Workloads are only ever appended, so a kill between the two renames leaves old records that
     still point at the right workload lines."""
-    directory.mkdir(parents=True, exist_ok=True)
+    make_dir(directory)
     index = {Database.key(w): i for i, w in enumerate(db.workloads)}
     workloads = "".join(json.dumps(w) + "\n" for w in db.workloads)
     records = "".join(f"[{index[r.workload]},{r.line()}]\n" for r in db.records)
-    write_atomic(directory / WORKLOADS, workloads, flag="tuning database")
-    write_atomic(directory / RECORDS, records, flag="tuning database")
+    for name, text in ((WORKLOADS, workloads), (RECORDS, records)):
+        write_atomic(directory / name, text, flag="tuning database")
+        os.chmod(directory / name, 0o644)  # never writable by others, whatever the umask
 
 
 @dataclass
@@ -196,60 +467,102 @@ class Partition:
         return self.root / self.fingerprint
 
     def meta(self) -> dict[str, Any]:
+        """partition.json, checked: a broken one is a one-line error naming it."""
         path = self.path / META
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as err:
-            raise TvmcError(f"cannot read {path}: {err}", str(path)) from None
-        return data if isinstance(data, dict) else {}
+            reason = getattr(err, "strerror", None) or str(err)
+            raise TvmcError(f"cannot read {path}: {reason}", str(path), hint=META_HINT) from None
+        problem = _meta_problem(data)
+        if problem is not None:
+            raise TvmcError(f"{path}: {problem}", str(path), hint=META_HINT)
+        return dict(data)
 
     def write_meta(self, meta: Mapping[str, Any]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        write_atomic(self.path / META, text, flag="tuning database")
+        with locked(self.path):
+            text = json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            write_atomic(self.path / META, text, flag="tuning database")
+            os.chmod(self.path / META, 0o644)
 
     def add_tasks(self, tasks: Mapping[str, str]) -> None:
         """Remember task names by workload hash (for `db list`/`show`)."""
-        meta = self.meta()
-        known = meta.setdefault("tasks", {})
-        if all(known.get(k) == v for k, v in tasks.items()):
-            return
-        known.update(tasks)
-        self.write_meta(meta)
+        with locked(self.path):
+            meta = self.meta()
+            known = meta.setdefault("tasks", {})
+            if all(known.get(k) == v for k, v in tasks.items()):
+                return
+            known.update(tasks)
+            self.write_meta(meta)
 
-    def database(self) -> Database:
-        return read(self.path)
+    def database(self, warn: Warn) -> Database:
+        with locked(self.path, shared=True):
+            return read(self.path, warn)
 
     def runs(self) -> list[Path]:
-        if not self.path.is_dir():
-            return []
-        return sorted(p for p in self.path.iterdir() if p.name.startswith(RUN_PREFIX) and p.is_dir())
-
-
-def recover(partition: Partition, *, include_own: bool = False) -> int:
-    """Merge the records of finished or killed runs (`.run-PID`) into the partition; returns how many
-    records were new. A run whose process still lives is left alone (unless it is ours and done)."""
-    added = 0
-    for run in partition.runs():
         try:
-            pid = int(run.name[len(RUN_PREFIX) :])
-        except ValueError:
-            pid = -1
-        if pid > 0 and process_alive(pid) and not (include_own and pid == os.getpid()):
-            continue
-        scratch = read(run)
-        tasks = _task_names(run)
-        if scratch.records or scratch.workloads:
-            db = partition.database()
-            new = db.add(scratch)
-            if new or len(db.workloads) != len(read(partition.path).workloads):
-                write(partition.path, db)
-            added += new
-        if tasks:
-            partition.add_tasks(tasks)
-        shutil.rmtree(run, ignore_errors=True)
+            return sorted(p for p in self.path.iterdir() if p.name.startswith(RUN_PREFIX) and p.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError as err:
+            raise TvmcError(f"cannot read {self.path}: {err.strerror or err}", str(self.path)) from None
+
+
+META_HINT = "fix or delete it (the records beside it are kept)"
+
+
+def _meta_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    tasks = data.get("tasks", {})
+    if not isinstance(tasks, dict) or not all(isinstance(v, str) for v in tasks.values()):
+        return "'tasks' is not an object of task names"
+    for key in ("key", "config"):
+        if key in data and not isinstance(data[key], dict):
+            return f"{key!r} is not an object"
+    for key in ("description", "fingerprint"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            return f"{key!r} is not a string"
+    sources = data.get("sources", [])
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        return "'sources' is not a list of config names and paths"
+    return None
+
+
+def recover(partition: Partition, warn: Warn, *, include_own: bool = False) -> int:
+    """Merge the records of finished or killed runs (`.run-PID`) into the partition; returns how many
+    records were new. A run whose process still lives is left alone (unless it is ours and done);
+    a run another user could have written is not merged (named in a warning) and left in place."""
+    if not partition.runs():
+        return 0
+    added = 0
+    with locked(partition.path):
+        for run in partition.runs():  # again under the lock: another command may have merged them
+            try:
+                pid = int(run.name[len(RUN_PREFIX) :])
+            except ValueError:
+                pid = -1
+            if pid > 0 and process_alive(pid) and not (include_own and pid == os.getpid()):
+                continue
+            problem = _untrusted_dir(run, (WORKLOADS, RECORDS, TASKS))
+            if problem is not None:
+                warn(f"{problem}: its records are not merged into {partition.path}")
+                continue
+            scratch = read(run, warn)
+            tasks = _task_names(run)
+            if scratch.records or scratch.workloads:
+                bad = _Counted(warn)
+                db = read(partition.path, bad)
+                before = len(db.workloads)
+                new = db.add(scratch)
+                if new or len(db.workloads) != before or bad.count:  # bad lines are dropped when it is rewritten
+                    write(partition.path, db)
+                added += new
+            if tasks:
+                partition.add_tasks(tasks)
+            shutil.rmtree(run, ignore_errors=True)
     return added
 
 
@@ -266,19 +579,28 @@ def _task_names(run: Path) -> dict[str, str]:
 
 def partitions(root: Path) -> list[Partition]:
     """Every partition in a database directory (a directory holding partition.json or MetaSchedule files)."""
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} is not a directory (a tuning database is one)", str(root))
     if not root.is_dir():
         return []
     out = []
-    for path in sorted(root.iterdir()):
+    try:
+        entries = sorted(root.iterdir())
+    except OSError as err:
+        raise TvmcError(f"cannot read {root}: {err.strerror or err}", str(root)) from None
+    for path in entries:
         if path.is_dir() and not path.name.startswith(".") and _is_partition(path):
             out.append(Partition(root, path.name))
     return out
 
 
 def _is_partition(path: Path) -> bool:
-    return any((path / name).is_file() for name in (META, WORKLOADS, RECORDS)) or any(
-        p.name.startswith(RUN_PREFIX) for p in path.iterdir()
-    )
+    try:
+        return any((path / name).exists() for name in (META, WORKLOADS, RECORDS)) or any(
+            p.name.startswith(RUN_PREFIX) for p in path.iterdir()
+        )
+    except OSError:
+        return True  # listed, so that reading it says what is wrong
 
 
 def find(root: Path, prefix: str) -> Partition:
@@ -302,22 +624,42 @@ class TaskSummary:
     best_seconds: float | None
 
 
-def summary(partition: Partition) -> list[TaskSummary]:
-    """Tasks of a partition (named when a tune run recorded the name) with trials and best latency."""
-    db = partition.database()
+def summary(partition: Partition, warn: Warn) -> list[TaskSummary]:
+    """Tasks of a partition (named when a tune run recorded the name) with trials and best latency.
+    Streamed: only counts are kept, never the traces or the modules."""
     names = partition.meta().get("tasks", {})
-    trials = db.trials()
-    best = db.best_seconds()
-    out = []
-    for workload in db.workloads:
+    with locked(partition.path, shared=True):
+        lines = _workload_lines(partition.path, warn, modules=False)
+        trials: dict[int, int] = {}
+        best: dict[int, float] = {}
+        for index, payload in _record_lines(partition.path, lines, warn):
+            trials[index] = trials.get(index, 0) + 1
+            seconds = _mean(payload[1])
+            if seconds is not None and seconds < best.get(index, math.inf):
+                best[index] = seconds
+    out: list[TaskSummary] = []
+    seen: dict[str, int] = {}
+    for index, workload in enumerate(lines):
+        if workload is None:
+            continue
         shash = workload[0]
-        out.append(TaskSummary(str(names.get(shash, "?")), shash, trials.get(shash, 0), best.get(shash)))
+        if shash in seen:  # the same kernel twice (TVM keeps both lines): one row
+            row = out[seen[shash]]
+            row.trials += trials.get(index, 0)
+            if index in best and (row.best_seconds is None or best[index] < row.best_seconds):
+                row.best_seconds = best[index]
+            continue
+        seen[shash] = len(out)
+        out.append(TaskSummary(str(names.get(shash, "?")), shash, trials.get(index, 0), best.get(index)))
     return out
 
 
-def merge(sources: Iterable[Path], destination: Path) -> dict[str, int]:
-    """Merge databases (directories of partitions) into `destination`: per partition, one record
-    per workload and target, the fastest kept. Returns records written per fingerprint."""
+def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, int]:
+    """Merge databases (directories of partitions) into `destination`: per partition, the
+    sources' fastest record per workload and target is added; the destination's own records are
+    all kept (never lost to a merge). Each destination partition is locked for its read-add-write.
+    A source partition another user owns or could write is not merged (warned). Returns the
+    records each destination partition holds afterwards, per fingerprint."""
     written: dict[str, int] = {}
     merged: dict[str, tuple[Database, dict[str, Any]]] = {}
     for source in sources:
@@ -327,38 +669,52 @@ def merge(sources: Iterable[Path], destination: Path) -> dict[str, int]:
         if not found:
             raise TvmcError(f"{source} holds no tuning partitions", "SRC")
         for part in found:
-            recover(part)
+            problem = _untrusted_dir(part.path, (WORKLOADS, RECORDS, META))
+            if problem is not None:
+                warn(f"{problem}: not merged (copy it to a directory of your own to merge it)")
+                continue
+            recover(part, warn)
             db, meta = merged.setdefault(part.fingerprint, (Database(), {}))
-            db.add(part.database())
-            other = part.meta()
+            with locked(part.path, shared=True):
+                db.add(read(part.path, warn))
+                other = part.meta()
             tasks = {**meta.get("tasks", {}), **other.get("tasks", {})}
             meta.update(other)
             meta["tasks"] = tasks
     for fingerprint, (db, meta) in merged.items():
         part = Partition(destination, fingerprint)
-        recover(part)
-        db.add(part.database())
-        best = db.fastest()
-        write(part.path, best)
-        old = part.meta()
-        tasks = {**old.get("tasks", {}), **meta.get("tasks", {})}
-        part.write_meta({**old, **meta, "tasks": tasks})
-        written[fingerprint] = len(best.records)
+        recover(part, warn)
+        with locked(part.path):
+            kept = read(part.path, warn)
+            kept.add(db.fastest())
+            write(part.path, kept)
+            old = part.meta()
+            tasks = {**old.get("tasks", {}), **meta.get("tasks", {})}
+            part.write_meta({**old, **meta, "tasks": tasks})
+        written[fingerprint] = len(kept.records)
     return written
 
 
-def export(partition: Partition, directory: Path) -> int:
+def export(partition: Partition, directory: Path, warn: Warn) -> int:
     """Write the partition as a plain MetaSchedule database (the two JSON files) into `directory`."""
-    recover(partition)
+    recover(partition, warn)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is not a directory", "-o")
-    db = partition.database()
+    db = partition.database(warn)
+    write(directory, db)
+    return len(db.records)
+
+
+def clean_copy(partition: Partition, directory: Path, warn: Warn) -> int:
+    """The partition's valid records, written to `directory` for TVM to read (TVM's JSONDatabase
+    fails on the first bad line, naming neither the file nor the line); returns how many."""
+    db = partition.database(warn)
     write(directory, db)
     return len(db.records)
 
 
 def remove(partition: Partition) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    with locked(partition.path), contextlib.suppress(FileNotFoundError):
         shutil.rmtree(partition.path)
 
 

@@ -41,6 +41,7 @@ class Job:
     done: dict[str, int]  # measured candidates per workload hash, before this run
     rpc: tuple[str, int, str] | None = None  # tracker host, port, key
     seed: int | None = None
+    cores: int = 0  # the core count tuned for (the target's num-cores, else this machine's); not jobs
 
 
 def _die_with_parent() -> None:
@@ -92,7 +93,7 @@ def tune(job: Job, events: TextIO) -> None:
     plan = job.plan
     target_dict = dict(plan.target)
     if target_dict.get("kind") == "llvm" and "num-cores" not in target_dict:
-        target_dict["num-cores"] = job.jobs  # MetaSchedule's llvm rules need it; the build does not
+        target_dict["num-cores"] = job.cores or os.cpu_count() or 1  # MetaSchedule's llvm rules need it
     target = tvm.target.Target(target_dict)
     if tvmside.is_cpu(target):
         tvmside.light_tensor_intrinsics()
