@@ -1,6 +1,7 @@
 """Which tuning records `tvmc compile` applies: the partition of the config's target fingerprint in
 the chosen database (--database, else build.tuning-records, else TVMC_TUNING_DB or the cache
-directory), when it holds records. Records of any other fingerprint are never applied. No TVM here.
+directory), when it holds records and the build's pipeline is the fused one. Records of any other
+fingerprint are never applied. No TVM here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from tvmc.errors import TvmcError
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint
 
+TUNE_SUGGESTION = "tvmc tune MODEL with this config, then compile again"
+
 
 def choose(
     plan: BuildPlan,
@@ -28,6 +31,8 @@ def choose(
     """The plan with `tuning` set to the partition to apply (or unchanged), and a line saying why."""
     if not enabled:
         return plan, "off (--no-tuning)"
+    if plan.pipeline == "relax-build":
+        return plan, "not applied: build.pipeline 'relax-build' has no fusion to tune (tuning needs 'fused')"
     env = os.environ if env is None else env
     if database is not None:
         root = database
@@ -42,5 +47,8 @@ def choose(
     except (OSError, TvmcError):
         records = 0
     if not records:
-        return plan, f"no records for target fingerprint {partition.fingerprint[:16]} in {root}"
+        return plan, (
+            f"no records for target fingerprint {partition.fingerprint[:16]} in {root} "
+            f"(the untuned library works but is not fast: {TUNE_SUGGESTION})"
+        )
     return dataclasses.replace(plan, tuning=str(partition.path)), f"database {partition.path}"

@@ -88,6 +88,11 @@ def tune(job: Job, events: TextIO) -> None:
 
     tvm = require_tvm()
     plan = job.plan
+    if plan.pipeline != "fused":
+        raise TvmcError(
+            f"build.pipeline {plan.pipeline!r} applies no tuning records: tune with build.pipeline 'fused' "
+            "(the default)"
+        )
     target_dict = dict(plan.target)
     if target_dict.get("kind") == "llvm" and "num-cores" not in target_dict:
         target_dict["num-cores"] = job.jobs  # MetaSchedule's llvm rules need it; the build does not
