@@ -4,6 +4,7 @@ rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -52,8 +53,24 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     done = tvmc("tune", str(models["mlp"]), *MLP, "--trials", "4", "-j", "1", db=db)
     assert done.returncode == 0, done.stderr
     assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
-    assert "4 candidates measured, 4 new records" in done.stdout
+    # 4 candidates, and each task's default schedule (the untuned kernel) as its baseline record
+    assert "4 candidates measured, 6 new records" in done.stdout
     return db
+
+
+def test_each_task_keeps_its_untuned_baseline(mlp_db: Path) -> None:
+    """The default schedule is stored as a record (a one-instruction trace: JSONDatabase skips empty
+    ones), so the database returns a tuned schedule only where it beats the untuned kernel."""
+    (partition,) = [p for p in mlp_db.iterdir() if p.is_dir()]
+    lines = (partition / "database_tuning_record.json").read_text(encoding="utf-8").splitlines()
+    baselines: dict[int, int] = {}
+    for line in lines:
+        workload, (trace, run_secs, *_rest) = json.loads(line)
+        instructions = trace[0]
+        if len(instructions) == 1 and instructions[0][0] == "GetSBlock":
+            baselines[workload] = baselines.get(workload, 0) + 1
+            assert all(float(s) < 1 for s in run_secs)
+    assert sorted(baselines.values()) == [1, 1]  # one per task
 
 
 def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
