@@ -225,7 +225,7 @@ def make_mlp_large(width: int = 1024, classes: int = 10) -> Any:
     return _model("mlp_large", b.nodes, inputs, output, w)
 
 
-GENERATED: dict[str, Callable[[], Any]] = {
+GENERATED: dict[str, Callable[..., Any]] = {
     "resnet": make_resnet,
     "mobilenet": make_mobilenet,
     "transformer": make_transformer,

@@ -168,3 +168,29 @@ def test_fast_math_is_a_step_before_the_build() -> None:
     text, _ = emit_python.render(plan)
     assert "mod = relax.transform.FastMathTransform()(mod)" in text
     assert "FastMathTransform" not in emit_python.render(dataclasses.replace(plan, fast_math=False))[0]
+
+
+SMALL = {  # bench_models' generators at test sizes: BatchNorm folding, depthwise convs, Erf/Softmax
+    "resnet": {"size": 16, "width": 8, "blocks": 1},
+    "mobilenet": {"size": 16, "width": 8, "blocks": 2},
+    "transformer": {"seq": 8, "dim": 32, "heads": 2, "ffn": 64},
+}
+VARIANTS = {"fused": ((), 1e-4), "relax-build": (("--set", "build.pipeline=relax-build"), 1e-4)}
+VARIANTS["fast-math"] = (("--set", "build.fast-math=true"), 1e-3)  # approximations: a looser tolerance
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("name", list(SMALL))
+def test_generated_models_match_the_onnx_reference(name: str, variant: str, invoke: Invoke, tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="onnx is not installed (pip install -e '.[tvm]')")
+    from testkit import load_script
+
+    model = tmp_path / f"{name}.onnx"
+    model.write_bytes(load_script("bench_models").GENERATED[name](**SMALL[name]).SerializeToString())
+    flags, rtol = VARIANTS[variant]
+    library = tmp_path / f"{name}.so"
+    built = invoke("compile", str(model), "--config", "host/native", *flags, "-o", str(library))
+    assert built.exit_code == 0, built.output
+    ran = invoke("run", str(library), "--check", str(model), "--rtol", str(rtol), "--atol", "1e-4")
+    assert ran.exit_code == 0, ran.output
+    assert ran.stdout.count(": ok") == 1, ran.stdout

@@ -146,7 +146,26 @@ def tune_command(
         trials_done = task["done"] + outcome.trials.get(index, 0)
         best = outcome.best.get(index)
         state = {"dynamic": "  (dynamic shapes: not tuned)", "done": "  (done before)"}.get(task["state"], "")
-        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{state}")
+        untuned = outcome.baseline.get(index)
+        baseline = f"  untuned {format_seconds(untuned)}" if untuned is not None else ""
+        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{baseline}{state}")
+    from tvmc.tune import compare
+
+    lost = compare.lost_tasks(outcome.tasks, outcome.baseline, outcome.best)
+    if lost:
+        lines.append(
+            f"  {len(lost)} of {len(outcome.tasks)} tuned kernels lost to the untuned one (which compile keeps):"
+        )
+        lines.extend(f"    {name}: tuned {format_seconds(t)}, untuned {format_seconds(u)}" for name, t, u in lost)
+    if not outcome.interrupted:
+        measured = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None)
+        if measured.speedup is not None:
+            lines.append(
+                f"  end to end  untuned {measured.untuned_ms:.4g} ms, tuned {measured.tuned_ms:.4g} ms: "
+                f"{measured.speedup:.2f}x ({measured.tuning})"
+            )
+        else:
+            lines.append(f"  end to end  {measured.skipped}")
     write_stdout("\n".join(lines) + "\n")
     if outcome.interrupted:
         raise typer.Exit(130)

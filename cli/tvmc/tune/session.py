@@ -43,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     best: dict[int, float | None] = field(default_factory=dict)
     trials: dict[int, int] = field(default_factory=dict)
+    baseline: dict[int, float | None] = field(default_factory=dict)  # the untuned kernel's seconds
 
 
 def prepare(root: Path, config: CompilationConfig) -> store.Partition:
@@ -140,6 +141,8 @@ def _take(outcome: Outcome, event: Mapping[str, Any]) -> str | None:
     elif "task" in event:
         outcome.trials[int(event["task"])] = int(event["trials"])
         outcome.best[int(event["task"])] = event.get("best")
+    elif "baseline" in event:
+        outcome.baseline[int(event["baseline"])] = event.get("seconds")
     elif "done" in event:
         outcome.measured = int(event["done"])
     elif "error" in event:
