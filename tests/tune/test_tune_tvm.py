@@ -55,6 +55,7 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
     # 4 candidates, and each task's default schedule (the untuned kernel) as its baseline record
     assert "4 candidates measured, 6 new records" in done.stdout
+    assert "  end to end  untuned " in done.stdout and "x faster (2 of 2 kernels from tuning records" in done.stdout
     return db
 
 

@@ -159,13 +159,7 @@ def tune_command(
         lines.extend(f"    {name}: tuned {format_seconds(t)}, untuned {format_seconds(u)}" for name, t, u in lost)
     if not outcome.interrupted:
         measured = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None)
-        if measured.speedup is not None:
-            lines.append(
-                f"  end to end  untuned {measured.untuned_ms:.4g} ms, tuned {measured.tuned_ms:.4g} ms: "
-                f"{measured.speedup:.2f}x ({measured.tuning})"
-            )
-        else:
-            lines.append(f"  end to end  {measured.skipped}")
+        lines.append(f"  end to end  {measured.line()}")
     write_stdout("\n".join(lines) + "\n")
     if outcome.interrupted:
         raise typer.Exit(130)

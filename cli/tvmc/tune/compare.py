@@ -17,6 +17,7 @@ from tvmc.build import preflight
 from tvmc.build.model import ModelSpec
 from tvmc.build.plan import BuildPlan
 from tvmc.errors import TvmcError
+from tvmc.tune.store import format_seconds
 
 ROUNDS = 5  # interleaved: untuned, tuned, untuned, ... so that load on the machine hits both alike
 
@@ -28,11 +29,13 @@ class EndToEnd:
     tuning: str = ""  # compile's tuning line for the tuned build
     skipped: str | None = None  # why nothing was measured
 
-    @property
-    def speedup(self) -> float | None:
+    def line(self) -> str:
+        """`untuned 1.82 us, tuned 1.67 us: 1.09x faster (4 of 4 kernels from tuning records, …)`."""
         if self.untuned_ms is None or self.tuned_ms is None or self.tuned_ms <= 0:
-            return None
-        return self.untuned_ms / self.tuned_ms
+            return self.skipped or "not measured"
+        ratio = self.untuned_ms / self.tuned_ms
+        untuned, tuned = format_seconds(self.untuned_ms / 1e3), format_seconds(self.tuned_ms / 1e3)
+        return f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
 
 
 def lost_tasks(
