@@ -85,6 +85,20 @@ def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[st
     assert "  tuning  off (--no-tuning)" in off.stdout
 
 
+def test_records_of_other_shapes_are_a_warning_naming_the_kernels(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """Input shapes are not in the fingerprint: the partition is chosen, and its records match none of
+    the kernels of batch 3. The build still works (untuned kernels) and says which ran so and why."""
+    other = [*MLP[:2], "--input-shapes", "x:[3,8]"]
+    built = tvmc("compile", str(models["mlp"]), *other, "-o", str(tmp_path / "m.so"), db=mlp_db)
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  0 of 2 kernels from tuning records" in built.stdout
+    (warning,) = [line for line in built.stderr.splitlines() if "have no record" in line]
+    assert "fused_matmul1_add1_relu1, fused_matmul_add_relu have no record" in warning
+    assert "other input shapes" in warning and "tvmc tune" in warning
+
+
 def test_another_mcpu_uses_no_record(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
     built = tvmc(
         "compile", str(models["mlp"]), *MLP, "--target-llvm-mcpu", "haswell", "-o", str(tmp_path / "m.so"), db=mlp_db
