@@ -328,8 +328,8 @@ def per_call_seconds(run: Callable[[], Any], target_seconds: float) -> tuple[flo
     return once, max(1, int(target_seconds / once))
 
 
-def measure(runners: dict[str, Callable[[], Any]], rounds: int, batch_seconds: float) -> dict[str, float]:
-    """Median per-call seconds of each runner over `rounds` interleaved rounds."""
+def measure(runners: dict[str, Callable[[], Any]], rounds: int, batch_seconds: float) -> dict[str, tuple[float, float]]:
+    """(median, min) per-call seconds of each runner over `rounds` interleaved rounds."""
     numbers = {label: per_call_seconds(run, batch_seconds)[1] for label, run in runners.items()}
     samples: dict[str, list[float]] = {label: [] for label in runners}
     for _ in range(rounds):
@@ -339,7 +339,7 @@ def measure(runners: dict[str, Callable[[], Any]], rounds: int, batch_seconds: f
             for _ in range(number):
                 run()
             samples[label].append((time.perf_counter() - started) / number)
-    return {label: statistics.median(values) for label, values in samples.items()}
+    return {label: (statistics.median(values), min(values)) for label, values in samples.items()}
 
 
 def check(outputs: list[Any], expected: list[Any], rtol: float, atol: float) -> str:
@@ -396,13 +396,15 @@ def main(argv: list[str] | None = None) -> int:
             runners.update({label: tvm_runner(lib, inputs) for label, lib in case.libraries.items()})
             expected = runners["onnxruntime 1T"]()
             checks = {label: check(run(), expected, args.rtol, args.atol) for label, run in runners.items()}
-            times = measure(runners, rounds, batch / 1e3)
+            measured = measure(runners, rounds, batch / 1e3)
+            times = {label: median for label, (median, _) in measured.items()}
             ort1, untuned = times["onnxruntime 1T"], times["tvmc untuned"]
             print(f"== {name}  ({case.model.name}, median of {rounds} interleaved rounds, per call from Python)")
             for label, seconds in times.items():
                 print(
                     f"  {label:18s} {fmt_time(seconds):>10s}   {seconds / ort1:6.2f}x ORT-1T"
-                    f"   {untuned / seconds:6.2f}x faster than untuned   check {checks[label]}"
+                    f"   {untuned / seconds:6.2f}x faster than untuned   (min {fmt_time(measured[label][1])})"
+                    f"   check {checks[label]}"
                 )
                 mismatches += checks[label] != "ok"
             print(f"  untuned / TVM relax.build: {untuned / times['tvm relax.build']:.2f} (<= 1: not slower)")
