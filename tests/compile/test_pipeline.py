@@ -194,3 +194,15 @@ def test_generated_models_match_the_onnx_reference(name: str, variant: str, invo
     ran = invoke("run", str(library), "--check", str(model), "--rtol", str(rtol), "--atol", "1e-4")
     assert ran.exit_code == 0, ran.output
     assert ran.stdout.count(": ok") == 1, ran.stdout
+
+
+def test_pipeline_keys_are_refused_for_legacy_tvm(tmp_path: Path, invoke: Invoke) -> None:
+    config = tmp_path / "legacy.toml"
+    config.write_text('tvm-version = "<=0.19"\ntargets = ["llvm"]\n[build]\nfast-math = true\n', encoding="utf-8")
+    result = invoke("compile", str(ROOT / "models" / "mlp.onnx"), "--config", str(config), "--emit", "tvmc")
+    assert result.exit_code == 1
+    assert "build.fast-math: a relax pipeline option: it exists only in TVM >= 0.25" in result.stderr
+    config.write_text('tvm-version = "<=0.19"\ntargets = ["llvm"]\n[build]\nfast-math = false\n', encoding="utf-8")
+    assert (
+        invoke("compile", str(ROOT / "models" / "mlp.onnx"), "--config", str(config), "--emit", "tvmc").exit_code == 0
+    )
