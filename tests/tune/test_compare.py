@@ -32,3 +32,9 @@ def test_end_to_end_line() -> None:
     assert (
         EndToEnd(skipped="the target does not run on this machine").line() == "the target does not run on this machine"
     )
+
+
+def test_a_slower_tuned_library_is_said() -> None:
+    line = EndToEnd(untuned_ms=0.002, tuned_ms=0.0025, tuning="2 of 2 kernels from tuning records").line()
+    assert line.startswith("untuned 2 us, tuned 2.5 us: 0.80x faster") and "the tuned library is slower here" in line
+    assert "--no-tuning" in line

@@ -35,7 +35,15 @@ class EndToEnd:
             return self.skipped or "not measured"
         ratio = self.untuned_ms / self.tuned_ms
         untuned, tuned = format_seconds(self.untuned_ms / 1e3), format_seconds(self.tuned_ms / 1e3)
-        return f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
+        line = f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
+        if ratio < 1:
+            # MetaSchedule measures each kernel alone, in a loop that keeps the thread pool awake: a
+            # parallel kernel of a few us can win there and lose between the VM's other calls.
+            line += (
+                "; the tuned library is slower here: kernels this small lose to parallel launch costs "
+                "(measure with tvmc run --print-time; compile --no-tuning builds untuned)"
+            )
+        return line
 
 
 def lost_tasks(
