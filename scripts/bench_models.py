@@ -275,8 +275,9 @@ def build_all(case: Case, work: Path, config: str, budgets: list[int], jobs: int
         built = tvmc("compile", *common, "--database", str(database), "-o", str(out))
         applied = next((line.strip() for line in built.splitlines() if line.strip().startswith("tuning")), "")
         case.libraries[f"tuned {budget}"] = out
-        last = [line for line in tuned.splitlines() if line.startswith("tvmc: tuned")]
-        case.notes.append(f"tuned {budget}: {seconds:.0f} s tuning; {last[-1] if last else ''}; {applied}")
+        said = [line.strip() for line in tuned.splitlines() if line.startswith(("tvmc: tuned", "  end to end", "  "))]
+        summary = [line for line in said if line.startswith(("tvmc: tuned", "end to end")) or "lost to" in line]
+        case.notes.append(f"tuned {budget}: {seconds:.0f} s in all; " + "; ".join(summary) + f"; {applied}")
 
 
 # ---- running --------------------------------------------------------------------------------------
