@@ -683,7 +683,7 @@ def tune(
         for c in names
         if isinstance(c, str | os.PathLike) and os.fspath(c) != "-" and os.path.isfile(os.fspath(c))
     ]
-    return session.tune(
+    outcome = session.tune(
         plan,
         resolved.config,
         root,
@@ -697,6 +697,11 @@ def tune(
         on_event=on_event,
         sources=by_path,
     )
+    if not outcome.interrupted and not outcome.skipped:
+        from tvmc.tune import compare  # lazy: only a finished tune times both libraries
+
+        outcome.end_to_end = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None).line()
+    return outcome
 
 
 _tune_model = tune  # for compile, whose parameter `tune` (as --tune) hides this function

@@ -64,6 +64,16 @@ BUILD_OPTIONS: dict[str, KeySpec] = {
     "dump-code": KeySpec(
         "Array<str>", "Intermediate code to write next to the output.", enum=("asm", "ll", "tir", "relax")
     ),
+    "pipeline": KeySpec(
+        "str",
+        "The relax pipeline (TVM >= 0.25): 'fused' (default: TVM's pipeline for the target kind, with "
+        "constant folding and operator fusion; tuning records apply) or 'relax-build' (relax.build's own "
+        "default, unfused on CPU; no tuning records).",
+        enum=("fused", "relax-build"),
+    ),
+    "fast-math": KeySpec(
+        "bool", "Replace exp, erf, tanh and softmax by fast approximations (relax FastMathTransform, TVM >= 0.25)."
+    ),
 }
 
 INTERNAL_DEFAULTS: dict[str, Any] = {"opt-level": 3}
@@ -78,6 +88,8 @@ BUILD_DEFAULTS: dict[str, Any] = {
     "cross-compiler-options": [],
     "dump-code": [],
     "desired-layout-ops": ["nn.conv2d"],
+    "pipeline": "fused",
+    "fast-math": False,
 }
 # The kernel layout ConvertLayout gives conv2d for a data layout written alone ("NHWC" = "NHWC:HWIO").
 DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}

@@ -113,10 +113,13 @@ def test_profile_as_table_and_json(invoke: Invoke, library: Path, mlp_path: Path
     header = next(i for i, line in enumerate(lines) if line.startswith("function "))
     assert lines[header].split() == ["function", "calls", "total", "us", "mean", "us", "%", "shapes"]
     rows = {line.split()[0]: line.split() for line in lines[header + 1 :] if not line.startswith("check ")}
-    assert {"matmul", "relu", "add"} <= set(rows) and rows["matmul"][1] == "2"  # once per run
+    # build.pipeline's default fuses each layer's matmul, bias add and relu into one kernel
+    assert {"fused_matmul_add_relu", "fused_matmul1_add1_relu1"} <= set(rows)
+    assert rows["fused_matmul_add_relu"][1] == "2"  # once per run
     doc = json.loads(invoke("run", str(library), "--check", str(mlp_path), "--profile", "-f", "json").stdout)
     kernels = {op["function"]: op for op in doc["profile"]}
-    assert kernels["matmul"]["calls"] == 3 and kernels["matmul"]["shapes"] == "(1,8) (8,16) (1,16)"
+    first = kernels["fused_matmul_add_relu"]
+    assert first["calls"] == 3 and first["shapes"] == "(1,8) (8,16) (16,) (1,16)"
     assert doc["checks"][0]["ok"] is True and doc["outputs"][0]["shape"] == [1, 4]
 
 

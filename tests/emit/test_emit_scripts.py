@@ -58,7 +58,8 @@ def test_python_script_holds_the_plan() -> None:
     assert (values["EXEC_MODE"], values["SYSTEM_LIB"], values["OPT_LEVEL"]) == ("bytecode", True, 3)
     assert values["PASS_CONFIG"] == {"tirx.noalias": False} and values["DISABLED_PASS"] == ["FuseOps"]
     assert values["EXPORT_OPTIONS"] == {"cc": "gcc", "options": ["-O2"]}
-    assert "relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)" in text
+    assert "relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB,\n" in text
+    assert "relax_pipeline=fused_pipeline(target))" in text  # build.pipeline's default, fused
     assert "from_onnx(onnx.load(MODEL), shape_dict=shape_dict())" in text
     assert "os.replace(path, OUTPUT)" in text  # written atomically
 
@@ -151,7 +152,15 @@ def test_plan_document() -> None:
     assert doc["model"] == {"path": "models/mlp.onnx", "format": "onnx", "input-shapes": {"x": [None, 8]}}
     assert [s["step"] for s in doc["steps"]] == ["import", "pass-context", "build", "export"]
     assert doc["steps"][0]["call"] == "tvm.relax.frontend.onnx.from_onnx"
-    assert doc["steps"][2]["args"] == {"target": plan.target, "exec_mode": "bytecode", "system_lib": None}
+    args = doc["steps"][2]["args"]
+    assert {k: v for k, v in args.items() if k != "relax_pipeline"} == {
+        "target": plan.target,
+        "exec_mode": "bytecode",
+        "system_lib": None,
+    }
+    passes = args["relax_pipeline"]["passes"]  # tvmc's fused pipeline: pre-fusion, fusion, lowering
+    assert passes.index("tvm.relax.transform.DecomposeOpsForInference") < passes.index("tvm.relax.transform.FuseOps")
+    assert "tvm.relax.transform.MetaScheduleApplyDatabase" not in passes  # no tuning records
     assert doc["steps"][3]["args"] == {"file_name": "mlp.so"}
 
 

@@ -55,7 +55,9 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     done = tvmc("tune", str(models["mlp"]), *MLP, "--trials", "4", "-j", "1", db=db)
     assert done.returncode == 0, done.stderr
     assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
-    assert "4 candidates measured, 4 new records" in done.stdout
+    # 4 candidates, and each task's default schedule (the untuned kernel) as its baseline record
+    assert "4 candidates measured, 6 new records" in done.stdout
+    assert "  end to end  untuned " in done.stdout and "x faster (2 of 2 kernels from tuning records" in done.stdout
     return db
 
 
@@ -64,6 +66,21 @@ def test_jobs_is_not_the_core_count_tuned_for(mlp_db: Path) -> None:
     (records,) = mlp_db.glob("*/database_tuning_record.json")
     targets = [json.loads(line)[1][2] for line in records.read_text().splitlines()]
     assert targets and all(t["num-cores"] == (os.cpu_count() or 1) for t in targets)
+
+
+def test_each_task_keeps_its_untuned_baseline(mlp_db: Path) -> None:
+    """The default schedule is stored as a record (a one-instruction trace: JSONDatabase skips empty
+    ones), so the database returns a tuned schedule only where it beats the untuned kernel."""
+    (partition,) = [p for p in mlp_db.iterdir() if p.is_dir()]
+    lines = (partition / "database_tuning_record.json").read_text(encoding="utf-8").splitlines()
+    baselines: dict[int, int] = {}
+    for line in lines:
+        workload, (trace, run_secs, *_rest) = json.loads(line)
+        instructions = trace[0]
+        if len(instructions) == 1 and instructions[0][0] == "GetSBlock":
+            baselines[workload] = baselines.get(workload, 0) + 1
+            assert all(float(s) < 1 for s in run_secs)
+    assert sorted(baselines.values()) == [1, 1]  # one per task
 
 
 def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
@@ -75,6 +92,20 @@ def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[st
     assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
     off = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), "--no-tuning", db=mlp_db)
     assert "  tuning  off (--no-tuning)" in off.stdout
+
+
+def test_records_of_other_shapes_are_a_warning_naming_the_kernels(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """Input shapes are not in the fingerprint: the partition is chosen, and its records match none of
+    the kernels of batch 3. The build still works (untuned kernels) and says which ran so and why."""
+    other = [*MLP[:2], "--input-shapes", "x:[3,8]"]
+    built = tvmc("compile", str(models["mlp"]), *other, "-o", str(tmp_path / "m.so"), db=mlp_db)
+    assert built.returncode == 0, built.stderr
+    assert "  tuning  0 of 2 kernels from tuning records" in built.stdout
+    (warning,) = [line for line in built.stderr.splitlines() if "have no record" in line]
+    assert "fused_matmul1_add1_relu1, fused_matmul_add_relu have no record" in warning
+    assert "other input shapes" in warning and "tvmc tune" in warning
 
 
 def test_another_mcpu_uses_no_record(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:

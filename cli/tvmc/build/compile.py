@@ -23,7 +23,7 @@ from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.fileio import write_atomic
 from tvmc.provenance import origin_of
 from tvmc.targets import llvm_names
-from tvmc.tune.apply import choose
+from tvmc.tune.apply import TUNE_SUGGESTION, choose
 from tvmc.validate.rules import semantic_findings
 
 if TYPE_CHECKING:
@@ -137,6 +137,17 @@ def _manifest(resolved: Resolution, plan: BuildPlan) -> dict[str, Any]:
     )
 
 
+def partial_match(tuned: tuple[int, int], unscheduled: list[str], database: str) -> str:
+    """The warning for kernels a database left to the default schedule: which, and why they can be."""
+    names = ", ".join(unscheduled[:8]) + (f" and {len(unscheduled) - 8} more" if len(unscheduled) > 8 else "")
+    return (
+        f"{tuned[0]} of {tuned[1]} kernels from tuning records ({database}): {names} "
+        f"{'has' if len(unscheduled) == 1 else 'have'} no record and {'runs' if len(unscheduled) == 1 else 'run'} "
+        f"the default schedule (not tuned yet, a dynamic shape, or the records are of other input shapes or "
+        f"another model); {TUNE_SUGGESTION}"
+    )
+
+
 def build(
     resolved: Resolution,
     spec: ModelSpec,
@@ -193,6 +204,10 @@ def build(
         if label and err.message.startswith("TVM crashed"):  # name the build: which configs crashed
             raise BuildError(f"{err.message} ({label})", err.location, hint=err.hint) from None
         raise
+    for note in result.notes:
+        warn(note)
+    if result.tuned is not None and result.unscheduled:
+        warn(partial_match(result.tuned, result.unscheduled, tuning_line))
     write_atomic(path, result.library, inputs=inputs)
     dumps = []
     for fmt, text in result.dumps.items():

@@ -9,7 +9,8 @@ an error naming the key and where it was set; nothing is dropped silently.
     executor vm        → relax.build(exec_mode=...)       graph/aot → refused (Relay only)
     runtime cpp        → relax.build(system_lib=...)      crt       → refused
     opt-level, pass-config, disabled-pass → PassContext(opt_level, config, disabled_pass)
-    build.*            → ConvertLayout, ToMixedPrecision, export_library(cc, options), dumps
+    build.*            → ConvertLayout, ToMixedPrecision, FastMathTransform, relax.build(relax_pipeline=...),
+                         export_library(cc, options), dumps
 """
 
 from __future__ import annotations
@@ -29,6 +30,19 @@ from tvmc.pointers import join
 from tvmc.provenance import Origin, origin_of
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
+
+# tvmc's fused pipeline between the backend's dispatch and the database (tvmc.tune.tvmside.fuse_passes):
+# the pre-fusion passes of TVM's tuning pipeline, then the CPU backend's legalization and fusion.
+FUSED_PASSES = (
+    "FoldBatchnormToConv2D",
+    "DecomposeOpsForInference",
+    "CanonicalizeBindings",
+    "LegalizeOps",
+    "AnnotateTIROpPattern",
+    "FoldConstant",
+    "FuseOps",
+    "FuseTIR",
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,8 @@ class BuildPlan:
     notes: tuple[str, ...] = ()
     tuning_records: str | None = None  # build.tuning-records: a tuning database directory (tvmc.tune)
     tuning: str | None = None  # the database partition applied (set by compile: tvmc.tune.apply)
+    pipeline: str = "fused"  # build.pipeline: tvmc.tune.tvmside.fused_pipeline, or relax.build's default
+    fast_math: bool = False  # build.fast-math: relax.transform.FastMathTransform
 
     @property
     def host(self) -> dict[str, Any] | None:
@@ -73,6 +89,24 @@ class BuildPlan:
         if self.cc_options:
             kwargs["options"] = list(self.cc_options)
         return kwargs
+
+    def relax_pipeline(self) -> str | dict[str, Any]:
+        """relax.build's `relax_pipeline`: its own "default", or tvmc's fused pipeline as its passes
+        (`tvmc.tune.tvmside.fused_pipeline`; BACKEND is the relax backend of the target's kind)."""
+        if self.pipeline == "relax-build":
+            return "default"
+        gpu = targets.device_type(self.target) != registry.CPU_DEVICE
+        return {
+            "name": "fused",
+            "passes": [
+                "BACKEND.library_dispatch_passes(target)",
+                *(f"tvm.relax.transform.{name}" for name in FUSED_PASSES),
+                *(["tvm.relax.transform.MetaScheduleApplyDatabase"] if self.tuning else []),
+                *(["tvm.s_tir.dlight.ApplyDefaultSchedule(gpu rules)"] if gpu else []),
+                "BACKEND.dataflow_lower_passes(target)",
+                "BACKEND.finalize_passes(target)",
+            ],
+        }
 
     def steps(self, output: str) -> list[dict[str, Any]]:
         """The build as a list of calls (for `--emit plan`)."""
@@ -108,6 +142,8 @@ class BuildPlan:
             steps.append({"step": "partition", "compiler": part.compiler, "call": part.function, "args": {}})
         if self.partitions:
             steps.append({"step": "codegen", "call": "tvm.relax.transform.RunCodegen", "args": {}})
+        if self.fast_math:
+            steps.append({"step": "fast-math", "call": "tvm.relax.transform.FastMathTransform", "args": {}})
         if self.tuning:
             steps.append(
                 {
@@ -121,7 +157,12 @@ class BuildPlan:
             {
                 "step": "build",
                 "call": "tvm.relax.build",
-                "args": {"target": self.target, "exec_mode": self.exec_mode, "system_lib": self.system_lib},
+                "args": {
+                    "target": self.target,
+                    "exec_mode": self.exec_mode,
+                    "system_lib": self.system_lib,
+                    "relax_pipeline": self.relax_pipeline(),
+                },
             }
         )
         steps.append(
@@ -189,6 +230,8 @@ class Planner:
             dump_code=dumps,
             notes=tuple(self.notes),
             tuning_records=self.tuning_records(),
+            pipeline=str(self.build.get("pipeline", BUILD_DEFAULTS["pipeline"])),
+            fast_math=bool(self.build.get("fast-math", BUILD_DEFAULTS["fast-math"])),
         )
 
     # ---- config sections -------------------------------------------------------------------

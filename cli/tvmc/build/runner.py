@@ -22,7 +22,7 @@ from tvmc.build.frontends import import_model
 from tvmc.build.plan import BuildPlan
 from tvmc.build.preflight import ISA_PATTERN
 from tvmc.errors import BuildError
-from tvmc.tune.tvmside import build_tuned
+from tvmc.tune import tvmside
 
 NO_TVM_ALTERNATIVE = "or print the build instead with --emit python|tvmc|relay|plan"
 MIN_VERSION = (0, 25)
@@ -34,6 +34,8 @@ class BuildResult:
     dumps: dict[str, str] = field(default_factory=dict)  # dump-code format → text
     timings: dict[str, float] = field(default_factory=dict)  # stage → seconds
     tuned: tuple[int, int] | None = None  # (kernels from tuning records, kernels) when a database was applied
+    unscheduled: list[str] = field(default_factory=list)  # kernels a database left untuned
+    notes: list[str] = field(default_factory=list)  # what the build did otherwise than planned (a warning)
 
 
 def require_tvm(what: str = "compiling", alternative: str | None = NO_TVM_ALTERNATIVE) -> Any:
@@ -102,7 +104,8 @@ def resolve(dotted: str) -> Any:
 
 
 def transform(tvm: Any, plan: BuildPlan, mod: Any) -> Any:
-    """Layout and precision conversion, then BYOC partitioning: inside the PassContext, like old tvmc."""
+    """Layout and precision conversion, then BYOC partitioning, then fast math: inside the PassContext,
+    like old tvmc. The tuning child runs it too (its kernels are the build's)."""
     relax = tvm.relax
     if plan.layouts:
         for op in plan.layouts:
@@ -117,6 +120,8 @@ def transform(tvm: Any, plan: BuildPlan, mod: Any) -> Any:
         mod = resolve(part.function)(mod)
     if plan.partitions:
         mod = relax.transform.RunCodegen()(mod)
+    if plan.fast_math:
+        mod = relax.transform.FastMathTransform()(mod)
     return mod
 
 
@@ -184,10 +189,12 @@ def run(
             mod = transform(tvm, plan, mod)
             if "relax" in plan.dump_code:
                 result.dumps["relax"] = mod.script()
-            if plan.tuning:
-                executable, result.tuned = build_tuned(tvm, plan, mod, target)
-            else:
-                executable = tvm.relax.build(mod, target, exec_mode=plan.exec_mode, system_lib=plan.system_lib)
+            executable, report = tvmside.build(tvm, plan, mod, target)
+            if plan.tuning and report.fallback is None:
+                result.tuned = (report.from_records, report.kernels)
+                result.unscheduled = report.unscheduled
+            if report.fallback is not None:
+                result.notes.append(f"built with relax.build's unfused pipeline: {report.fallback}")
     with stage("export", timings, on_stage), tempfile.TemporaryDirectory(prefix="tvmc-") as tmp:
         path = Path(tmp) / f"lib.{plan.output_format}"
         kwargs = plan.export_kwargs()

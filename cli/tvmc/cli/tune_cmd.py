@@ -160,7 +160,19 @@ def report(outcome: Any, model: str, trials: int, trials_per_task: int | None, s
         state = {"dynamic": "  (dynamic shapes: not tuned)", "done": "  (done before)"}.get(task["state"], "")
         if task["name"] in outcome.untuned:
             state = "  (not tuned)"
-        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{state}")
+        untuned = outcome.baseline.get(index)
+        baseline = f"  untuned {format_seconds(untuned)}" if untuned is not None else ""
+        lines.append(f"  {task['name']:<40} {trials_done:>5} trials  best {format_seconds(best)}{baseline}{state}")
+    from tvmc.tune import compare
+
+    lost = compare.lost_tasks(outcome.tasks, outcome.baseline, outcome.best)
+    if lost:
+        lines.append(
+            f"  {len(lost)} of {len(outcome.tasks)} tuned kernels lost to the untuned one (which compile keeps):"
+        )
+        lines.extend(f"    {name}: tuned {format_seconds(t)}, untuned {format_seconds(u)}" for name, t, u in lost)
+    if outcome.end_to_end is not None:
+        lines.append(f"  end to end  {outcome.end_to_end}")
     if outcome.untuned and not outcome.interrupted:
         names = ", ".join(outcome.untuned[:4]) + (
             f" and {len(outcome.untuned) - 4} more" if len(outcome.untuned) > 4 else ""

@@ -15,7 +15,7 @@ from typing import Any
 from tvmc import __version__, manifest
 from tvmc.build import embed, record
 from tvmc.build.model import FORMATS
-from tvmc.build.plan import BuildPlan
+from tvmc.build.plan import FUSED_PASSES, BuildPlan
 from tvmc.build.preflight import ISA_PATTERN
 from tvmc.emit.quoting import identifier_path, py
 
@@ -129,37 +129,74 @@ DUMPS = {
 }
 
 
-TUNED = '''
+FUSED = '''
 
-def tuned_pipeline(target):
-    """The relax pipeline with TUNING_DATABASE applied after fusion, as `tvmc compile` builds it: the
-    kernels MetaSchedule tuned (`tvmc tune`) are fused the same way, so their hashes match."""
+def pure_packed_calls(mod):
+    """callee name -> how often the module's relax functions call it through call_pure_packed."""
+    op = tvm.ir.Op.get("relax.call_pure_packed")
+    counts = {}
+
+    def visit(expr):
+        if isinstance(expr, relax.Call) and expr.op.same_as(op) and expr.args:
+            callee = expr.args[0]
+            name = str(getattr(callee, "global_symbol", getattr(callee, "name_hint", callee)))
+            counts[name] = counts.get(name, 0) + 1
+
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func, visit)
+    return counts
+
+
+def fused_pipeline(target, database=False):
+    """tvmc's fused pipeline, as `tvmc compile` builds: TVM's pipeline for the target kind
+    (relax.get_default_pipeline) with the pre-fusion passes of TVM's tuning pipeline and, with a
+    database, MetaScheduleApplyDatabase after fusion (the kernels `tvmc tune` tuned are fused the same
+    way, so their hashes match). FoldConstant drops a call_pure_packed whose result is unused
+    (apache/tvm#19384): such a CPU module is built with relax.build's unfused pipeline instead."""
     import importlib
 
     from tvm.s_tir import dlight
 
     gpu = relax.pipeline.BackendDispatcher.is_gpu_target(target)
-    name = {"cuda": "cuda", "rocm": "rocm", "llvm": "cpu_generic"}.get(target.kind.name)
+    name = {"cuda": "cuda", "rocm": "rocm", "metal": "gpu_generic", "llvm": "cpu_generic"}.get(target.kind.name)
     if name is None:
         name = "adreno" if "adreno" in target.keys else "gpu_generic" if gpu else "cpu_generic"
     backend = importlib.import_module(f"tvm.relax.backend.{name}.pipeline")
-    fuse = [*backend.library_dispatch_passes(target), relax.transform.LegalizeOps(),
-            relax.transform.AnnotateTIROpPattern(), relax.transform.FoldConstant(),
-            relax.transform.FuseOps(), relax.transform.FuseTIR(), relax.transform.MetaScheduleApplyDatabase()]
-    if gpu:
-        fuse.append(dlight.ApplyDefaultSchedule(dlight.gpu.Matmul(), dlight.gpu.GEMV(), dlight.gpu.Reduction(),
-                                                dlight.gpu.GeneralReduction(), dlight.gpu.Fallback()))
+    fuse = [*backend.library_dispatch_passes(target)]
+    fuse += [getattr(relax.transform, pass_name)() for pass_name in FUSED_PASSES]
     lower = [*backend.dataflow_lower_passes(target), *backend.finalize_passes(target)]
-    return tvm.transform.Sequential(fuse + lower)
 
+    @tvm.transform.module_pass(opt_level=0)
+    def pipeline(mod, _ctx):
+        calls = pure_packed_calls(mod)
+        fused = tvm.transform.Sequential(fuse)(mod)
+        after = pure_packed_calls(fused)
+        lost = sorted(callee for callee, count in calls.items() if after.get(callee, 0) < count)
+        if lost and not gpu:
+            print("warning: built with relax.build's unfused pipeline: the fused pipeline would drop "
+                  f"call_pure_packed {', '.join(map(repr, lost))} (apache/tvm#19384)", file=sys.stderr)
+            return relax.get_pipeline("default")(mod)
+        mod = fused
+        if database:
+            mod = relax.transform.MetaScheduleApplyDatabase()(mod)
+        if gpu:
+            mod = dlight.ApplyDefaultSchedule(dlight.gpu.Matmul(), dlight.gpu.GEMV(), dlight.gpu.Reduction(),
+                                              dlight.gpu.GeneralReduction(), dlight.gpu.Fallback())(mod)
+        return tvm.transform.Sequential(lower)(mod)
+
+    return pipeline
+'''
+
+TUNED = """
 
 def build_tuned(mod, target):
     from tvm.s_tir import meta_schedule as ms
 
     with target, ms.database.JSONDatabase(work_dir=TUNING_DATABASE, allow_missing=False):
-        return relax.build(mod, target, relax_pipeline=tuned_pipeline(target), exec_mode=EXEC_MODE,
-                           system_lib=SYSTEM_LIB)
-'''
+        return relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB,
+                           relax_pipeline=fused_pipeline(target, database=True))
+"""
 
 
 MANIFEST_FUNCTIONS = (
@@ -214,6 +251,7 @@ def _constants(plan: BuildPlan, output: str | None) -> list[str]:
             if plan.tuning
             else []
         ),
+        *([f"FUSED_PASSES = {py(list(FUSED_PASSES), 15)}"] if plan.pipeline == "fused" else []),
     ]
 
 
@@ -230,9 +268,20 @@ def _transforms(plan: BuildPlan) -> tuple[list[str], list[str]]:
         lines.append(f"        mod = {name}(mod)")
     if plan.partitions:
         lines.append("        mod = relax.transform.RunCodegen()(mod)")
+    if plan.fast_math:
+        lines.append("        mod = relax.transform.FastMathTransform()(mod)")
     if "relax" in plan.dump_code:
         lines.append("        relax_text = mod.script()")
     return imports, lines
+
+
+def _build_call(plan: BuildPlan) -> str:
+    if plan.tuning:
+        return "build_tuned(mod, target)"
+    call = "relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB"
+    if plan.pipeline != "fused":
+        return call + ")"
+    return call + ",\n                                   relax_pipeline=fused_pipeline(target))"
 
 
 def render(
@@ -248,6 +297,8 @@ def render(
     text += "".join(line + "\n" for line in imports)
     text += "\n" + "\n".join(_constants(plan, output)) + "\n"
     text += FUNCTIONS.format(loader=LOADERS[plan.model.format])
+    if plan.pipeline == "fused":
+        text += FUSED
     text += _manifest_code(base)
     if plan.tuning:
         text += TUNED
@@ -259,9 +310,7 @@ def render(
     text += MAIN.format(
         instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
         transforms="".join(line + "\n" for line in transforms),
-        build="build_tuned(mod, target)"
-        if plan.tuning
-        else "relax.build(mod, target, exec_mode=EXEC_MODE, system_lib=SYSTEM_LIB)",
+        build=_build_call(plan),
         dumps=dumps,
     )
     return text, list(plan.notes)

@@ -1,7 +1,7 @@
 """Which tuning records `tvmc compile` applies: the partition of the config's target fingerprint in
 the chosen database (--database, else build.tuning-records, else TVMC_TUNING_DB or the cache
-directory; isolated: only --database or build.tuning-records), when it holds records. Records of
-any other fingerprint are never applied. No TVM here.
+directory; isolated: only --database or build.tuning-records), when it holds records and the
+build's pipeline is the fused one. Records of any other fingerprint are never applied. No TVM here.
 
 TVM's JSONDatabase fails on the first line it cannot parse (a compile error naming neither the file
 nor the line), so a partition with bad lines is applied through a copy of its valid records, the
@@ -25,6 +25,7 @@ from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint
 
 ISOLATED = "off (--isolated: no --database given)"
+TUNE_SUGGESTION = "tvmc tune MODEL with this config, then compile again"
 
 
 def choose(
@@ -43,6 +44,8 @@ def choose(
     the config's build.tuning-records. `copy_if_bad` false (--emit): the partition as it is."""
     if not enabled:
         return plan, "off (--no-tuning)"
+    if plan.pipeline == "relax-build":
+        return plan, "not applied: build.pipeline 'relax-build' has no fusion to tune (tuning needs 'fused')"
     env = os.environ if env is None else env
     if database is not None:
         root = database
@@ -71,7 +74,10 @@ def choose(
         return plan, f"none applied: the database {partition.path} cannot be read"
     if not db.records:
         why = " (its lines are bad)" if bad else ""
-        return plan, f"no records for target fingerprint {partition.fingerprint[:16]} in {root}{why}"
+        return plan, (
+            f"no records for target fingerprint {partition.fingerprint[:16]} in {root}{why} "
+            f"(the untuned library works but is not fast: {TUNE_SUGGESTION})"
+        )
     if bad and copy_if_bad:
         copy = Path(tempfile.mkdtemp(prefix="tvmc-records-"))
         atexit.register(shutil.rmtree, copy, True)

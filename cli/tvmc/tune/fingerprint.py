@@ -9,7 +9,10 @@ and only when, they agree on everything that reaches a tuned PrimFunc or the cod
     pass-config      PassContext configs (tirx.* lowering options change the code)
     disabled-pass    passes left out
     build            desired-layout, desired-layout-ops (ConvertLayout) and mixed-precision,
-                     mixed-precision-acc-type, mixed-precision-calculation-type (ToMixedPrecision)
+                     mixed-precision-acc-type, mixed-precision-calculation-type (ToMixedPrecision);
+                     pipeline and fast-math, always (defaults written out)
+    kernels          the version of tvmc's fused pipeline (`KERNELS_VERSION`): records of kernels
+                     fused by an older one never meet it half-way ("3 of 12 kernels")
 
 Not part of it: description, tvm-version (a constraint on TVM, not code), executor and runtime (the
 VM's exec-mode and system-lib change how kernels are called, not the kernels), and the build keys
@@ -24,6 +27,7 @@ import json
 from typing import Any
 
 from tvmc.config import CompilationConfig
+from tvmc.keys import BUILD_DEFAULTS
 
 CODE_BUILD_KEYS = (
     "desired-layout",
@@ -32,6 +36,12 @@ CODE_BUILD_KEYS = (
     "mixed-precision-acc-type",
     "mixed-precision-calculation-type",
 )
+# Build keys in the fingerprint with their defaults written out (a new partition for every config
+# since their introduction, with KERNELS_VERSION).
+PIPELINE_KEYS = ("pipeline", "fast-math")
+# 2: FoldBatchnormToConv2D, DecomposeOpsForInference and CanonicalizeBindings before fusion, and the
+# default schedule's measurement kept as a record (tvmc.tune.worker).
+KERNELS_VERSION = 2
 
 
 def target_key(config: CompilationConfig) -> dict[str, Any]:
@@ -39,7 +49,9 @@ def target_key(config: CompilationConfig) -> dict[str, Any]:
     data = config.to_dict()
     targets = [t if "host" in t else {**t, "host": data["host"]} for t in data["targets"]]
     build = {k: v for k, v in data.get("build", {}).items() if k in CODE_BUILD_KEYS}
+    build.update({k: data.get("build", {}).get(k, BUILD_DEFAULTS[k]) for k in PIPELINE_KEYS})
     return {
+        "kernels": KERNELS_VERSION,
         "targets": targets,
         "opt-level": config.opt_level,
         "pass-config": data.get("pass-config", {}),

@@ -65,6 +65,8 @@ class Outcome:
     seconds: float = 0.0
     best: dict[int, float | None] = field(default_factory=dict)
     trials: dict[int, int] = field(default_factory=dict)
+    baseline: dict[int, float | None] = field(default_factory=dict)  # the untuned kernel's seconds
+    end_to_end: str | None = None  # both libraries timed here (compare.end_to_end), set by api.tune
     untuned: list[str] = field(default_factory=list)  # tasks to tune with no successful measurement
     skipped: bool = False  # every task was done before: no child was started
 
@@ -384,6 +386,8 @@ def _take(outcome: Outcome, event: Mapping[str, Any]) -> str | None:
     elif "task" in event:
         outcome.trials[int(event["task"])] = int(event["trials"])
         outcome.best[int(event["task"])] = event.get("best")
+    elif "baseline" in event:
+        outcome.baseline[int(event["baseline"])] = event.get("seconds")
     elif "done" in event:
         outcome.measured = int(event["done"])
     elif "error" in event:

@@ -1,9 +1,11 @@
-"""The TVM side of tuning, shared by the tuning child and the build: the fusion that makes the
-kernels MetaSchedule tunes, and the build pipeline that applies a database. Imports TVM (untyped: Any).
+"""The relax pipeline of `tvmc compile`, shared by the build and the tuning child: the fusion that
+makes the kernels MetaSchedule tunes, and the build pipeline that applies a database. Imports TVM
+(untyped: Any).
 
-Task extraction and the build run the same passes before the database is consulted (the relax
-default CPU/GPU pipeline's dispatch, LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps,
-FuseTIR), so a kernel's structural hash at tuning time is its hash at build time, as in TVM's
+Task extraction and the build run the same passes before the database is consulted (the target's
+relax backend dispatch; FoldBatchnormToConv2D, DecomposeOpsForInference, CanonicalizeBindings;
+LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR), with or without records, so a
+kernel's structural hash at tuning time is its hash at build time, as in TVM's
 `meta_schedule.relax_integration.compile_relax`.
 """
 
@@ -13,7 +15,11 @@ import importlib
 import os
 import sys
 import types
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from typing import Any
+
+from tvmc.build.plan import FUSED_PASSES
 
 TENSOR_INTRIN = "tvm.s_tir.tensor_intrin"
 CPU_INTRINSICS = ("x86", "arm_cpu", "riscv_cpu")
@@ -62,16 +68,38 @@ def backend(tvm: Any, target: Any) -> Any:
 
 
 def fuse_passes(tvm: Any, target: Any) -> list[Any]:
-    relax = tvm.relax
+    """Everything before the tuning database is consulted: the backend's library dispatch, then
+    `FUSED_PASSES` (the pre-fusion passes TVM's own tuning pipeline runs — BatchNorm folded into the
+    conv before it, the rest of inference BatchNorm decomposed into arithmetic — then the CPU
+    backend's `legalize_passes`: LegalizeOps … FuseTIR; on GPUs DLight runs after the database)."""
     dispatch = list(backend(tvm, target).library_dispatch_passes(target))
-    return [
-        *dispatch,
-        relax.transform.LegalizeOps(),
-        relax.transform.AnnotateTIROpPattern(),
-        relax.transform.FoldConstant(),
-        relax.transform.FuseOps(),
-        relax.transform.FuseTIR(),
-    ]
+    return [*dispatch, *(getattr(tvm.relax.transform, name)() for name in FUSED_PASSES)]
+
+
+PURE_PACKED = "relax.call_pure_packed"
+
+
+def pure_packed_calls(tvm: Any, mod: Any) -> dict[str, int]:
+    """How often each packed function is called through `call_pure_packed` in the module's relax
+    functions (callee name → count)."""
+    op = tvm.ir.Op.get(PURE_PACKED)
+    counts: dict[str, int] = {}
+
+    def visit(expr: Any) -> None:
+        if isinstance(expr, tvm.relax.Call) and expr.op.same_as(op) and expr.args:
+            callee = expr.args[0]
+            name = str(getattr(callee, "global_symbol", getattr(callee, "name_hint", callee)))
+            counts[name] = counts.get(name, 0) + 1
+
+    for func in mod.functions.values():
+        if isinstance(func, tvm.relax.Function):
+            tvm.relax.analysis.post_order_visit(func, visit)
+    return counts
+
+
+def dropped_calls(before: dict[str, int], after: dict[str, int]) -> list[str]:
+    """The callees of `before` that have fewer calls in `after`."""
+    return sorted(name for name, count in before.items() if after.get(name, 0) < count)
 
 
 def kernels(tvm: Any, mod: Any) -> list[tuple[str, Any]]:
@@ -83,9 +111,27 @@ def scheduled(func: Any) -> bool:
     return attrs is not None and any(bool(attrs.get(k, False)) for k in ("tirx.is_scheduled", "tir.is_scheduled"))
 
 
-def tuned_pipeline(tvm: Any, target: Any, counts: list[int]) -> Any:
-    """relax.build's pipeline with the current MetaSchedule database applied after fusion;
-    `counts` receives [kernels from the database, kernels]."""
+@dataclass
+class PipelineReport:
+    """What the fused pipeline did: kernels scheduled from the database (when one was open), all
+    kernels, the names of those a database left unscheduled, and why the build fell back to unfused."""
+
+    from_records: int = 0
+    kernels: int = 0
+    unscheduled: list[str] = field(default_factory=list)
+    fallback: str | None = None
+
+
+def fused_pipeline(tvm: Any, target: Any, report: PipelineReport, *, database: bool) -> Any:
+    """tvmc's default relax pipeline: TVM's pipeline for the target kind (relax.get_default_pipeline:
+    dispatch, LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, then DLight on GPUs,
+    then dataflow lowering and finalization) with the pre-fusion passes of TVM's tuning pipeline and,
+    when `database`, MetaScheduleApplyDatabase after fusion (the current database: MetaSchedule returns
+    a workload's fastest record, the default schedule's measurement among them).
+
+    TVM's FoldConstant drops a `call_pure_packed` whose result is unused, even when the packed function
+    has side effects (apache/tvm#19384: why relax.build does not fuse on CPU). Such a module is built
+    by relax.build's unfused pipeline instead, and `report.fallback` says why."""
     relax = tvm.relax
     dlight = importlib.import_module("tvm.s_tir.dlight")
     module = backend(tvm, target)
@@ -93,11 +139,22 @@ def tuned_pipeline(tvm: Any, target: Any, counts: list[int]) -> Any:
     gpu = bool(relax.pipeline.BackendDispatcher.is_gpu_target(target))
 
     def apply(mod: Any, _ctx: Any) -> Any:
-        mod = tvm.transform.Sequential(fuse_passes(tvm, target))(mod)
-        before = {name for name, f in kernels(tvm, mod) if scheduled(f)}
-        mod = relax.transform.MetaScheduleApplyDatabase()(mod)
-        found = kernels(tvm, mod)
-        counts[:] = [sum(1 for name, f in found if scheduled(f) and name not in before), len(found)]
+        calls = pure_packed_calls(tvm, mod)
+        fused = tvm.transform.Sequential(fuse_passes(tvm, target))(mod)
+        lost = dropped_calls(calls, pure_packed_calls(tvm, fused)) if calls else []
+        if lost and not gpu:  # relax.build's own GPU pipeline fuses too
+            report.fallback = (
+                f"the fused pipeline would drop call_pure_packed {', '.join(map(repr, lost))} (apache/tvm#19384)"
+            )
+            return relax.get_pipeline("default")(mod)
+        mod = fused
+        if database:
+            before = {name for name, f in kernels(tvm, mod) if scheduled(f)}
+            mod = relax.transform.MetaScheduleApplyDatabase()(mod)
+            found = kernels(tvm, mod)
+            report.from_records = sum(1 for name, f in found if scheduled(f) and name not in before)
+            report.kernels = len(found)
+            report.unscheduled = sorted(name for name, f in found if not scheduled(f))
         if gpu:
             mod = dlight.ApplyDefaultSchedule(
                 dlight.gpu.Matmul(),
@@ -116,16 +173,14 @@ def open_database(path: str) -> Any:
     return ms.database.JSONDatabase(work_dir=path, allow_missing=False)
 
 
-def build_tuned(tvm: Any, plan: Any, mod: Any, target: Any) -> tuple[Any, tuple[int, int]]:
-    """relax.build with the partition `plan.tuning` applied; also (kernels from records, kernels)."""
-    counts: list[int] = [0, 0]
-    database = open_database(str(plan.tuning))
-    with target, database:
-        executable = tvm.relax.build(
-            mod,
-            target,
-            relax_pipeline=tuned_pipeline(tvm, target, counts),
-            exec_mode=plan.exec_mode,
-            system_lib=plan.system_lib,
-        )
-    return executable, (counts[0], counts[1])
+def build(tvm: Any, plan: Any, mod: Any, target: Any) -> tuple[Any, PipelineReport]:
+    """relax.build through the plan's pipeline: `fused` (with the partition `plan.tuning` applied,
+    when set) or `relax-build` (relax.build's own default)."""
+    report = PipelineReport()
+    kwargs = {"exec_mode": plan.exec_mode, "system_lib": plan.system_lib}
+    if plan.pipeline == "relax-build":
+        return tvm.relax.build(mod, target, **kwargs), report
+    pipeline = fused_pipeline(tvm, target, report, database=plan.tuning is not None)
+    with target, open_database(str(plan.tuning)) if plan.tuning else nullcontext():
+        executable = tvm.relax.build(mod, target, relax_pipeline=pipeline, **kwargs)
+    return executable, report

@@ -1,10 +1,11 @@
 """The tuning child: `python -m tvmc.tune.worker JOB EVENTS_FD` (started by `tvmc.tune.session`).
 
 JOB is a pickled `Job`. The child imports the model as `compile` does (same plan, same transforms),
-fuses it, extracts MetaSchedule's tasks for the plan's target and tunes the ones not done yet into
-the run directory's JSONDatabase (MetaSchedule appends one line per measured candidate). Progress
-goes to EVENTS_FD as JSON lines: {"tasks": [...]}, {"task": i, "trials": n, "best": s}, {"done": n},
-or {"error": "one line"}.
+fuses it with compile's pipeline, extracts MetaSchedule's tasks for the plan's target, measures each
+pending task's default schedule (the untuned kernel: its baseline, kept as a record) and tunes the
+ones not done yet into the run directory's JSONDatabase (MetaSchedule appends one line per measured
+candidate). Progress goes to EVENTS_FD as JSON lines: {"tasks": [...]}, {"baseline": i, "seconds":
+s or null}, {"task": i, "trials": n, "best": s}, {"done": n}, or {"error": "one line"}.
 """
 
 from __future__ import annotations
@@ -84,6 +85,58 @@ def static(func: Any) -> bool:
     return True
 
 
+def device_type(target: Any) -> str:
+    """MetaSchedule runner's device name for a target kind (llvm code runs on the cpu device)."""
+    kind = str(target.kind.name)
+    return "cpu" if kind in ("llvm", "c") else kind
+
+
+def default_schedule(tvm: Any, task: Any) -> Any:
+    """The kernel exactly as the untuned build compiles it, as a schedule whose trace is not empty
+    (JSONDatabase returns no record with an empty trace): one `get_sblock("root")`, which changes
+    nothing, so that MetaScheduleApplyDatabase can apply it like any other record."""
+    mod = task.dispatched[0]
+    sch = tvm.s_tir.Schedule(mod)
+    sch.work_on(str(mod.get_global_vars()[0].name_hint))
+    sch.get_sblock("root")
+    return sch
+
+
+def measure_baselines(
+    tvm: Any, ms: Any, pending: list[tuple[Any, str]], builder: Any, runner: Any, database: Any
+) -> list[float | None]:
+    """Measure each pending task's default schedule (what the untuned build runs) with the tuning
+    builder and runner, and store it in the database as one more record: the database then returns
+    a workload's tuned schedule only where it beats the untuned kernel (MetaSchedule applies a
+    workload's fastest record), so tuning never makes a kernel slower. A failed measurement is not
+    stored. Returns the seconds per task (None: not measured)."""
+    schedules = [default_schedule(tvm, task) for task, _ in pending]
+    built = builder.build(
+        [ms.builder.BuilderInput(sch.mod, task.target) for sch, (task, _) in zip(schedules, pending, strict=True)]
+    )
+    found: list[float | None] = [None] * len(pending)
+    inputs, where = [], []
+    for position, ((task, _), result) in enumerate(zip(pending, built, strict=True)):
+        if result.error_msg is None and result.artifact_path:
+            func = next(iter(task.dispatched[0].functions.values()))
+            info = ms.arg_info.ArgInfo.from_prim_func(func)
+            inputs.append((ms.runner.RunnerInput(result.artifact_path, device_type(task.target), info), info))
+            where.append(position)
+    futures = runner.run([runner_input for runner_input, _ in inputs]) if inputs else []
+    for position, (_, info), future in zip(where, inputs, futures, strict=True):
+        result = future.result()
+        secs = [float(x) for x in (result.run_secs or [])]
+        if result.error_msg is not None or not secs or max(secs) >= 1e9:
+            continue
+        task = pending[position][0]
+        workload = database.commit_workload(task.dispatched[0])
+        database.commit_tuning_record(
+            ms.database.TuningRecord(schedules[position].trace, workload, result.run_secs, task.target, info)
+        )
+        found[position] = sum(secs) / len(secs)
+    return found
+
+
 def tune(job: Job, events: TextIO) -> None:
     def emit(event: dict[str, Any]) -> None:
         events.write(json.dumps(event) + "\n")
@@ -91,6 +144,11 @@ def tune(job: Job, events: TextIO) -> None:
 
     tvm = require_tvm("tuning", alternative=None)
     plan = job.plan
+    if plan.pipeline != "fused":
+        raise TvmcError(
+            f"build.pipeline {plan.pipeline!r} applies no tuning records: tune with build.pipeline 'fused' "
+            "(the default)"
+        )
     target_dict = dict(plan.target)
     if target_dict.get("kind") == "llvm" and "num-cores" not in target_dict:
         target_dict["num-cores"] = job.cores or os.cpu_count() or 1  # MetaSchedule's llvm rules need it
@@ -183,6 +241,10 @@ def tune(job: Job, events: TextIO) -> None:
         runner: Any = ms.runner.RPCRunner(config, evaluator, max_workers=1)
     else:
         runner = ms.runner.LocalRunner(timeout_sec=job.timeout, evaluator_config=evaluator)
+    for (_, shash), seconds in zip(
+        pending, measure_baselines(tvm, ms, pending, builder, runner, database), strict=True
+    ):
+        emit({"baseline": index[shash], "seconds": seconds})
     # MetaSchedule's default cost model (xgb) needs xgboost; without it, random.
     cost_model = "xgb" if importlib.util.find_spec("xgboost") is not None else "random"
     per_task = budget

@@ -261,6 +261,9 @@ def problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
         )
     if "relax" in config.build.get("dump-code", ()):
         yield Problem("/build/dump-code", "'relax' code exists only in TVM >= 0.25")
+    for key in ("pipeline", "fast-math"):  # canonical configs hold them only when not the default
+        if key in config.build:
+            yield Problem(f"/build/{key}", "a relax pipeline option: it exists only in TVM >= 0.25")
 
 
 def _target_problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:

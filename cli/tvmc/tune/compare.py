@@ -1,0 +1,99 @@
+"""The end of `tvmc tune`: the model built untuned and with the partition's records, both timed
+here, and the tasks whose tuned kernel lost to the untuned one (the database keeps the untuned
+kernel there: `tvmc.tune.worker.measure_baselines`).
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tvmc.build import compile as build_compile
+from tvmc.build import preflight
+from tvmc.build.model import ModelSpec
+from tvmc.build.plan import BuildPlan
+from tvmc.errors import TvmcError
+from tvmc.tune.store import format_seconds
+
+ROUNDS = 5  # interleaved: untuned, tuned, untuned, ... so that load on the machine hits both alike
+
+
+@dataclass
+class EndToEnd:
+    untuned_ms: float | None = None
+    tuned_ms: float | None = None
+    tuning: str = ""  # compile's tuning line for the tuned build
+    skipped: str | None = None  # why nothing was measured
+
+    def line(self) -> str:
+        """`untuned 1.82 us, tuned 1.67 us: 1.09x faster (4 of 4 kernels from tuning records, …)`."""
+        if self.untuned_ms is None or self.tuned_ms is None or self.tuned_ms <= 0:
+            return self.skipped or "not measured"
+        ratio = self.untuned_ms / self.tuned_ms
+        untuned, tuned = format_seconds(self.untuned_ms / 1e3), format_seconds(self.tuned_ms / 1e3)
+        line = f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
+        if ratio < 1:
+            # MetaSchedule measures each kernel alone, in a loop that keeps the thread pool awake: a
+            # parallel kernel of a few us can win there and lose between the VM's other calls.
+            line += (
+                "; the tuned library is slower here: kernels this small lose to parallel launch costs "
+                "(measure with tvmc run --print-time; compile --no-tuning builds untuned)"
+            )
+        return line
+
+
+def lost_tasks(
+    tasks: Sequence[Mapping[str, Any]], baseline: Mapping[int, float | None], best: Mapping[int, float | None]
+) -> list[tuple[str, float, float]]:
+    """(task, best tuned seconds, untuned seconds) of the tasks this run measured whose best tuned
+    candidate is slower than their untuned kernel."""
+    out = []
+    for index, task in enumerate(tasks):
+        untuned, tuned = baseline.get(index), best.get(index)
+        if untuned is not None and tuned is not None and tuned > untuned:
+            out.append((str(task["name"]), tuned, untuned))
+    return out
+
+
+def end_to_end(
+    resolved: build_compile.Resolution,
+    spec: ModelSpec,
+    plan: BuildPlan,
+    database: Path,
+    *,
+    remote: bool = False,
+) -> EndToEnd:
+    """Build the model untuned and tuned (the partition in `database`) and time both with the VM."""
+    from tvmc.build import run
+
+    if remote:
+        return EndToEnd(skipped="measured on the board: compile and `tvmc run --print-time` there")
+    if spec.format != "onnx":
+        return EndToEnd(skipped="inputs are generated from ONNX models only")
+    if preflight.will_not_run_here(plan.target) or preflight.no_runtime_here(plan.target):
+        return EndToEnd(skipped="the target does not run on this machine")
+    try:
+        with tempfile.TemporaryDirectory(prefix="tvmc-tune-compare-") as tmp:
+            untuned = build_compile.build(resolved, spec, str(Path(tmp) / "untuned.so"), tuning=False)
+            tuned = build_compile.build(resolved, spec, str(Path(tmp) / "tuned.so"), database=database)
+            model_inputs, _ = run.model_tensors(Path(spec.path))
+            signature = [{"name": t.name, "shape": list(t.dims), "dtype": t.dtype} for t in model_inputs]
+            # --input-shapes, as the libraries were built; one set of inputs for both.
+            inputs = run.generate_inputs(signature, "random", 1, shapes=dict(spec.shapes or {}))
+            times: dict[Path, list[float]] = {untuned.path: [], tuned.path: []}
+            for _ in range(ROUNDS):
+                for library, samples in times.items():
+                    result = run.run_library(library, inputs, time_it=True, repeat=3, number=10)
+                    assert result.timing is not None
+                    samples.append(result.timing.median_ms)
+            return EndToEnd(
+                untuned_ms=statistics.median(times[untuned.path]),
+                tuned_ms=statistics.median(times[tuned.path]),
+                tuning=tuned.tuning,
+            )
+    except TvmcError as err:
+        return EndToEnd(skipped=f"not measured: {err.one_line()}")
