@@ -42,7 +42,9 @@ class Session:
         return len(self.published.get(uri(path), []))
 
     async def diagnostics(self, path: Path, after: int) -> list[lsp.Diagnostic]:
-        """The first diagnostics published for `path` after the `after`-th."""
+        """The first diagnostics published for `path` after the `after`-th. Count `after` only once
+        every publication an earlier action causes has arrived (opening or changing a file publishes
+        for it first, then for each open file that extends it), or this returns one of those."""
         key = uri(path)
 
         async def wait() -> list[lsp.Diagnostic]:

@@ -49,7 +49,12 @@ def test_a_session_in_an_editor(cfgdir: Path) -> None:
     async def scenario() -> None:
         async with session(cfgdir) as s:
             assert await s.open(child) == []
+            child_seen = s.count(child)
             assert await s.open(base) == []
+            # Opening a parent validates the open files that extend it again (the editor's text may
+            # not be the one on disk): the child's publication follows the base's, so it is awaited
+            # before the child's publications are counted again below.
+            assert await s.diagnostics(child, child_seen) == []
 
             # A typo in the base, not yet saved: both the base and the child that extends it say so.
             child_seen = s.count(child)
@@ -93,10 +98,14 @@ def test_a_session_in_an_editor(cfgdir: Path) -> None:
             assert {"skylake-avx512", "znver3"} <= set(cpus)
             assert "cortex-a72" not in cpus  # an aarch64 CPU, not x86_64's
             with_key = BASE.replace('mcpu = "skylake"', 'mcpu = "skylake"\nm')
+            base_seen, child_seen = s.count(base), s.count(child)
             s.change(base, with_key)
             keys = await s.completion(base, mcpu + 1, 1)
             assert {"mattr", "mtriple", "mabi"} <= set(keys) and "kind" not in keys
             s.change(base, BASE)
+            # Each change published for the base and the child: the second ones say all is well again.
+            assert await s.diagnostics(base, base_seen + 1) == []
+            assert await s.diagnostics(child, child_seen + 1) == []
             # On the empty line after the last line break (past the lines the client's text has).
             at_end = await s.completion(child, len(CHILD.split("\n")) - 1, 0)
             assert {"output-format", "cross-compiler"} <= set(at_end)
