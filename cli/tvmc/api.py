@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
+from tvmc.keys import pass_config_aliases
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
-from tvmc.validate.checks import check_document
+from tvmc.validate.checks import check_document, completeness_findings
 from tvmc.validate.rules import semantic_findings
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ def resolve_inputs(given: Inputs) -> Resolved:
 def check(tree: Tree) -> None:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes)."""
-    structural = check_document(tree.data)
+    structural = [*check_document(tree.data), *completeness_findings(tree.data)]
     for finding in [*structural, *semantic_findings(tree.data, structural)]:
         if finding.severity != "error":
             continue
@@ -376,6 +377,10 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
     if pointer in tree.origins:
         return pointer
+    if len(tokens) == 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
+        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table.
+        written = pass_config_aliases(tree.data["pass-config"], tokens[1])
+        return written[-1] if written and written[-1] in tree.origins else None
     if tokens and tokens[0] == "host" and "/host" not in tree.origins and mirror is not None:
         # No host was written: the effective host is a CPU target itself (TVM's rule).
         return _source_pointer(tree, f"/targets/{mirror}" + "".join(join("", t) for t in tokens[1:]))

@@ -198,3 +198,23 @@ def pass_config_entries(
             yield from pass_config_entries(value, generation, join(pointer, key), name + ".")
         else:
             yield PassConfigEntry(join(pointer, key), name, canonical, type_, value)
+
+
+def pass_config_identity(name: str) -> str:
+    """The one config a pass-config name means, whatever its spelling: `tir.X`, `tirx.X` and
+    `s_tir.X` name one config (TVM 0.24 renamed it), so a layer or flag writing one spelling
+    replaces another spelling written below it (later wins, as for every other key)."""
+    modern = registry.modern_pass_config(name)
+    if modern != name or name in registry.pass_configs():
+        return modern
+    for prefix in ("tirx.", "s_tir."):
+        if name.startswith(prefix):
+            return registry.modern_pass_config(f"tir.{name[len(prefix) :]}")
+    return name
+
+
+def pass_config_aliases(table: Mapping[str, Any], name: str, pointer: str = "/pass-config") -> list[str]:
+    """The pointers of the entries of a `pass-config` table (written at `pointer`) that are the
+    config `name` names, in any spelling (a nested table's keys joined with dots)."""
+    identity = pass_config_identity(name)
+    return [e.pointer for e in pass_config_entries(table, None, pointer) if pass_config_identity(e.name) == identity]

@@ -20,8 +20,8 @@ from typing import Any
 from tvmc import sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
-from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table
-from tvmc.pointers import join
+from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table, pass_config_aliases, pass_config_entries
+from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, drop, origins_for, rebase, walk
 from tvmc.values import plain_copy
 
@@ -149,8 +149,44 @@ def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any]) -> int | Non
     return next((i for i, entry in enumerate(old) if _is_host_capable(entry)), None)
 
 
+def drop_pass_config_aliases(data: dict[str, Any], origins: Origins | None, name: str, keep: str | None) -> list[str]:
+    """Remove from `data`'s pass-config every entry that is the config `name` names in another
+    spelling or form (`tir.X` for `tirx.X`, a nested table for a dotted name), except the one at
+    `keep`: what a later layer or flag writes replaces it. Returns the pointers removed."""
+    table = data.get("pass-config")
+    if type(table) is not dict:
+        return []
+    removed = [p for p in pass_config_aliases(table, name) if p != keep]
+    for pointer in removed:
+        tokens = split(pointer)[1:]
+        parents = [table]
+        for token in tokens[:-1]:
+            parents.append(parents[-1][token])
+        value = parents[-1].pop(tokens[-1])
+        if origins is not None:
+            drop(origins, pointer, value)
+        # A nested table left empty would read as a config named by its own key: remove it too.
+        for depth in range(len(tokens) - 1, 0, -1):
+            if parents[depth]:
+                break
+            del parents[depth - 1][tokens[depth - 1]]
+            if origins is not None:
+                drop(origins, "/pass-config" + "".join(join("", t) for t in tokens[:depth]), {})
+    return removed
+
+
+def _replace_pass_config_aliases(base: Tree, over: Tree) -> None:
+    """A pass config a layer writes replaces the same config written below in another spelling."""
+    table, incoming = base.data.get("pass-config"), over.data.get("pass-config")
+    if type(table) is dict and type(incoming) is dict and table:
+        origins = base.origins if base.origins or over.origins else None
+        for entry in pass_config_entries(incoming, None):
+            drop_pass_config_aliases(base.data, origins, entry.name, entry.pointer)
+
+
 def merge(base: Tree, over: Tree) -> None:
     """Layer `over` on top of `base`, in place."""
+    _replace_pass_config_aliases(base, over)
     cpu = _replaced_cpu(base.data, over.data)
     if cpu is not None:
         host = base.data["targets"][cpu]

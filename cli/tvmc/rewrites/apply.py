@@ -4,16 +4,26 @@ the registry, and keeping every node's origin."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
-from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
+from tvmc.keys import (
+    BUILD_OPTIONS,
+    COMPONENTS,
+    IMPLIED_KINDS,
+    TOP_LEVEL,
+    component_table,
+    pass_config_aliases,
+    with_lifted,
+)
 from tvmc.layering import Tree
-from tvmc.pointers import display_path, join
-from tvmc.provenance import Origin, drop, origins_for, rebase
+from tvmc.layering.tree import drop_pass_config_aliases
+from tvmc.pointers import display_path, join, split
+from tvmc.provenance import Origin, drop, node_at, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
@@ -257,6 +267,10 @@ def apply(tree: Tree, rw: Rewrite) -> None:
             rw.origin.source,
             suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)),
         )
+    spelled = _pass_config_spelling(tree, rw)
+    if spelled is None:
+        return
+    rw = spelled
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
@@ -284,6 +298,32 @@ def apply(tree: Tree, rw: Rewrite) -> None:
                     raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
         for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
             _apply_one(tree, rw, tokens)
+
+
+def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
+    """A pass config is one key whatever its spelling (`tir.X`, `tirx.X`, a nested table): `set`
+    replaces the config written in another spelling, `--unset` removes it in any spelling (None:
+    done, with no nested table left empty), `+=` and a default edit the one written when the
+    rewrite's own spelling is not."""
+    rest = rw.path[1:]
+    if rw.path[:1] != (Key("pass-config"),) or not rest or not all(isinstance(s, Key) for s in rest):
+        return rw
+    name = ".".join(s.name for s in rest if isinstance(s, Key))
+    pointer = "/pass-config" + "".join(join("", s.name) for s in rest if isinstance(s, Key))
+    if rw.op == "set":
+        drop_pass_config_aliases(tree.data, tree.origins, name, pointer)
+        return rw
+    if rw.op == "unset":
+        return None if drop_pass_config_aliases(tree.data, tree.origins, name, None) else rw
+    if node_at(tree.data, pointer, _ABSENT) is not _ABSENT or type(tree.data.get("pass-config")) is not dict:
+        return rw
+    written = pass_config_aliases(tree.data["pass-config"], name)
+    if not written:
+        return rw
+    return dataclasses.replace(rw, path=tuple(Key(t) for t in split(written[-1])))
+
+
+_ABSENT = object()
 
 
 def _imply_kind(tree: Tree, rw: Rewrite) -> None:

@@ -353,11 +353,22 @@ def check_document(data: Mapping[str, Any]) -> list[Finding]:
 
 
 def completeness_findings(data: Mapping[str, Any]) -> list[Finding]:
-    """What a config used on its own must have. Not checked for files, which may be partial layers
-    (mixins for `--config a --config b`); checked for the config `--config`/flags resolve to."""
+    """What a config used on its own must have. Checked for the config `--config`/flags resolve to;
+    for a file only what `component_kind_findings` says (a file may be a partial layer, a mixin for
+    `--config a --config b`)."""
     out = []
     if "targets" not in data:
         out.append(Finding("missing-key", "", "no targets: give --target, --config NAME, or a 'targets' key"))
+    return [*out, *component_kind_findings(data, complete=True)]
+
+
+def component_kind_findings(data: Mapping[str, Any], *, complete: bool = False) -> list[Finding]:
+    """An executor/runtime table without `kind`, in a config that is used on its own: the resolved
+    config (`complete`), or a file with `targets` (with targets `config show` takes it as a whole,
+    so `config validate FILE` must judge it the same way; a file without is a mixin)."""
+    if not complete and "targets" not in data:
+        return []
+    out = []
     for section in ("executor", "runtime"):
         value = data.get(section)
         if isinstance(value, dict) and "kind" not in value:

@@ -323,8 +323,8 @@ def codegen_options(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 def _component_problems(config: Config, gen: registry.Generation, section: str) -> Iterator[Problem]:
     table = config.executor if section == "executor" else config.runtime
-    if table is None:
-        return
+    if table is None or table.get("kind") not in registry.components(section):
+        return  # no kind (a partial layer, or `missing-key`) or an unknown one: other rules say so
     known = registry.components(section)[table["kind"]]
     if "legacy" not in known.generations:
         yield Problem(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")

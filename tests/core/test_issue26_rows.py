@@ -1,0 +1,158 @@
+"""Issue 26's table of wrong results, each row a regression test with the right result.
+
+Every row is tried as a user would: through the CLI (CliRunner) or the API, with files in a
+temporary directory. Rows not here are listed in the lead's closing note with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tvmc import api
+from tvmc.cli.app import app
+from tvmc.errors import TvmcError
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+Write = Callable[[str, str], Path]
+
+
+def tvmc(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+# ---- row 2: an executor/runtime without kind in a legacy config -------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [["config", "show"], ["config", "get", "runtime"], ["config", "explain", "runtime"]]
+)
+def test_row2_a_legacy_runtime_without_kind_is_one_missing_key_error_not_a_traceback(
+    write: Write, command: list[str]
+) -> None:
+    path = write("r.toml", 'tvm-version = "<=0.19"\ntargets = ["llvm"]\n[runtime]\nsystem-lib = true\n')
+    code, out, err = tvmc(*command, "-c", str(path))
+    assert code == 1
+    assert "Traceback" not in out + err and "KeyError" not in out + err
+    assert err.strip().splitlines()[-1] == f"tvmc: error: {path}:3:2: runtime: the runtime has no 'kind' (cpp, crt)"
+
+
+def test_row2_validate_reports_missing_key_not_internal(write: Write) -> None:
+    path = write("r.toml", 'tvm-version = "<=0.19"\ntargets = ["llvm"]\n[runtime]\nsystem-lib = true\n')
+    code, out, _ = tvmc("config", "validate", str(path))
+    assert code == 1
+    assert "[missing-key]" in out and "[internal]" not in out
+
+
+def test_row2_an_executor_option_set_by_a_flag_without_kind_is_a_usage_error(write: Write) -> None:
+    path = write("r.toml", 'tvm-version = "<=0.19"\ntargets = ["llvm"]\n')
+    code, _, err = tvmc("config", "show", "-c", str(path), "--set", "executor={link-params=true}")
+    assert code == 2
+    message = "executor: the executor has no 'kind' (graph, aot, vm)"
+    assert err == f"tvmc: error: --set=executor={{link-params=true}}: {message}\n"
+
+
+# ---- row 3: tir.X / tirx.X: later wins --------------------------------------------------------
+
+
+def _tir_base(write: Write) -> Path:
+    return write("base.toml", 'targets = ["llvm"]\n[pass-config]\n"tir.disable_vectorize" = true\n')
+
+
+def test_row3_a_child_overrides_the_other_spelling_later_wins(write: Write) -> None:
+    _tir_base(write)
+    child = write("child.toml", 'extends = ["base.toml"]\n[pass-config]\n"tirx.disable_vectorize" = false\n')
+    resolved = api.resolve([str(child)])
+    assert dict(resolved.config.pass_config) == {"tirx.disable_vectorize": False}
+    assert resolved.origin("/pass-config/tirx.disable_vectorize").location().source.endswith("child.toml")
+
+
+def test_row3_a_flag_overrides_the_other_spelling(write: Write) -> None:
+    base = _tir_base(write)
+    flags = [("--pass-config", "tirx.disable_vectorize=false"), ("--set", 'pass-config."tirx.disable_vectorize"=0')]
+    for flag in flags:
+        resolved = api.resolve([str(base)], [flag])
+        assert dict(resolved.config.pass_config) == {"tirx.disable_vectorize": False}, flag
+
+
+def test_row3_unset_in_the_other_spelling_removes_it(write: Write) -> None:
+    base = _tir_base(write)
+    code, out, err = tvmc("config", "show", "-c", str(base), "--unset", 'pass-config."tirx.disable_vectorize"')
+    assert code == 0, err
+    assert "pass-config" not in out
+
+
+def test_row3_a_nested_table_is_replaced_by_a_dotted_name_and_left_no_empty_table(write: Write) -> None:
+    base = write("base.toml", 'targets = ["llvm"]\n[pass-config.tirx]\ndisable_vectorize = true\n')
+    child = write("child.toml", 'extends = ["base.toml"]\n[pass-config]\n"tir.disable_vectorize" = false\n')
+    assert dict(api.resolve([str(child)]).config.pass_config) == {"tirx.disable_vectorize": False}
+    assert dict(api.resolve([str(base)], [("--unset", 'pass-config."tir.disable_vectorize"')]).config.pass_config) == {}
+
+
+def test_row3_both_spellings_with_two_values_in_one_file_stay_an_error(write: Write) -> None:
+    path = write(
+        "both.toml",
+        'targets = ["llvm"]\n[pass-config]\n"tir.disable_vectorize" = true\n"tirx.disable_vectorize" = false\n',
+    )
+    with pytest.raises(TvmcError, match="the same config as"):
+        api.resolve([str(path)])
+
+
+# ---- row 4: origins of a pass config written tir.X or as a nested table -----------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['[pass-config]\n"tir.disable_vectorize" = true\n', "[pass-config.tirx]\ndisable_vectorize = true\n"],
+    ids=["tir-spelling", "nested-table"],
+)
+def test_row4_origin_get_and_explain_name_the_file(write: Write, text: str) -> None:
+    path = write("p.toml", 'targets = ["llvm"]\n' + text)
+    where = f"{path}:3:1 (via --config {path})"
+    key = 'pass-config."tirx.disable_vectorize"'
+    code, out, _ = tvmc("config", "show", "-c", str(path), "--origin")
+    assert code == 0 and f"{where}\t{key} = true" in out.splitlines()
+    assert tvmc("config", "get", key, "-c", str(path), "--origin")[:2] == (0, f"{where}\ttrue\n")
+    code, out, _ = tvmc("config", "explain", key, "-c", str(path))
+    lines = out.splitlines()
+    assert code == 0 and lines[-2].startswith(f"{where}\t") and lines[-1] == f"canonical\t{key} = true"
+
+
+def test_row4_explain_follows_one_config_across_spellings(write: Write) -> None:
+    _tir_base(write)
+    child = write("child.toml", 'extends = ["base.toml"]\n[pass-config]\n"tirx.disable_vectorize" = false\n')
+    e = api.explain([str(child)], [], 'pass-config."tirx.disable_vectorize"')
+    assert [s.value for s in e.steps] == [True, False]
+    assert e.final is not None and e.final.value is False
+
+
+# ---- row 11: `validate FILE` judges a file with targets as show does --------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "section", "kinds"),
+    [
+        ('[executor]\nexec-mode = "compiled"\n', "executor", "graph, aot, vm"),
+        ("[runtime]\nsystem-lib = true\n", "runtime", "cpp, crt"),
+    ],
+)
+def test_row11_validate_file_agrees_with_show_in_one_message(write: Write, text: str, section: str, kinds: str) -> None:
+    path = write("c.toml", 'targets = ["llvm"]\n' + text)
+    message = f"{section}: the {section} has no 'kind' ({kinds})"
+    code, out, _ = tvmc("config", "validate", str(path))
+    assert code == 1 and f"{path}:2:2: error: {message} [missing-key]" in out
+    code, out, _ = tvmc("config", "validate", "-c", str(path))
+    assert code == 1 and f"error: {message} [missing-key]" in out
+    code, _, err = tvmc("config", "show", "-c", str(path))
+    assert code == 1 and err == f"tvmc: error: {path}:2:2: {message}\n"
+
+
+def test_row11_a_mixin_without_targets_may_leave_the_kind_to_another_layer(write: Write) -> None:
+    base = write("base.toml", 'targets = ["llvm"]\nexecutor = "vm"\n')
+    mixin = write("mixin.toml", '[executor]\nexec-mode = "compiled"\n')
+    assert tvmc("config", "validate", str(mixin))[0] == 0
+    assert api.resolve([str(base), str(mixin)]).config.executor == {"kind": "vm", "exec-mode": "compiled"}
