@@ -6,6 +6,7 @@ temporary directory. Rows not here are listed in the lead's closing note with th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -156,3 +157,116 @@ def test_row11_a_mixin_without_targets_may_leave_the_kind_to_another_layer(write
     mixin = write("mixin.toml", '[executor]\nexec-mode = "compiled"\n')
     assert tvmc("config", "validate", str(mixin))[0] == 0
     assert api.resolve([str(base), str(mixin)]).config.executor == {"kind": "vm", "exec-mode": "compiled"}
+
+
+# ---- row 5: a relative tuning-records path is anchored at its file ---------------------------
+
+
+def test_row5_relative_tuning_records_in_two_folders_are_two_meanings(tmp_path: Path) -> None:
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "c.toml"
+        path.write_text('targets = ["llvm"]\n[build]\ntuning-records = "db"\n', encoding="utf-8")
+        paths.append(path)
+    a, b = (api.resolve([str(p)]) for p in paths)
+    assert a.config.build["tuning-records"] == str(tmp_path / "a" / "db")
+    assert a.fingerprint() != b.fingerprint() and a.config != b.config
+    assert tvmc("config", "diff", str(paths[0]), str(paths[1]))[0] == 1
+    code, out, _ = tvmc("compile", "m.onnx", "-c", str(paths[0]), "--emit", "tvmc")
+    assert code == 0 and f"--tuning-records={tmp_path / 'a' / 'db'}" in out
+
+
+def test_row5_an_absolute_path_and_a_flag_are_as_written(write: Write) -> None:
+    path = write("c.toml", 'targets = ["llvm"]\n[build]\ntuning-records = "/abs/db"\n')
+    assert api.resolve([str(path)]).config.build["tuning-records"] == "/abs/db"
+    flagged = api.resolve([str(path)], [("--set", "build.tuning-records=db")])
+    assert flagged.config.build["tuning-records"] == "db"  # a flag's path is the working directory's
+
+
+# ---- row 13: equal meanings, one hash ----------------------------------------------------------
+
+
+def _hash(*flags: tuple[str, str]) -> str:
+    return api.resolve([], [("--target", "llvm"), *flags]).fingerprint()
+
+
+def test_row13_tvm_version_spellings_of_one_range_hash_alike() -> None:
+    hashes = {_hash(("--set", f'tvm-version="{v}"')) for v in (">=0.25", ">= 0.25", ">0.24", ">=0.25, >= 0.25")}
+    assert len(hashes) == 1
+    assert api.resolve([], [("--target", "llvm"), ("--set", 'tvm-version=">0.24"')]).config.tvm_version == ">=0.25"
+    assert _hash(("--set", 'tvm-version="<0.20"')) == _hash(("--set", 'tvm-version="<=0.19"'))
+    assert _hash(("--set", 'tvm-version=">=0.25"')) != _hash(("--set", 'tvm-version=">=0.26"'))
+
+
+def test_row13_disabled_pass_is_a_set() -> None:
+    assert _hash(("--set", 'disabled-pass=["b", "a", "b"]')) == _hash(("--set", 'disabled-pass=["a", "b"]'))
+    assert _hash(("--set", 'disabled-pass=["a"]')) != _hash(("--set", 'disabled-pass=["a", "b"]'))
+
+
+def test_row13_build_options_without_effect_are_dropped_with_a_note() -> None:
+    resolved = api.resolve([], [("--target", "llvm"), ("--set", 'build.desired-layout-ops=["nn.dense"]')])
+    assert "build" not in resolved.to_dict()
+    assert "build.desired-layout-ops has no effect without build.desired-layout" in resolved.notes
+    assert _hash(("--set", 'build.mixed-precision-acc-type="float32"')) == _hash()
+    assert _hash(("--set", 'build={mixed-precision=true, mixed-precision-acc-type="float32"}')) != _hash(
+        ("--set", "build.mixed-precision=true")
+    )
+
+
+# ---- row 14: `==` and `hash()` of an implicit and a written-out CPU host ----------------------
+
+
+def test_row14_equal_meaning_is_equal_and_hashes_equal() -> None:
+    implicit = api.resolve(["aws/c5"]).config
+    host = implicit.to_dict()["host"]
+    written = api.resolve(["aws/c5"], [("--target-host", json.dumps(host))]).config
+    assert implicit.to_dict() == written.to_dict() and implicit.fingerprint() == written.fingerprint()
+    assert implicit == written and hash(implicit) == hash(written)
+    assert len({implicit, written}) == 1
+    other = api.resolve(["aws/c5"], [("-O", "2")]).config
+    assert implicit != other
+
+
+# ---- row 17: desired-layout-ops = ["nn.conv2d"] without tvm-version ---------------------------
+
+
+def test_row17_the_operator_list_is_kept_when_the_config_admits_both_generations(write: Write) -> None:
+    path = write(
+        "c.toml", 'targets = ["llvm"]\n[build]\ndesired-layout = ["NHWC"]\ndesired-layout-ops = ["nn.conv2d"]\n'
+    )
+    assert api.resolve([str(path)]).config.build["desired-layout-ops"] == ("nn.conv2d",)
+    code, out, _ = tvmc("compile", "m.onnx", "-c", str(path), "--emit", "relay")
+    assert code == 0
+    assert "relay.transform.ConvertLayout({'nn.conv2d': ['NHWC', 'HWIO']})" in out
+    assert "conv2d_transpose" not in out and "qnn.conv2d" not in out
+    # For TVM >= 0.25 alone it is the default, and the same meaning as leaving it out.
+    modern = ("--set", 'tvm-version=">=0.25"')
+    assert "desired-layout-ops" not in api.resolve([str(path)], [modern]).config.build
+
+
+# ---- row 18: old tvmc's repeated --pass-config tir.add_lower_pass ------------------------------
+
+
+def test_row18_repeated_lower_pass_flags_give_level_pass_pairs_in_order() -> None:
+    flags = [("--pass-config", "tir.add_lower_pass=1,A"), ("--pass-config", "tir.add_lower_pass=2,B,3,C")]
+    resolved = api.resolve([], [("--target", "llvm"), *flags])
+    assert resolved.to_dict()["pass-config"] == {"tirx.add_lower_pass": [[1, "A"], [2, "B"], [3, "C"]]}
+    code, out, _ = tvmc(
+        "config",
+        "migrate",
+        "tvmc compile --target llvm --pass-config tir.add_lower_pass=1,A --pass-config tir.add_lower_pass=2,B m.onnx",
+    )
+    assert code == 0 and '"tirx.add_lower_pass" = [[1, "A"], [2, "B"]]' in out
+
+
+def test_row18_a_lower_pass_flag_replaces_what_a_file_wrote(write: Write) -> None:
+    path = write("c.toml", 'targets = ["llvm"]\n[pass-config]\n"tirx.add_lower_pass" = [[0, "X"]]\n')
+    resolved = api.resolve([str(path)], [("--pass-config", "tir.add_lower_pass=1,A")])
+    assert resolved.to_dict()["pass-config"] == {"tirx.add_lower_pass": [[1, "A"]]}
+
+
+@pytest.mark.parametrize(("value", "message"), [("1,A,3", "opt_level1,pass1"), ("x,A", "the level 'x' is not")])
+def test_row18_a_malformed_lower_pass_value_is_a_usage_error(value: str, message: str) -> None:
+    code, _, err = tvmc("config", "show", "--target", "llvm", "--pass-config", f"tir.add_lower_pass={value}")
+    assert code == 2 and message in err and len(err.splitlines()) == 1

@@ -225,10 +225,14 @@ RESPELLINGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"build": {"mixed-precision": False}}, {}),
     ({"build": {"output-format": "so"}}, {}),
     ({"build": {"desired-layout": ["NHWC"]}}, {"build": {"desired-layout": ["NHWC:HWIO"]}}),
-    (
-        {"build": {"desired-layout": ["NHWC"], "desired-layout-ops": ["relax.nn.conv2d"]}},
-        {"build": {"desired-layout": ["NHWC:HWIO"]}},
+    (  # ["nn.conv2d"] is the default operator list of TVM >= 0.25 only (old tvmc converted three)
+        {"tvm-version": ">=0.25", "build": {"desired-layout": ["NHWC"], "desired-layout-ops": ["relax.nn.conv2d"]}},
+        {"tvm-version": ">=0.25", "build": {"desired-layout": ["NHWC:HWIO"]}},
     ),
+    ({"tvm-version": ">= 0.25"}, {"tvm-version": ">0.24"}),
+    ({"disabled-pass": ["b", "a", "b"]}, {"disabled-pass": ["a", "b"]}),
+    ({"build": {"desired-layout-ops": ["nn.dense"]}}, {}),
+    ({"build": {"mixed-precision-acc-type": "float32"}}, {"build": {"mixed-precision": False}}),
     ({"targets": ["llvm -mcpu=znver3"]}, {"targets": [{"kind": "llvm", "mcpu": "znver3"}]}),
     ({"executor": "vm"}, {"executor": {"kind": "vm", "exec-mode": "bytecode"}}),
     ({"description": "a"}, {"description": "b"}),

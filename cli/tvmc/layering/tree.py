@@ -12,6 +12,7 @@ targets with device targets only (none of them a CPU, none with a host of its ow
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,8 +49,27 @@ REPLACED_WHOLE = ("targets", "host")  # top-level keys a layer replaces, never d
 
 def own_data(layer: sources.Layer) -> dict[str, Any]:
     """The config values a layer contributes (without `extends` and `$schema`), with the
-    `executor = "aot"` shorthand as a table so that merging and rewrites see one form."""
-    return {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
+    `executor = "aot"` shorthand as a table so that merging and rewrites see one form, and a
+    relative path anchored at the file that wrote it."""
+    data = {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
+    build = data.get("build")
+    if type(build) is dict and layer.file is not None:
+        anchored = {k: anchored_path(layer.file, v) for k, v in build.items() if k in RELATIVE_PATHS}
+        if anchored:
+            data["build"] = {**build, **anchored}
+    return data
+
+
+RELATIVE_PATHS = ("tuning-records",)  # build options that name a file, relative to the config file
+
+
+def anchored_path(config_file: str, value: Any) -> Any:
+    """A path a config file wrote, anchored where it is read: relative to that file's directory
+    (`tuning-records = "db"` in two folders names two databases, so two meanings). An absolute
+    path, `~` and a value of another type are as written."""
+    if type(value) is not str or not value or os.path.isabs(value) or value.startswith("~"):
+        return value
+    return os.path.normpath(os.path.join(os.path.dirname(config_file), value))
 
 
 def layer_key(layer: sources.Layer) -> str:

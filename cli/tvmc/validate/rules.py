@@ -350,7 +350,7 @@ class _Rules:
         modern = self.generation == "modern"
         if not modern or not isinstance(build, dict) or not self.clean("/build"):
             return
-        for problem in modern_build_problems(canonical_build(build)):
+        for problem in modern_build_problems(canonical_build(build, "modern")):
             rule = "legacy-option" if problem.legacy_only else "invalid-value"
             self.add(rule, problem.pointer, f"{problem.message}{self.legacy_why}")
 
