@@ -31,8 +31,8 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
-from tvmc.validate.checks import check_document, completeness_findings
-from tvmc.validate.rules import semantic_findings
+from tvmc.validate.diagnostics import Finding
+from tvmc.validate.rules import config_findings
 
 if TYPE_CHECKING:
     from tvmc.explain import Explanation
@@ -52,6 +52,7 @@ class Resolved:
     participation: Participation = field(
         default_factory=lambda: Participation(False)
     )  # which user/env inputs took part
+    findings: tuple[Finding, ...] = ()  # the rule engine's warnings on the config (its errors raise)
 
     def to_dict(self) -> dict[str, Any]:
         return self.config.to_dict()
@@ -308,20 +309,22 @@ def resolve_inputs(given: Inputs) -> Resolved:
     given = require_inputs(given)
     tree = build(given)
     try:
-        check(tree)
+        warnings = check(tree)
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise _blame_flags(err, tree) from None
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
-    return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree, participation(given, tree))
+    origins = canonical_origins(config.to_dict(), tree)
+    return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
 
 
-def check(tree: Tree) -> None:
+def check(tree: Tree) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
-    tree is the error of every command (then canonicalization only normalizes)."""
-    structural = [*check_document(tree.data), *completeness_findings(tree.data)]
-    for finding in [*structural, *semantic_findings(tree.data, structural)]:
+    tree is the error of every command (then canonicalization only normalizes). Returns the
+    engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
+    findings = config_findings(tree.data)
+    for finding in findings:
         if finding.severity != "error":
             continue
         origin = origin_of(tree.origins, finding.pointer)
@@ -333,6 +336,7 @@ def check(tree: Tree) -> None:
             rule=finding.rule,
             pointer=finding.pointer or None,
         )
+    return findings
 
 
 def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:

@@ -270,3 +270,39 @@ def test_row18_a_lower_pass_flag_replaces_what_a_file_wrote(write: Write) -> Non
 def test_row18_a_malformed_lower_pass_value_is_a_usage_error(value: str, message: str) -> None:
     code, _, err = tvmc("config", "show", "--target", "llvm", "--pass-config", f"tir.add_lower_pass={value}")
     assert code == 2 and message in err and len(err.splitlines()) == 1
+
+
+# ---- row 10: `config migrate` exits 0 only with a config that validates -----------------------
+
+
+def test_row10_migrate_refuses_what_validate_would_reject(tmp_path: Path) -> None:
+    code, out, err = tvmc("config", "migrate", "llvm -mcpu=notacpu")
+    assert code == 1 and out == ""
+    assert "mcpu 'notacpu' is not a CPU" in err and "[unknown-cpu]" in err and len(err.splitlines()) == 1
+    old = tmp_path / "old.json"
+    old.write_text('{"targets": [{"kind": "llvm"}], "executor": {"kind": "aot", "interface-api": "c"}}')
+    code, _, err = tvmc("config", "migrate", str(old))
+    assert code == 1 and "[aot-interface-api]" in err
+
+
+def test_row10_what_migrate_writes_validates_and_shows(tmp_path: Path) -> None:
+    out = tmp_path / "new.toml"
+    assert tvmc("config", "migrate", "llvm -mcpu=cascadelake", "-o", str(out))[0] == 0
+    assert tvmc("config", "validate", str(out))[0] == 0
+    assert tvmc("config", "show", "-c", str(out))[0] == 0
+
+
+# ---- one engine run: compile's unknown-cpu warnings come from the resolution's own run ----------
+
+
+def test_compile_reads_the_engine_warnings_of_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tvmc.build import compile as building
+    from tvmc.validate import rules
+
+    resolved = api.resolve(["riscv/spacemit-k3"])
+    assert [f.rule for f in resolved.findings if f.severity == "warning"] == ["unknown-cpu"]
+    runs: list[object] = []
+    monkeypatch.setattr(rules, "semantic_findings", lambda *a, **k: runs.append(a) or [])
+    warned: list[str] = []
+    building.check_names(resolved, warned.append)
+    assert not runs and len(warned) == 1 and "spacemit-x100" in warned[0]
