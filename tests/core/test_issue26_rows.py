@@ -306,3 +306,22 @@ def test_compile_reads_the_engine_warnings_of_the_resolution(monkeypatch: pytest
     warned: list[str] = []
     building.check_names(resolved, warned.append)
     assert not runs and len(warned) == 1 and "spacemit-x100" in warned[0]
+
+
+# ---- row 12: object-typed pass configs against TVM's registered fields ------------------------
+
+
+def test_row12_an_unknown_field_of_a_config_object_is_refused_everywhere(write: Write) -> None:
+    path = write("c.toml", 'targets = ["llvm"]\n[pass-config]\n"tirx.UnrollLoop" = {bogus = 1}\n')
+    code, out, _ = tvmc("config", "validate", str(path))
+    assert code == 1 and "has no field 'bogus'" in out and "[pass-config-type]" in out
+    for command in (["config", "show"], ["config", "show", "--hash"], ["compile", "m.onnx", "--emit", "plan"]):
+        code, _, err = tvmc(*command, "-c", str(path))
+        assert code == 1 and "tirx.transform.UnrollLoopConfig has no field 'bogus'" in err, command
+
+
+def test_row12_registered_fields_of_their_type_are_accepted() -> None:
+    ok = api.resolve([], [("--target", "llvm"), ("--pass-config", "tirx.UnrollLoop={auto_max_step=8}")])
+    assert ok.to_dict()["pass-config"] == {"tirx.UnrollLoop": {"auto_max_step": 8}}
+    with pytest.raises(TvmcError, match="explicit_unroll: expected type 'int'"):
+        api.resolve([], [("--target", "llvm"), ("--pass-config", 'tirx.UnrollLoop={explicit_unroll="x"}')])

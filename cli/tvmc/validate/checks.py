@@ -186,6 +186,25 @@ class Checker:
             # cannot tell dotted names and other generations' spellings from unknown ones.
             if entry.type is not None and not type_matches(entry.value, entry.type):
                 self.add("pass-config-type", entry.pointer, _expected(entry.type, entry.value))
+            elif entry.type is not None and type(entry.value) is dict:
+                self.config_object(entry.value, entry.type, entry.pointer)
+
+    def config_object(self, value: dict[str, Any], tvm_type: str, pointer: str) -> None:
+        """An object-typed pass config (`tirx.UnrollLoop = { auto_max_step = 8 }`): only the fields
+        TVM registers for its type, each of its type (TVM's own TypeError at build time otherwise)."""
+        fields = registry.pass_config_fields(tvm_type)
+        if fields is None:
+            return
+        for key, item in value.items():
+            if key not in fields:
+                self.add(
+                    "pass-config-type",
+                    join(pointer, key),
+                    f"{tvm_type} has no field {key!r} (fields: {', '.join(fields) or 'none'})",
+                    suggest(key, list(fields)),
+                )
+            elif fields[key] in ("int", "bool", "str") and not type_matches(item, fields[key]):
+                self.add("pass-config-type", join(pointer, key), _expected(fields[key], item))
 
     # ---- executor / runtime --------------------------------------------------------------------
 

@@ -214,7 +214,7 @@ def _component_defs(section: str) -> dict[str, Any]:
 
 def _pass_config() -> dict[str, Any]:
     props = {
-        name: {"description": f"PassContext config '{name}' ({tvm_type}).", **type_schema(tvm_type)}
+        name: {"description": f"PassContext config '{name}' ({tvm_type}).", **_config_type(tvm_type)}
         for name, tvm_type in registry.pass_configs().items()
     }
     return {
@@ -223,6 +223,21 @@ def _pass_config() -> dict[str, Any]:
         "accepted (tvmc warns).",
         "properties": props,
         "additionalProperties": True,
+    }
+
+
+def _config_type(tvm_type: str) -> dict[str, Any]:
+    """A pass config's type; an object-typed one with the fields TVM registers, and no others."""
+    fields = registry.pass_config_fields(tvm_type)
+    if fields is None:
+        return type_schema(tvm_type)
+    return {
+        "type": "object",
+        "properties": {
+            name: {"description": f"{tvm_type} field {name!r} ({field}).", **type_schema(field)}
+            for name, field in fields.items()
+        },
+        "additionalProperties": False,
     }
 
 
