@@ -268,7 +268,7 @@ def _replay(path: Sequence[Segment], given: Replay) -> tuple[list[Step], Any]:
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)
     for node in given.layers():
-        layering.merge(tree, node.tree())
+        node.apply(tree)
         source = node.layer.source if node.layer is not None else node.key
         label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
         tracker.observe(tree.data, tree.origins, label, None, source)

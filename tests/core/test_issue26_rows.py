@@ -26,6 +26,35 @@ def tvmc(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+# ---- row 1: NAME:PART selects from the linearized layers, each file once ----------------------
+
+
+def _diamond(write: Write) -> Path:
+    write("common.toml", 'targets = ["llvm"]\nruntime = { kind = "cpp", system-lib = false }\n')
+    write("syslib.toml", 'extends = ["common.toml"]\nruntime.system-lib = true\n')
+    write("gpu.toml", 'extends = ["common.toml"]\ntargets = ["cuda", "llvm"]\nopt-level = 1\n')
+    return write("mine.toml", 'extends = ["syslib.toml", "gpu.toml:cuda"]\n')
+
+
+def test_row1_a_part_does_not_apply_its_shared_base_again(write: Write) -> None:
+    mine = _diamond(write)
+    resolved = api.resolve([str(mine)])
+    assert resolved.config.runtime is not None and resolved.config.runtime["system-lib"] is True
+    assert [t["kind"] for t in resolved.config.targets] == ["cuda"] and resolved.config.host["kind"] == "llvm"
+    origin = str(resolved.origin("/runtime/system-lib"))
+    assert "syslib.toml:2" in origin and "mine.toml extends syslib.toml" in origin
+    e = api.explain([str(mine)], [], "runtime.system-lib")
+    assert [s.value for s in e.steps] == [False, True]
+
+
+def test_row1_a_part_on_the_command_line_keeps_an_earlier_configs_value(write: Write) -> None:
+    toolchain = write("toolchain.toml", 'extends = ["base/aarch64-linux"]\n[build]\ncross-compiler = "my-gcc"\n')
+    resolved = api.resolve([str(toolchain), "nvidia/jetson-nano:cuda"])
+    assert resolved.config.build["cross-compiler"] == "my-gcc"
+    assert "toolchain.toml:3" in str(resolved.origin("/build/cross-compiler"))
+    assert [t["kind"] for t in resolved.config.targets] == ["cuda"] and resolved.config.host["mcpu"] == "cortex-a57"
+
+
 # ---- row 2: an executor/runtime without kind in a legacy config -------------------------------
 
 
