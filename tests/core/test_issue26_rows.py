@@ -354,3 +354,79 @@ def test_row12_registered_fields_of_their_type_are_accepted() -> None:
     assert ok.to_dict()["pass-config"] == {"tirx.UnrollLoop": {"auto_max_step": 8}}
     with pytest.raises(TvmcError, match="explicit_unroll: expected type 'int'"):
         api.resolve([], [("--target", "llvm"), ("--pass-config", 'tirx.UnrollLoop={explicit_unroll="x"}')])
+
+
+# ---- rows 6-8: one host rule for every layer kind ----------------------------------------------
+
+
+def _host(
+    configs: list[str], flags: list[tuple[str, str]] | None = None, env: dict[str, str] | None = None
+) -> dict[str, object]:
+    return dict(api.resolve(configs, flags or [], env=env).to_dict()["host"])
+
+
+def test_row6_every_host_path_get_prints_can_be_set_and_unset() -> None:
+    assert tvmc("config", "get", "host.mcpu", "-c", "aws/c5")[1] == "skylake-avx512\n"
+    set_ = api.resolve(["aws/c5"], [("--set", "host.mcpu=cascadelake")])
+    assert set_.config.host["mcpu"] == "cascadelake" and set_.config.targets[0]["mcpu"] == "skylake-avx512"
+    same = api.resolve(["aws/c5"], [("--set", "host.mcpu=skylake-avx512")])
+    assert same.fingerprint() == api.resolve(["aws/c5"]).fingerprint()  # its own value: a no-op
+    code, _, err = tvmc("config", "get", "host.mcpu", "-c", "aws/c5", "--unset", "host.mcpu")
+    assert code == 1 and err == "tvmc: host.mcpu is not set\n"
+
+
+def test_row6_a_target_patch_reaches_a_tags_own_host() -> None:
+    resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], [("--target-llvm-mcpu", "cortex-a78ae")])
+    assert resolved.config.host["mcpu"] == "cortex-a78ae" and resolved.config.host["mtriple"] == "aarch64-linux-gnu"
+    assert str(resolved.origin("/host/mcpu")) == "--target-llvm-mcpu=cortex-a78ae"
+    with pytest.raises(TvmcError, match="no target of kind 'c'"):
+        api.resolve(["nvidia/jetson-agx-orin-64gb"], [("--target-c-mcpu", "x")])
+
+
+def test_row6_setting_a_hosts_tag_replaces_the_host() -> None:
+    host = _host(["aws/c6g"], [("--set", "host.tag=aws/cpu/c5.large")])
+    assert host["tag"] == "aws/cpu/c5.large" and host["mcpu"] == "skylake-avx512" and "mtriple" not in host
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags", "env"),
+    [
+        (["aws/c5", "nvidia/geforce-rtx-4090"], [], None),
+        (["aws/c5"], [("--target", "nvidia/geforce-rtx-4090")], None),
+        (["aws/c5"], [], {"TVMC_TARGET": "nvidia/geforce-rtx-4090"}),
+    ],
+    ids=["config", "target-flag", "env"],
+)
+def test_row7_a_device_over_a_cpu_keeps_the_cpu_as_host_in_every_layer_kind(
+    configs: list[str], flags: list[tuple[str, str]], env: dict[str, str] | None
+) -> None:
+    host = _host(configs, flags, env)
+    assert host["mcpu"] == "skylake-avx512" and host["mtriple"] == "x86_64-linux-gnu"
+
+
+def test_row7_a_later_cpu_drops_the_derived_host() -> None:
+    resolved = api.resolve(["aws/c5", "nvidia/geforce-rtx-4090", "aws/c6i"])
+    assert resolved.config.host["mcpu"] == "icelake-server"
+    alone = api.resolve(["aws/c6i"]).to_dict()
+    assert {k: resolved.to_dict()[k] for k in ("targets", "host")} == {k: alone[k] for k in ("targets", "host")}
+
+
+@pytest.mark.parametrize(
+    ("flags", "env"),
+    [
+        ([("--target-host", "llvm -mtriple=x86_64-linux-gnu")], None),
+        ([], {"TVMC_TARGET_HOST": "llvm -mtriple=x86_64-linux-gnu"}),
+    ],
+    ids=["flag", "env"],
+)
+def test_row8_a_later_host_overrides_a_tags_own_host(flags: list[tuple[str, str]], env: dict[str, str] | None) -> None:
+    resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], flags, env=env)
+    assert resolved.config.host["mtriple"] == "x86_64-linux-gnu" and "mcpu" not in resolved.config.host
+    assert resolved.config.targets[0]["tag"] == "nvidia/jetson-agx-orin-64gb"
+    assert all(t.get("host", resolved.config.host) == resolved.config.host for t in resolved.config.targets)
+
+
+def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -> None:
+    path = write("c.toml", 'targets = ["nvidia/jetson-agx-orin-64gb"]\nhost = "llvm -mtriple=x86_64-linux-gnu"\n')
+    code, out, _ = tvmc("config", "validate", str(path))
+    assert code == 1 and "[host-conflict]" in out

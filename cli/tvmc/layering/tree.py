@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvmc import sources
+from tvmc import registry, sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
 from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table, pass_config_aliases, pass_config_entries
@@ -36,6 +36,9 @@ class Tree:
     notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
     # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
     inputs: list[Path] = field(default_factory=list)
+    # The host is a CPU target that a device-only layer replaced (`derive_host`), not one a layer
+    # wrote: it lasts while the targets stay devices, and goes when a layer brings its own CPU.
+    derived_host: bool = False
 
     @staticmethod
     def defaults() -> Tree:
@@ -204,15 +207,67 @@ def _replace_pass_config_aliases(base: Tree, over: Tree) -> None:
             drop_pass_config_aliases(base.data, origins, entry.name, entry.pointer)
 
 
+def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
+    """A host a layer writes over targets that carry a host of their own (a board's tag such as
+    nvidia/jetson-agx-orin-64gb) replaces that host too, as TVM's `Target(tag, host=...)` and old
+    tvmc's `--target-host` did: later wins, so the later layer's host is no conflict."""
+    entries = tree.data.get("targets")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        canonical = canonical_entry(entry)
+        if canonical is None or "host" not in canonical:
+            continue
+        if isinstance(entry, dict):
+            replaced = {**entry, "host": plain_copy(host)}
+            drop(tree.origins, f"/targets/{index}/host", entry.get("host"))
+        elif isinstance(entry, str) and registry.is_tag(entry):
+            replaced = {"tag": entry, "host": plain_copy(host)}
+            if f"/targets/{index}" in tree.origins:
+                tree.origins[f"/targets/{index}/tag"] = tree.origins[f"/targets/{index}"]
+        else:
+            continue  # a legacy string naming its host: validation reports a conflict
+        entries[index] = replaced  # type: ignore[index]
+        tree.origins.update({f"/targets/{index}/host" + p: o for p, o in host_origins.items()})
+
+
+def derive_host(tree: Tree, incoming: Mapping[str, Any], host_origins: Origins | None = None) -> None:
+    """The one host rule for a layer of any kind — a file, `--config`, `--target`, `TVMC_TARGET` —
+    that writes `incoming` (its `targets`, maybe its `host`) over `tree`, applied before it is:
+
+    - a layer that writes a `host` decides the host (and it is written, not derived), also of
+      targets carrying a host of their own (`_override_own_hosts`) unless it writes them too;
+    - a layer that replaces the targets with device targets only (no CPU, none with a host of its
+      own), where no host is set, keeps the first CPU target it replaces as the host (derived);
+    - a layer that replaces the targets with a CPU (or a target with its own host) drops a derived
+      host: the CPU the host was derived from is gone (`-c aws/c5 -c <gpu> -c aws/c6i` is the
+      c6i alone, not the c6i with a Skylake host).
+    """
+    if "host" in incoming:
+        tree.derived_host = False
+        if incoming["host"] is not None and "targets" not in incoming:
+            _override_own_hosts(tree, incoming["host"], host_origins or {})
+        return
+    new = incoming.get("targets")
+    if not isinstance(new, list):
+        return
+    if tree.derived_host:
+        if not new or any(_is_host_capable(entry) is not False for entry in new):
+            drop(tree.origins, "/host", tree.data.pop("host", None))
+            tree.derived_host = False
+        return
+    cpu = _replaced_cpu(tree.data, incoming)
+    if cpu is not None:
+        host = tree.data["targets"][cpu]
+        if tree.origins:
+            rebase(tree.origins, f"/targets/{cpu}", "/host", host)
+        tree.data["host"] = host
+        tree.derived_host = True
+
+
 def merge(base: Tree, over: Tree) -> None:
     """Layer `over` on top of `base`, in place."""
     _replace_pass_config_aliases(base, over)
-    cpu = _replaced_cpu(base.data, over.data)
-    if cpu is not None:
-        host = base.data["targets"][cpu]
-        if base.origins:
-            rebase(base.origins, f"/targets/{cpu}", "/host", host)
-        base.data["host"] = host
+    host_origins = {p[len("/host") :]: o for p, o in over.origins.items() if p == "/host" or p.startswith("/host/")}
+    derive_host(base, over.data, host_origins)
     if not base.origins and not over.origins:
         _merge(base.data, over.data, None, {}, "")
     else:
