@@ -430,3 +430,29 @@ def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -
     path = write("c.toml", 'targets = ["nvidia/jetson-agx-orin-64gb"]\nhost = "llvm -mtriple=x86_64-linux-gnu"\n')
     code, out, _ = tvmc("config", "validate", str(path))
     assert code == 1 and "[host-conflict]" in out
+
+
+# ---- row 9: a later layer's target string wins over a lower layer's table ----------------------
+
+
+def test_row9_a_later_files_legacy_string_sets_what_it_lifts(write: Write) -> None:
+    write("low.toml", 'targets = ["llvm"]\n[runtime]\nkind = "cpp"\nsystem-lib = false\n')
+    high = write("high.toml", 'extends = ["low.toml"]\ntargets = ["llvm -system-lib"]\n')
+    resolved = api.resolve([str(high)])
+    assert resolved.config.runtime == {"kind": "cpp", "system-lib": True}
+    assert str(resolved.origin("/runtime/system-lib")).startswith(f"{high}:2:")
+    via_flag = api.resolve([str(write("only.toml", 'targets = ["llvm"]\nruntime = { kind = "cpp" }\n'))])
+    assert via_flag.config.runtime == {"kind": "cpp", "system-lib": False}
+    flagged = api.resolve(
+        [str(write("low2.toml", 'targets = ["llvm"]\nruntime = { kind = "cpp", system-lib = false }\n'))],
+        [("--target", "llvm -system-lib")],
+    )
+    assert flagged.config.runtime == resolved.config.runtime  # a file and a flag agree
+
+
+def test_row9_the_kind_a_string_implies_does_not_replace_a_kind_set_below(write: Write) -> None:
+    write("low.toml", 'targets = ["llvm"]\nruntime = { kind = "crt" }\n')
+    high = write("high.toml", 'extends = ["low.toml"]\ntargets = ["llvm -system-lib"]\n')
+    assert api.resolve([str(high)]).config.runtime == {"kind": "crt", "system-lib": True}
+    own = write("own.toml", 'targets = ["llvm -system-lib"]\nruntime = { kind = "cpp", system-lib = false }\n')
+    assert api.resolve([str(own)]).config.runtime == {"kind": "cpp", "system-lib": False}  # its own table wins

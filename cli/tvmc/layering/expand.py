@@ -23,7 +23,7 @@ from tvmc import registry, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
 from tvmc.keys import MAX_EXTENDS_FANOUT
 from tvmc.layering.select import select_part
-from tvmc.layering.tree import Tree, extends_refs, layer_key, layer_tree, merge, own_data
+from tvmc.layering.tree import Tree, bare_tree, extends_refs, layer_key, layer_tree, merge
 from tvmc.provenance import printable
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
@@ -66,7 +66,7 @@ class Node(NamedTuple):
 
     def tree(self, *, origins: bool = True) -> Tree:
         assert self.layer is not None, "a selection is applied, not merged"
-        return layer_tree(self.layer, self.chain) if origins else Tree(own_data(self.layer), {})
+        return layer_tree(self.layer, self.chain) if origins else bare_tree(self.layer)
 
     def apply(self, tree: Tree, *, origins: bool = True) -> None:
         """This step on the tree built so far, in place."""

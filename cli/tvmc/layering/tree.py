@@ -21,7 +21,14 @@ from typing import Any
 from tvmc import registry, sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
-from tvmc.keys import COMPONENTS, INTERNAL_DEFAULTS, component_table, pass_config_aliases, pass_config_entries
+from tvmc.keys import (
+    COMPONENTS,
+    INTERNAL_DEFAULTS,
+    component_table,
+    pass_config_aliases,
+    pass_config_entries,
+    with_lifted,
+)
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, drop, origins_for, rebase, walk
 from tvmc.values import plain_copy
@@ -39,6 +46,9 @@ class Tree:
     # The host is a CPU target that a device-only layer replaced (`derive_host`), not one a layer
     # wrote: it lasts while the targets stay devices, and goes when a layer brings its own CPU.
     derived_host: bool = False
+    # Sections whose `kind` a legacy target string implied (`llvm -system-lib`: cpp), not written:
+    # a kind set below wins over it (`merge`), as at canonicalization (`keys.with_lifted`).
+    implied_kinds: tuple[str, ...] = ()
 
     @staticmethod
     def defaults() -> Tree:
@@ -55,12 +65,40 @@ def own_data(layer: sources.Layer) -> dict[str, Any]:
     `executor = "aot"` shorthand as a table so that merging and rewrites see one form, and a
     relative path anchored at the file that wrote it."""
     data = {k: component_table(v) if k in COMPONENTS else v for k, v in layer.data.items() if k not in NOT_CONFIG}
+    targets = data.get("targets")
+    if type(targets) is list and any(type(t) is str and _may_lift(t) for t in targets):
+        _lift_into(data, targets)
     build = data.get("build")
     if type(build) is dict and layer.file is not None:
         anchored = {k: anchored_path(layer.file, v) for k, v in build.items() if k in RELATIVE_PATHS}
         if anchored:
             data["build"] = {**build, **anchored}
     return data
+
+
+# Legacy target options that are executor/runtime settings now (`llvm -system-lib`): a string naming
+# none of them lifts nothing, so most strings are not parsed here.
+_LIFTED_OPTIONS = ("system-lib", "link-params", "interface-api", "unpacked-api", "executor", "runtime")
+
+
+def _may_lift(text: str) -> bool:
+    return "-" in text and any(option in text for option in _LIFTED_OPTIONS)
+
+
+def _lift_into(data: dict[str, Any], targets: list[Any]) -> None:
+    """A legacy target string's executor/runtime settings (`llvm -system-lib`) belong to the layer
+    that wrote the string, so a later layer's string wins over a lower layer's table as any later
+    value does (lifted at canonicalization instead, the lower table won). The layer's own table
+    still wins over its own string (`keys.with_lifted`)."""
+    for entry in targets:
+        if type(entry) is not str or not _may_lift(entry):
+            continue
+        try:
+            lifted = tg.parse_target(entry).lifted
+        except TvmcError:
+            continue  # validation reports the string
+        for section, settings in lifted.items():
+            data[section] = with_lifted(section, settings, data.get(section))
 
 
 RELATIVE_PATHS = ("tuning-records",)  # build options that name a file, relative to the config file
@@ -89,12 +127,50 @@ def extends_refs(layer: sources.Layer) -> list[Any] | None:
     return extends if isinstance(extends, list) else None
 
 
+def _lifted_at(written: Mapping[str, Any]) -> dict[str, str]:
+    """Where the executor/runtime settings a layer's target strings lift were written: the string."""
+    out: dict[str, str] = {}
+    targets = written.get("targets")
+    for index, entry in enumerate(targets if type(targets) is list else []):
+        if type(entry) is not str or not _may_lift(entry):
+            continue
+        try:
+            lifted = tg.parse_target(entry).lifted
+        except TvmcError:
+            continue
+        for section, settings in lifted.items():
+            own = component_table(written.get(section))
+            own = own if isinstance(own, dict) else {}
+            for key in ("", *settings, "kind"):
+                if key not in own:
+                    out.setdefault(f"/{section}/{key}" if key else f"/{section}", f"/targets/{index}")
+    return out
+
+
+def _implied_kinds(layer: sources.Layer, data: Mapping[str, Any]) -> tuple[str, ...]:
+    out = []
+    for section in COMPONENTS:
+        written = component_table(layer.data.get(section))
+        implied = isinstance(data.get(section), dict) and "kind" in data[section]
+        if implied and not (isinstance(written, dict) and "kind" in written):
+            out.append(section)
+    return tuple(out)
+
+
+def bare_tree(layer: sources.Layer) -> Tree:
+    """A layer's tree without origins (validation merges data alone)."""
+    data = own_data(layer)
+    return Tree(data, {}, implied_kinds=_implied_kinds(layer, data) if "targets" in layer.data else ())
+
+
 def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
     data = own_data(layer)
+    moved = _lifted_at(layer.data) if "targets" in layer.data else {}
     return Tree(
         data,
-        origins_for(data, "", lambda p: Origin("file", layer.source, p, chain, layer)),
+        origins_for(data, "", lambda p: Origin("file", layer.source, moved.get(p) or p, chain, layer)),
         inputs=[layer.path] if layer.path is not None else [],
+        implied_kinds=_implied_kinds(layer, data) if moved else (),
     )
 
 
@@ -266,6 +342,11 @@ def derive_host(tree: Tree, incoming: Mapping[str, Any], host_origins: Origins |
 def merge(base: Tree, over: Tree) -> None:
     """Layer `over` on top of `base`, in place."""
     _replace_pass_config_aliases(base, over)
+    for section in over.implied_kinds:
+        below = base.data.get(section)
+        if isinstance(below, dict) and "kind" in below and isinstance(over.data.get(section), dict):
+            del over.data[section]["kind"]
+            over.origins.pop(f"/{section}/kind", None)
     host_origins = {p[len("/host") :]: o for p, o in over.origins.items() if p == "/host" or p.startswith("/host/")}
     derive_host(base, over.data, host_origins)
     if not base.origins and not over.origins:
