@@ -456,3 +456,35 @@ def test_row9_the_kind_a_string_implies_does_not_replace_a_kind_set_below(write:
     assert api.resolve([str(high)]).config.runtime == {"kind": "crt", "system-lib": True}
     own = write("own.toml", 'targets = ["llvm -system-lib"]\nruntime = { kind = "cpp", system-lib = false }\n')
     assert api.resolve([str(own)]).config.runtime == {"kind": "cpp", "system-lib": False}  # its own table wins
+
+
+# ---- one voice for errors: the argument parser's usage errors are one line too -----------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["config", "show", "--bogus"], "No such option '--bogus'."),
+        (["config", "show", "-O"], "Option '-O' requires an argument."),
+        (["nope"], "No such command 'nope'."),
+        (["config", "show", "--format", "xml"], "'xml' is not one of 'toml', 'json'."),
+    ],
+)
+def test_a_usage_error_of_the_argument_parser_is_one_line(args: list[str], message: str) -> None:
+    code, out, err = tvmc(*args)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("tvmc: error: ") and message in err
+    assert "Usage:" not in err and "Try '" not in err
+
+
+def test_a_group_without_a_command_still_prints_its_help() -> None:
+    result = runner.invoke(app, ["config"])
+    assert "Usage: tvmc config" in result.output and "show" in result.output
+
+
+def test_every_rule_id_the_layering_emits_is_in_the_rule_table() -> None:
+    from tvmc.validate.diagnostics import RULES
+
+    for rule in ("extends-unresolved", "extends-cycle", "extends-order", "config-not-found", "limit"):
+        assert rule in RULES
+    assert "extends-order" in tvmc("config", "validate", "--help")[1]

@@ -87,6 +87,21 @@ COMMANDS: dict[str, tuple[str, Callable[[], click.Command]]] = {
 }
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error the argument parser found, shown as one line like every other tvmc error
+    (click's own is three: `Usage:`, `Try ... --help`, `Error: ...`). Exit 2."""
+
+    def show(self, file: Any = None) -> None:
+        see = f" (see {self.ctx.command_path} --help)" if self.ctx is not None else ""
+        click.echo(f"tvmc: error: {self.format_message()}{see}", file=file or sys.stderr, err=True)
+
+
+def _one_line(err: click.UsageError) -> click.UsageError:
+    if isinstance(err, OneLineUsageError) or type(err).__name__ == "NoArgsIsHelpError":
+        return err  # a group run without a command prints its help, as asked
+    return OneLineUsageError(err.format_message(), err.ctx)  # exit 2, as every usage error
+
+
 class _Root(LazyGroup):
     """`tvmc`: its commands' modules are imported only when one is run."""
 
@@ -94,6 +109,18 @@ class _Root(LazyGroup):
         super().__init__(*args, **kwargs)
         for name, (summary, load) in COMMANDS.items():
             self.add_lazy(name, load, summary)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:
+            raise _one_line(err) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:  # a subcommand's arguments (parsed inside the root's invoke)
+            raise _one_line(err) from None
 
 
 app = typer.Typer(
