@@ -462,7 +462,12 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     mirror = _mirror(canonical)
     host = canonical.get("host")
     # A host no layer wrote that is a target's own host (inside a tag): it comes from that target.
-    carrier = _host_carrier(tree, host) if host is not None and "/host" not in tree.origins else None
+    carriers: list[int | None] = []  # found on first use: parsing the written targets again costs
+
+    def carrier() -> int | None:
+        if not carriers:
+            carriers.append(_host_carrier(tree, host) if host is not None and "/host" not in tree.origins else None)
+        return carriers[0]
 
     def origin_of_node(pointer: str) -> Origin:
         found = _source_pointer(tree, pointer, mirror)
@@ -480,8 +485,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
             if isinstance(node, dict) and "tag" in node and "kind" not in node:
                 return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
-        if pointer.startswith("/host") and carrier is not None and mirror is None:
-            return tree.origins.get(f"/targets/{carrier}", Origin.default())
+        if pointer.startswith("/host") and mirror is None and (index := carrier()) is not None:
+            return tree.origins.get(f"/targets/{index}", Origin.default())
         owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
         kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
         return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")

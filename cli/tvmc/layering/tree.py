@@ -288,10 +288,15 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
     nvidia/jetson-agx-orin-64gb) replaces that host too, as TVM's `Target(tag, host=...)` and old
     tvmc's `--target-host` did: later wins, so the later layer's host is no conflict."""
     entries = tree.data.get("targets")
+    wanted: list[Any] = []  # the canonical new host, computed once when a target carries a host
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
         canonical = canonical_entry(entry)
         if canonical is None or "host" not in canonical:
             continue
+        if not wanted:
+            wanted.append(canonical_entry(host))
+        if canonical["host"] == wanted[0]:
+            continue  # the same host: nothing to override (and the tag keeps no label)
         if isinstance(entry, dict):
             replaced = {**entry, "host": plain_copy(host)}
             drop(tree.origins, f"/targets/{index}/host", entry.get("host"))
