@@ -73,9 +73,15 @@ def startup(runs: int) -> dict[str, float]:
 # ---- scale ----------------------------------------------------------------------------------------
 
 
-# A pass config whose value is a table (TVM's UnrollLoopConfig): the one table of a config that
-# takes any number of keys, so files and rewrites can each add one of their own.
-OPEN_TABLE = '"tirx.UnrollLoop"'
+def pass_config(i: int) -> tuple[str, str]:
+    """The i-th of TVM's registered bool/int pass configs, and a value for it in TOML: files and
+    rewrites each set one of their own (the rule engine refuses names and fields TVM lacks, so a
+    table of arbitrary keys is no workload)."""
+    from tvmc import registry
+
+    names = [n for n, t in sorted(registry.pass_configs().items()) if t in ("bool", "int")]
+    name = names[i % len(names)]
+    return f'"{name}"', ("true" if i % 2 else "false") if registry.pass_configs()[name] == "bool" else str(i)
 
 
 def write_configs(directory: Path, files: int, depth: int) -> Path:
@@ -89,7 +95,8 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
         own = [f"leaf{i}-{j}.toml" for j in range(min(per_link, leaves - made))]
         made += len(own)
         for j, leaf in enumerate(own):
-            (directory / leaf).write_text(f'[pass-config.{OPEN_TABLE}]\n"leaf{i}.{j}" = {j}\n')
+            name, value = pass_config(i * 31 + j)
+            (directory / leaf).write_text(f"[pass-config]\n{name} = {value}\n")
         parents = own + ([f"c{i + 1}.toml"] if i + 1 < depth else [])
         lines = [f"extends = {parents!r}".replace("'", '"')] if parents else []
         if i + 1 == depth:
@@ -97,8 +104,8 @@ def write_configs(directory: Path, files: int, depth: int) -> Path:
         lines += [
             f'description = "layer {i}"',
             f"opt-level = {i % 4}",
-            f"[pass-config.{OPEN_TABLE}]",
-            f'"layer{i}" = {i}',
+            "[pass-config]",
+            "{} = {}".format(*pass_config(i)),
             "[build]",
             f'cross-compiler-options = ["-O{i % 3}"]',
         ]
@@ -129,7 +136,7 @@ def feature_name(i: int) -> str:
 def rewrite_flags(count: int) -> list[tuple[str, str]]:
     """A mix: new keys, a generated target flag, list appends, -O, a top-level string."""
     makers: list[Callable[[int], tuple[str, str]]] = [
-        lambda i: ("--set", f'pass-config.{OPEN_TABLE}."rw{i}"={i}'),
+        lambda i: ("--set", "pass-config.{}={}".format(*pass_config(i))),
         lambda i: ("--target-llvm-mcpu", cpu_name(i)),
         lambda i: ("--set", f"targets[kind=llvm].mattr+=+{feature_name(i)}"),
         lambda i: ("-O", str(i % 4)),

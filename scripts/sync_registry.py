@@ -258,7 +258,30 @@ def modern_facts() -> dict[str, Any]:
             "device_type": int(probe.kind.default_device_type),
         }
     pass_configs = {str(k): str(_plain(v).get("type", "")) for k, v in tvm.transform.PassContext.list_configs().items()}
-    return {"tvm_version": tvm.__version__, "kinds": kinds, "pass_configs": dict(sorted(pass_configs.items()))}
+    return {
+        "tvm_version": tvm.__version__,
+        "kinds": kinds,
+        "pass_configs": dict(sorted(pass_configs.items())),
+        "pass_config_fields": pass_config_fields(set(pass_configs.values())),
+    }
+
+
+def pass_config_fields(types: set[str]) -> dict[str, dict[str, str]]:
+    """The fields of each object-typed PassContext config (`tirx.UnrollLoop` is an UnrollLoopConfig
+    of `auto_max_step: int`, ...), from TVM's FFI reflection: what such a table may hold."""
+    from tvm_ffi import core
+
+    out: dict[str, dict[str, str]] = {}
+    for type_key in sorted(types):
+        if "." not in type_key or type_key.startswith(("ffi.", "ir.")):
+            continue  # a plain type (bool, int, str), an array, or a boxed integer
+        info = core._lookup_or_register_type_info_from_type_key(type_key)
+        fields = {}
+        for field in info.fields:
+            schema = json.loads((getattr(field, "metadata", None) or {}).get("type_schema", "{}"))
+            fields[str(field.name)] = str(schema.get("type", ""))
+        out[type_key] = fields
+    return out
 
 
 def modern_tags() -> dict[str, Any]:
@@ -461,6 +484,7 @@ def build(legacy_dir: Path) -> dict[str, str]:
         "tvm_version": modern["tvm_version"],
         "kinds": modern["kinds"],
         "pass_configs": modern["pass_configs"],
+        "pass_config_fields": modern["pass_config_fields"],
         "legacy": legacy_facts(legacy_dir, modern["kinds"], codegen_options(generations)),
         "executors": EXECUTORS,
         "runtimes": RUNTIMES,

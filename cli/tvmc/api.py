@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from tvmc import layering, rewrites, sources
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
+from tvmc.keys import pass_config_aliases
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
-from tvmc.validate.checks import check_document
-from tvmc.validate.rules import semantic_findings
+from tvmc.validate.diagnostics import Finding
+from tvmc.validate.rules import config_findings
 
 if TYPE_CHECKING:
     from tvmc.doctor import Report
@@ -52,6 +53,7 @@ class Resolved:
     participation: Participation = field(
         default_factory=lambda: Participation(False)
     )  # which user/env inputs took part
+    findings: tuple[Finding, ...] = ()  # the rule engine's warnings on the config (its errors raise)
 
     def to_dict(self) -> dict[str, Any]:
         return self.config.to_dict()
@@ -308,20 +310,22 @@ def resolve_inputs(given: Inputs) -> Resolved:
     given = require_inputs(given)
     tree = build(given)
     try:
-        check(tree)
+        warnings = check(tree)
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise _blame_flags(err, tree) from None
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
-    return Resolved(config, canonical_origins(config.to_dict(), tree), all_notes, tree, participation(given, tree))
+    origins = canonical_origins(config.to_dict(), tree)
+    return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
 
 
-def check(tree: Tree) -> None:
+def check(tree: Tree) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
-    tree is the error of every command (then canonicalization only normalizes)."""
-    structural = check_document(tree.data)
-    for finding in [*structural, *semantic_findings(tree.data, structural)]:
+    tree is the error of every command (then canonicalization only normalizes). Returns the
+    engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
+    findings = config_findings(tree.data)
+    for finding in findings:
         if finding.severity != "error":
             continue
         origin = origin_of(tree.origins, finding.pointer)
@@ -333,6 +337,7 @@ def check(tree: Tree) -> None:
             rule=finding.rule,
             pointer=finding.pointer or None,
         )
+    return findings
 
 
 def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:
@@ -377,6 +382,10 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
     if pointer in tree.origins:
         return pointer
+    if len(tokens) == 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
+        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table.
+        written = pass_config_aliases(tree.data["pass-config"], tokens[1])
+        return written[-1] if written and written[-1] in tree.origins else None
     if tokens and tokens[0] == "host" and "/host" not in tree.origins and mirror is not None:
         # No host was written: the effective host is a CPU target itself (TVM's rule).
         return _source_pointer(tree, f"/targets/{mirror}" + "".join(join("", t) for t in tokens[1:]))
@@ -454,7 +463,12 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     mirror = _mirror(canonical)
     host = canonical.get("host")
     # A host no layer wrote that is a target's own host (inside a tag): it comes from that target.
-    carrier = _host_carrier(tree, host) if host is not None and "/host" not in tree.origins else None
+    carriers: list[int | None] = []  # found on first use: parsing the written targets again costs
+
+    def carrier() -> int | None:
+        if not carriers:
+            carriers.append(_host_carrier(tree, host) if host is not None and "/host" not in tree.origins else None)
+        return carriers[0]
 
     def origin_of_node(pointer: str) -> Origin:
         found = _source_pointer(tree, pointer, mirror)
@@ -472,8 +486,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
             if isinstance(node, dict) and "tag" in node and "kind" not in node:
                 return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
-        if pointer.startswith("/host") and carrier is not None and mirror is None:
-            return tree.origins.get(f"/targets/{carrier}", Origin.default())
+        if pointer.startswith("/host") and mirror is None and (index := carrier()) is not None:
+            return tree.origins.get(f"/targets/{index}", Origin.default())
         owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
         kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
         return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")

@@ -28,6 +28,7 @@ from tvmc.keys import (
     TOP_LEVEL,
     KeySpec,
     canonical_build,
+    inert_build_options,
     pass_config_entries,
     with_lifted,
 )
@@ -45,7 +46,7 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
     return origin.location() if origin else None
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, frozen=True, eq=False)
 class CompilationConfig:
     """A resolved, canonical compilation config. Build it with `canonicalize_config`.
 
@@ -89,14 +90,28 @@ class CompilationConfig:
         canonical: dict[str, Any] = sort_keys(thaw({k: v for k, v in out.items() if v is not None}))
         return canonical
 
-    def fingerprint(self) -> str:
-        """SHA-256 of the canonical form without `description`: equal for equal meaning.
-
-        A target without its own host is built with the effective host, so it is hashed with it:
-        writing the default host out (or putting it on the target) does not change the meaning.
-        """
-        meaning = {k: v for k, v in self.to_dict().items() if k != "description"}
+    def meaning(self) -> dict[str, Any]:
+        """The canonical form with each target's effective host written on it: a target without
+        its own host is built with the config's host, so writing the default host out (or putting
+        it on the target) does not change the meaning. `==`, `hash()` and `fingerprint` read it."""
+        meaning = self.to_dict()
         meaning["targets"] = [t if "host" in t else {**t, "host": meaning["host"]} for t in meaning["targets"]]
+        return meaning
+
+    def _key(self) -> str:
+        return json.dumps(self.meaning(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompilationConfig):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the meaning without `description`: equal for equal meaning."""
+        meaning = {k: v for k, v in self.meaning().items() if k != "description"}
         text = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
 
@@ -266,20 +281,22 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         for k in ("description", "tvm-version", "disabled-pass", "opt-level")
         if k in data
     }
+    typed_build = {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
+    for key in inert_build_options(typed_build):
+        needs = "build.desired-layout" if key == "desired-layout-ops" else "build.mixed-precision = true"
+        notes.append(f"build.{key} has no effect without {needs}")
+    spec = plain.get("tvm-version")
     config = CompilationConfig(
         targets=tuple(system.targets),
         host=system.host,
         executor=component("executor", executor, origins) if executor is not None else None,
         runtime=component("runtime", runtime, origins) if runtime is not None else None,
         pass_config=canonical_pass_config(pass_config, data.get("tvm-version"), origins, notes),
-        disabled_pass=tuple(plain.get("disabled-pass", ())),
+        # PassContext keeps the disabled passes as a set: order and repetition mean nothing.
+        disabled_pass=tuple(sorted(set(plain.get("disabled-pass", ())))),
         opt_level=plain.get("opt-level", INTERNAL_DEFAULTS["opt-level"]),
-        build=sort_keys(
-            canonical_build(
-                {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
-            )
-        ),
+        build=sort_keys(canonical_build(typed_build, versions.generation(spec))),
         description=plain.get("description"),
-        tvm_version=plain.get("tvm-version"),
+        tvm_version=versions.canonical_spec(spec) if isinstance(spec, str) else spec,
     )
     return config, notes

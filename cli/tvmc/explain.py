@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from tvmc import layering, rewrites
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean
-from tvmc.keys import TOP_LEVEL
+from tvmc.keys import TOP_LEVEL, pass_config_aliases
 from tvmc.pointers import display_path, join, split
-from tvmc.provenance import Origin, is_within, origin_of
+from tvmc.provenance import Origin, is_within, node_at, origin_of
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
 
 if TYPE_CHECKING:
@@ -72,6 +72,11 @@ def lookup(data: Any, path: Sequence[Segment], expand: bool = False) -> list[tup
             elif _matches(expand_target(node) if expand and _is_target_slot(pointer) else node, segment):
                 step.append((pointer, node))
         found = step
+    if not found and len(path) == 2 and path[0] == Key("pass-config") and isinstance(path[1], Key):
+        # One pass config in any spelling: `tir.X` finds `tirx.X`, a dotted name a nested table.
+        table = data.get("pass-config") if isinstance(data, dict) else None
+        written = pass_config_aliases(table, path[1].name) if type(table) is dict else []
+        return [(pointer, node_at(data, pointer)) for pointer in written[-1:]]
     return found
 
 
@@ -263,7 +268,7 @@ def _replay(path: Sequence[Segment], given: Replay) -> tuple[list[Step], Any]:
     tree = layering.Tree.defaults()
     tracker.observe(tree.data, tree.origins, "default", None, None)
     for node in given.layers():
-        layering.merge(tree, node.tree())
+        node.apply(tree)
         source = node.layer.source if node.layer is not None else node.key
         label = source + (" (via " + ", ".join(node.chain) + ")" if node.chain else "")
         tracker.observe(tree.data, tree.origins, label, None, source)
@@ -289,7 +294,9 @@ def history(path_text: str, given: Replay, resolve: Callable[[], Resolution]) ->
         # host the config's host.
         source = resolved.source_pointer(final.pointer)
         if source is not None and source != final.pointer:
-            notes.append(f"{final.path} is {display_path(source)} as written (the host is derived from it)")
+            spelling = source.startswith("/pass-config/")
+            why = "another spelling of one pass config" if spelling else "the host is derived from it"
+            notes.append(f"{final.path} is {display_path(source)} as written ({why})")
             steps, _ = _replay(_segments(source), given)
     if final is not None and not steps and final.pointer.startswith("/host"):
         # A host written inside a target (a tag such as nvidia/jetson-agx-orin-64gb holds its CPU).

@@ -87,10 +87,22 @@ BUILD_DEFAULTS: dict[str, Any] = {
     "mixed-precision-acc-type": "float16",
     "cross-compiler-options": [],
     "dump-code": [],
-    "desired-layout-ops": ["nn.conv2d"],
+    "desired-layout-ops": ["nn.conv2d"],  # TVM >= 0.25's; see LEGACY_LAYOUT_OPS and `default_layout_ops`
     "pipeline": "fused",
     "fast-math": False,
 }
+# The operators old tvmc (TVM <= 0.19) converted when `--desired-layout-ops` was not given.
+LEGACY_LAYOUT_OPS = ("nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d")
+
+
+def default_layout_ops(generation: str | None) -> list[str] | None:
+    """The operators a layout conversion converts by default for a config's TVM generation; None
+    when the config admits both (each has another default, so no list is the default)."""
+    if generation == "modern":
+        return list(BUILD_DEFAULTS["desired-layout-ops"])
+    return list(LEGACY_LAYOUT_OPS) if generation == "legacy" else None
+
+
 # The kernel layout ConvertLayout gives conv2d for a data layout written alone ("NHWC" = "NHWC:HWIO").
 DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
 
@@ -146,9 +158,10 @@ def modern_build_problems(build: Mapping[str, Any]) -> list[BuildProblem]:
     return out
 
 
-def canonical_build(build: Mapping[str, Any]) -> dict[str, Any]:
+def canonical_build(build: Mapping[str, Any], generation: str | None) -> dict[str, Any]:
     """One spelling per meaning: operator names without `relax.`, conv2d's kernel layout written
-    out, defaults dropped."""
+    out, defaults dropped (`desired-layout-ops` only when it is the default of the config's TVM
+    generation, `default_layout_ops`), and options without effect dropped."""
     out = dict(build)
     if isinstance(out.get("desired-layout-ops"), list):
         out["desired-layout-ops"] = [str(op).removeprefix("relax.") for op in out["desired-layout-ops"]]
@@ -163,7 +176,24 @@ def canonical_build(build: Mapping[str, Any]) -> dict[str, Any]:
                 layout = f"{data}:{DEFAULT_KERNEL_LAYOUT[data]}"
             written.append(layout)
         out["desired-layout"] = written
-    return {k: v for k, v in out.items() if k not in BUILD_DEFAULTS or BUILD_DEFAULTS[k] != v}
+    for key in inert_build_options(out):
+        del out[key]
+    if "desired-layout-ops" in out and out["desired-layout-ops"] == default_layout_ops(generation):
+        del out["desired-layout-ops"]
+    return {
+        k: v for k, v in out.items() if k == "desired-layout-ops" or k not in BUILD_DEFAULTS or BUILD_DEFAULTS[k] != v
+    }
+
+
+def inert_build_options(build: Mapping[str, Any]) -> list[str]:
+    """The `build` options that have no effect in what else the table says (in every TVM, old
+    tvmc's flags included): the operators of a layout conversion without `desired-layout`, and
+    the `mixed-precision-*` settings without `mixed-precision = true`. The canonical form drops
+    them (equal meaning, one form), with a note."""
+    out = ["desired-layout-ops"] if "desired-layout-ops" in build and "desired-layout" not in build else []
+    if build.get("mixed-precision") is not True:
+        out += [k for k in build if k.startswith("mixed-precision-")]
+    return out
 
 
 COMPONENTS = ("executor", "runtime")
@@ -210,3 +240,23 @@ def pass_config_entries(
             yield from pass_config_entries(value, generation, join(pointer, key), name + ".")
         else:
             yield PassConfigEntry(join(pointer, key), name, canonical, type_, value)
+
+
+def pass_config_identity(name: str) -> str:
+    """The one config a pass-config name means, whatever its spelling: `tir.X`, `tirx.X` and
+    `s_tir.X` name one config (TVM 0.24 renamed it), so a layer or flag writing one spelling
+    replaces another spelling written below it (later wins, as for every other key)."""
+    modern = registry.modern_pass_config(name)
+    if modern != name or name in registry.pass_configs():
+        return modern
+    for prefix in ("tirx.", "s_tir."):
+        if name.startswith(prefix):
+            return registry.modern_pass_config(f"tir.{name[len(prefix) :]}")
+    return name
+
+
+def pass_config_aliases(table: Mapping[str, Any], name: str, pointer: str = "/pass-config") -> list[str]:
+    """The pointers of the entries of a `pass-config` table (written at `pointer`) that are the
+    config `name` names, in any spelling (a nested table's keys joined with dots)."""
+    identity = pass_config_identity(name)
+    return [e.pointer for e in pass_config_entries(table, None, pointer) if pass_config_identity(e.name) == identity]

@@ -109,3 +109,24 @@ def _generation(spec: str) -> Generation | None:
         return None
     modern, legacy = admits(spec, MODERN_SINCE), admits(spec, (0,), MODERN_SINCE)
     return "modern" if modern and not legacy else "legacy" if legacy and not modern else None
+
+
+def canonical_spec(spec: str) -> str:
+    """One spelling per meaning: `">= 0.25"`, `">=0.25"` and `">0.24"` are all `">=0.25"`.
+
+    Each clause is written without spaces, an exclusive bound of a series as the inclusive bound
+    of its neighbour (`>0.24` is `>=0.25`, `<0.25` is `<=0.24`), `==`/`=` as the bare version;
+    clauses are deduplicated and sorted. A malformed specifier is returned as it is (validation
+    reports it)."""
+    parsed = clauses(spec)
+    if parsed is None:
+        return spec
+    out = set()
+    for op, bound in parsed:
+        if op == ">":
+            op, bound = ">=", _next(bound)
+        elif op == "<" and bound[-1] > 0:
+            op, bound = "<=", (*bound[:-1], bound[-1] - 1)
+        text = ".".join(map(str, bound))
+        out.add(text if op in ("==", "=") else f"{op}{text}")
+    return ", ".join(sorted(out, key=lambda c: (c.lstrip("<>=!~"), c)))

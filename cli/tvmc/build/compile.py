@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,10 +21,9 @@ from tvmc.build.model import ModelSpec, check_exists
 from tvmc.build.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.fileio import write_atomic
-from tvmc.provenance import origin_of
 from tvmc.targets import llvm_names
 from tvmc.tune.apply import TUNE_SUGGESTION, choose
-from tvmc.validate.rules import semantic_findings
+from tvmc.validate.diagnostics import Finding
 
 if TYPE_CHECKING:
     from tvmc.config import CompilationConfig
@@ -44,6 +43,8 @@ class Resolution(Protocol):
     def origins(self) -> Mapping[str, Origin]: ...
     @property
     def tree(self) -> Tree: ...
+    @property
+    def findings(self) -> Sequence[Finding]: ...  # the rule engine's warnings
     def origin(self, pointer: str) -> Origin: ...
 
 
@@ -84,20 +85,11 @@ def output_path(output: str | None, spec: ModelSpec, output_format: str, inputs:
 
 
 def check_names(resolved: Resolution, on_warning: Notify) -> None:
-    """The rule engine's unknown-cpu rule (mcpu, mattr, cuda arch that TVM's LLVM does not know) on
-    the resolved config: its first error stops the build, at the key that set the value."""
-    for finding in semantic_findings(resolved.tree.data, []):
-        if finding.rule != "unknown-cpu":
-            continue
-        if finding.severity == "warning":
+    """The rule engine's unknown-cpu warnings (a TVM tag's own unknown CPU name), from the one run
+    of the engine that resolving the config made (its errors stopped the resolution already)."""
+    for finding in resolved.findings:
+        if finding.rule == "unknown-cpu":
             on_warning(finding.message)
-            continue
-        origin = origin_of(resolved.tree.origins, finding.pointer)
-        raise BuildError(
-            finding.message,
-            origin.location() if origin else None,
-            suggestions=[finding.suggestion] if finding.suggestion else (),
-        )
 
 
 def check_cpu_architectures(resolved: Resolution) -> None:

@@ -405,9 +405,7 @@ class Planner:
 
     def layouts(self) -> dict[str, list[str]]:
         build = self.build
-        if "desired-layout" not in build:
-            if "desired-layout-ops" in build:
-                self.notes.append("build.desired-layout-ops has no effect without build.desired-layout")
+        if "desired-layout" not in build:  # canonicalization dropped inert desired-layout-ops, with a note
             return {}
         layouts = list(build["desired-layout"])
         ops = [
@@ -422,10 +420,7 @@ class Planner:
 
     def mixed_precision(self) -> str | None:
         build = self.build
-        if not build.get("mixed-precision", False):
-            extra = [k for k in build if k.startswith("mixed-precision-")]
-            if extra:
-                self.notes.append(f"build.{extra[0]} has no effect without build.mixed-precision = true")
+        if not build.get("mixed-precision", False):  # inert mixed-precision-* were dropped, with a note
             return None
         return str(build.get("mixed-precision-acc-type", "float16"))
 

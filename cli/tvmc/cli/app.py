@@ -128,6 +128,21 @@ def _completion(show: bool) -> Callable[[click.Context, click.Parameter, str | N
 _SHELL_CHOICE = click.Choice(["bash", "zsh", "fish", "powershell", "pwsh", "auto"])  # auto: detect it
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error the argument parser found, shown as one line like every other tvmc error
+    (click's own is three: `Usage:`, `Try ... --help`, `Error: ...`). Exit 2."""
+
+    def show(self, file: Any = None) -> None:
+        see = f" (see {self.ctx.command_path} --help)" if self.ctx is not None else ""
+        click.echo(f"tvmc: error: {self.format_message()}{see}", file=file or sys.stderr, err=True)
+
+
+def _one_line(err: click.UsageError) -> click.UsageError:
+    if isinstance(err, OneLineUsageError) or type(err).__name__ == "NoArgsIsHelpError":
+        return err  # a group run without a command prints its help, as asked
+    return OneLineUsageError(err.format_message(), err.ctx)  # exit 2, as every usage error
+
+
 class _Root(LazyGroup):
     """`tvmc`: its commands' modules are imported only when one is run."""
 
@@ -153,6 +168,18 @@ class _Root(LazyGroup):
                     help=help_,
                 )
             )
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:
+            raise _one_line(err) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:  # a subcommand's arguments (parsed inside the root's invoke)
+            raise _one_line(err) from None
 
 
 app = typer.Typer(

@@ -3,7 +3,8 @@
 `extends = [a, b]` layers `b` over `a`; a base shared by several parents is applied once, before
 all of them (Python's MRO rule, lowest first): `mine` extends `[syslib, debug]`, both extend
 `common` → `common, syslib, debug, mine`. Several `--config` are the `extends` of a virtual root.
-A `NAME:PART` entry is its own node: the named config merged, then reduced to PART.
+A `NAME:PART` entry is the named config's layers, then a selection step reducing the layers
+merged so far to PART (each file still once).
 
 Problems go to a policy: `raise_problem` (resolution: the first one is the error) or a collector
 (validation reports them all); after one, expansion continues with what it could read.
@@ -22,7 +23,7 @@ from tvmc import registry, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
 from tvmc.keys import MAX_EXTENDS_FANOUT
 from tvmc.layering.select import select_part
-from tvmc.layering.tree import Tree, extends_refs, layer_key, layer_tree, merge, own_data
+from tvmc.layering.tree import Tree, bare_tree, extends_refs, layer_key, layer_tree, merge
 from tvmc.provenance import printable
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
@@ -45,25 +46,40 @@ def raise_problem(problem: Problem) -> None:
     raise problem.error
 
 
+class Selection(NamedTuple):
+    """`NAME:PART`: the part to keep, and the reference as written (for errors)."""
+
+    part: str
+    ref: str
+    where: Location | None
+
+
 class Node(NamedTuple):
-    """One layer of a linearization: a file (or tag), or a selected part of a config."""
+    """One step of a linearization: a file (or tag) to merge, or the selection of `NAME:PART`,
+    which reduces the layers merged so far to the part, right after NAME's own layer (NAME's
+    files are layers of the linearization like any other, each applied once)."""
 
     key: str
     layer: sources.Layer | None
     chain: tuple[str, ...]  # how it was reached, for origins: ("--config x", "x.toml extends y")
-    selected: Tree | None = None
+    selection: Selection | None = None
 
     def tree(self, *, origins: bool = True) -> Tree:
-        if self.selected is not None:
-            return self.selected
-        assert self.layer is not None
-        return layer_tree(self.layer, self.chain) if origins else Tree(own_data(self.layer), {})
+        assert self.layer is not None, "a selection is applied, not merged"
+        return layer_tree(self.layer, self.chain) if origins else bare_tree(self.layer)
+
+    def apply(self, tree: Tree, *, origins: bool = True) -> None:
+        """This step on the tree built so far, in place."""
+        if self.selection is None:
+            merge(tree, self.tree(origins=origins))
+        else:
+            select_part(tree, self.selection.part, self.selection.ref, self.selection.where)
 
 
 def merge_nodes(nodes: Sequence[Node], *, origins: bool = True, into: Tree | None = None) -> Tree:
     tree = Tree({}, {}) if into is None else into
     for node in nodes:
-        merge(tree, node.tree(origins=origins))
+        node.apply(tree, origins=origins)
     return tree
 
 
@@ -245,13 +261,13 @@ class Expander:
             return nodes
         selected_key = f"{key}:{part}"
         if selected_key not in self._done:
-            tree = merge_nodes(nodes)
-            try:
-                select_part(tree, part, ref.text, ref.where)
+            try:  # a part NAME does not have is the reference's error, reported here
+                select_part(merge_nodes(nodes, origins=False), part, ref.text, ref.where)
             except ConfigLayerError as err:
                 self._report(Problem("extends-unresolved", err, ref.layer, ref.pointer))
                 return []
-            self._done[selected_key] = [Node(selected_key, None, ref.chain, tree)]
+            selection = Node(selected_key, None, ref.chain, Selection(part, ref.text, ref.where))
+            self._done[selected_key] = [*nodes, selection]
         return self._done[selected_key]
 
     def _fail(self, rule: str, message: str, ref: Ref) -> list[Node]:

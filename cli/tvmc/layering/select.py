@@ -46,6 +46,7 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
         if tree.data.get("host") is None and dropped_cpu is not None and not any(runs_on_cpu(canon[i]) for i in chosen):
             rebase(tree.origins, f"/targets/{dropped_cpu}", "/host", entries[dropped_cpu])
             tree.data["host"] = entries[dropped_cpu]
+            tree.derived_host = True  # the CPU it was, not a host a layer wrote (`tree.derive_host`)
         kept = {
             i: [(p, tree.origins[p]) for p, _ in walk(entries[i], f"/targets/{i}") if p in tree.origins] for i in chosen
         }

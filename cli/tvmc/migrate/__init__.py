@@ -29,6 +29,7 @@ from tvmc.migrate import inputs, writer
 from tvmc.migrate.convert import convert
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
 from tvmc.provenance import Origin
+from tvmc.validate.rules import config_findings
 from tvmc.values import ValueTypeError, coerce_text
 
 __all__ = ["Dropped", "MigrationResult", "migrate"]
@@ -161,7 +162,16 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
             name: value for name, value in (_pass_config(n, v, not legacy, notes) for n, v in passes.items())
         }
     doc.update({k: data[k] for k in writer.ORDER if k in data})
-    canonicalize_config(doc, {})  # the migrated config must resolve on its own
+    # The migrated config must be valid on its own: the rule engine every command runs decides.
+    error = next((f for f in config_findings(doc) if f.severity == "error"), None)
+    if error is not None:
+        raise TvmcError(
+            f"{error.message} (the migrated config would not be valid) [{error.rule}]",
+            rule=error.rule,
+            pointer=error.pointer or None,
+            suggestions=(error.suggestion,) if error.suggestion else (),
+        )
+    canonicalize_config(doc, {})
     return doc, notes
 
 

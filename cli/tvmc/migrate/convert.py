@@ -187,25 +187,12 @@ def _check_relay_passes(out: Converted, setting: Setting, passes: list[str]) -> 
 
 
 def _add_lower_pass(out: Converted, setting: Setting, text: str) -> None:
-    """`tir.add_lower_pass=LEVEL,PASS[,LEVEL,PASS...]` as pass_config.py (v0.18/v0.19) read it: pairs
-    of an integer level and a pass (a global function or a dotted Python path), appended to the
-    pairs of earlier flags."""
-    items = text.split(",")
-    if len(items) % 2:
-        raise TvmcError(
-            "old tvmc refused this: the value must be of the form "
-            f"'{ADD_LOWER_PASS}=opt_level1,pass1,opt_level2,pass2'",
-            setting.origin.location(),
-        )
-    pairs: list[list[Any]] = []
-    for level, name in zip(items[::2], items[1::2], strict=True):
-        try:
-            pairs.append([int(level.strip()), name.strip()])
-        except ValueError:
-            raise TvmcError(
-                f"old tvmc refused this: the level {level.strip()!r} is not an integer",
-                setting.origin.location(),
-            ) from None
+    """`tir.add_lower_pass=LEVEL,PASS[,LEVEL,PASS...]` (`rewrites.lower_pass_pairs`, the reading
+    `--pass-config` uses too), appended to the pairs of earlier flags, as old tvmc did."""
+    try:
+        pairs = rewrites.lower_pass_pairs(text, setting.shown)
+    except UsageError as err:
+        raise TvmcError(f"old tvmc refused this: {err.message}", setting.origin.location()) from None
     table = out.tree.data.get("pass-config")
     earlier = table.get(ADD_LOWER_PASS, []) if isinstance(table, dict) else []
     where = (Key("pass-config"), Key(ADD_LOWER_PASS))

@@ -268,6 +268,15 @@ def pass_configs() -> dict[str, str]:
     return dict(_data()["pass_configs"])
 
 
+def pass_config_fields(type_name: str) -> dict[str, str] | None:
+    """The fields (name → type) of an object-typed PassContext config such as
+    `tirx.transform.UnrollLoopConfig`, as TVM registers them; None for any other type (and for the
+    old releases' config objects, whose fields tvmc has no record of)."""
+    fields: dict[str, dict[str, str]] = _data().get("pass_config_fields", {})
+    found = fields.get(type_name)
+    return dict(found) if found is not None else None
+
+
 def modern_pass_config(name: str) -> str:
     """The name TVM >= 0.25 gives a pass config: `tir.X` became `tirx.X` or `s_tir.X` (TVM 0.24) unless
     TVM still registers `tir.X`; other names are unchanged. One rule for the build plan and `config migrate`."""

@@ -30,6 +30,7 @@ from tvmc.rewrites.flags import (
     flag_rewrites,
     flag_text,
     generated_flags,
+    lower_pass_pairs,
 )
 from tvmc.rewrites.grammar import (
     MAX_PATH_LENGTH,
@@ -66,6 +67,7 @@ __all__ = [
     "flag_rewrites",
     "flag_text",
     "generated_flags",
+    "lower_pass_pairs",
     "parse_path",
     "parse_set",
     "parse_unset",

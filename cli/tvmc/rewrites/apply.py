@@ -4,16 +4,26 @@ the registry, and keeping every node's origin."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
-from tvmc.keys import BUILD_OPTIONS, COMPONENTS, IMPLIED_KINDS, TOP_LEVEL, component_table, with_lifted
+from tvmc.keys import (
+    BUILD_OPTIONS,
+    COMPONENTS,
+    IMPLIED_KINDS,
+    TOP_LEVEL,
+    component_table,
+    pass_config_aliases,
+    with_lifted,
+)
 from tvmc.layering import Tree
-from tvmc.pointers import display_path, join
-from tvmc.provenance import Origin, drop, origins_for, rebase
+from tvmc.layering.tree import canonical_entry, derive_host, drop_pass_config_aliases, runs_on_cpu
+from tvmc.pointers import display_path, join, split
+from tvmc.provenance import Origin, drop, is_within, node_at, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
@@ -108,6 +118,44 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     return result
 
 
+def _own_host(tree: Tree) -> dict[str, Any] | None:
+    """The host the first target carrying one has (a board's tag such as nvidia/jetson-nano)."""
+    entries = tree.data.get("targets")
+    for entry in entries if isinstance(entries, list) else []:
+        canonical = canonical_entry(entry)
+        if canonical is not None and isinstance(canonical.get("host"), dict):
+            return dict(canonical["host"])
+    return None
+
+
+def _materialize_host(tree: Tree, rw: Rewrite) -> dict[str, Any]:
+    """Write out the effective host where no layer wrote one, so a path into it (`host.mcpu`, a
+    `--target-llvm-<attr>` patch of a tag's own host) edits the host `config get host` shows:
+    the host a target carries, else the CPU target (TVM's rule: it is its own host; its origins
+    stay its own), else TVM's default `llvm`. Written out unchanged it means the same config."""
+    own = _own_host(tree)
+    entries = tree.data.get("targets")
+    cpu = None
+    if own is None and isinstance(entries, list):
+        cpu = next((i for i, e in enumerate(entries) if runs_on_cpu(canonical_entry(e))), None)
+    if own is not None:
+        host: Any = own
+        tree.origins.update(origins_for(host, "/host", lambda _p: Origin.default("the host a target carries")))
+    elif cpu is not None:
+        assert isinstance(entries, list)
+        host = copy.deepcopy(entries[cpu])
+        inside = {p: o for p, o in tree.origins.items() if is_within(p, f"/targets/{cpu}")}
+        tree.origins.update({"/host" + p[len(f"/targets/{cpu}") :]: o for p, o in inside.items()})
+    else:
+        host = {"kind": "llvm"}
+        tree.origins.update(origins_for(host, "/host", lambda _p: Origin.default("target kind llvm")))
+    tree.data["host"] = host
+    if isinstance(host, str):
+        host = _materialize_target(tree, ["host"])
+    result: dict[str, Any] = host
+    return result
+
+
 def _is_target_slot(tokens: list[str | int]) -> bool:
     """Whether the tokens address a target (an element of `targets`, or a host)."""
     return (len(tokens) == 2 and tokens[0] == "targets" and isinstance(tokens[1], int)) or tokens[-1:] == ["host"]
@@ -134,6 +182,8 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
         for tokens in found:
             node = _get(tree.data, tokens)
             if isinstance(segment, Key):
+                if not tokens and segment.name == "host" and tree.data.get("host") is None:
+                    _materialize_host(tree, rw)
                 if isinstance(node, str) and _is_target_slot(tokens):
                     node = _materialize_target(tree, tokens)
                 if not isinstance(node, dict):
@@ -149,7 +199,14 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                     raise UsageError(f"{_show(tokens)} has no element [{segment.index}]", rw.origin.source)
                 step.append([*tokens, segment.index % len(node)])
             elif not tokens:  # `--target-<kind>-<attr>`: every target of the kind, and the host
-                step += [slot for slot in _target_slots(tree) if _matches(tree, slot, _get(tree.data, slot), segment)]
+                slots = [slot for slot in _target_slots(tree) if _matches(tree, slot, _get(tree.data, slot), segment)]
+                if not slots and tree.data.get("host") is None and _own_host(tree) is not None:
+                    # The host a target carries (a board's tag): patched as the config's host.
+                    host = _materialize_host(tree, rw)
+                    slots = [["host"]] if _matches(tree, ["host"], host, segment) else []
+                    if not slots:
+                        drop(tree.origins, "/host", tree.data.pop("host"))
+                step += slots
             else:
                 candidates = list(enumerate(node)) if isinstance(node, list) else [(None, node)]
                 for index, child in candidates:
@@ -235,8 +292,12 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     parent = _get(tree.data, tokens[:-1])
     key = tokens[-1]
     pointer = _pointer(tokens)
-    if key == "kind" and isinstance(parent, dict) and parent.get("kind", value) != value:
-        # A kind change replaces the whole table, so options of the old kind never leak.
+    if isinstance(parent, dict) and (
+        (key == "kind" and parent.get(key, value) != value)
+        or (key == "tag" and parent.get(key) != value and isinstance(value, str) and registry.is_tag(value))
+    ):
+        # A kind (or tag) change replaces the whole table, so options of the old kind never leak
+        # (`--set host.tag=aws/cpu/c5.large` over an aarch64 host is the c5, as in files).
         drop(tree.origins, _pointer(tokens[:-1]), parent)
         parent.clear()
         tree.origins[_pointer(tokens[:-1])] = origin
@@ -257,6 +318,10 @@ def apply(tree: Tree, rw: Rewrite) -> None:
             rw.origin.source,
             suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)),
         )
+    spelled = _pass_config_spelling(tree, rw)
+    if spelled is None:
+        return
+    rw = spelled
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
@@ -284,6 +349,40 @@ def apply(tree: Tree, rw: Rewrite) -> None:
                     raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
         for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
             _apply_one(tree, rw, tokens)
+    if tree.data.get("host") is not None and any(p[:1] == ["host"] for p in parents):
+        # An edit inside the host is a host written by this flag: it is also the host of targets
+        # that carry one (the rule of `layering.derive_host`).
+        derive_host(
+            tree,
+            {"host": tree.data["host"]},
+            {p[len("/host") :]: o for p, o in tree.origins.items() if is_within(p, "/host")},
+        )
+
+
+def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
+    """A pass config is one key whatever its spelling (`tir.X`, `tirx.X`, a nested table): `set`
+    replaces the config written in another spelling, `--unset` removes it in any spelling (None:
+    done, with no nested table left empty), `+=` and a default edit the one written when the
+    rewrite's own spelling is not."""
+    rest = rw.path[1:]
+    if rw.path[:1] != (Key("pass-config"),) or not rest or not all(isinstance(s, Key) for s in rest):
+        return rw
+    name = ".".join(s.name for s in rest if isinstance(s, Key))
+    pointer = "/pass-config" + "".join(join("", s.name) for s in rest if isinstance(s, Key))
+    if rw.op == "set":
+        drop_pass_config_aliases(tree.data, tree.origins, name, pointer)
+        return rw
+    if rw.op == "unset":
+        return None if drop_pass_config_aliases(tree.data, tree.origins, name, None) else rw
+    if node_at(tree.data, pointer, _ABSENT) is not _ABSENT or type(tree.data.get("pass-config")) is not dict:
+        return rw
+    written = pass_config_aliases(tree.data["pass-config"], name)
+    if not written:
+        return rw
+    return dataclasses.replace(rw, path=tuple(Key(t) for t in split(written[-1])))
+
+
+_ABSENT = object()
 
 
 def _imply_kind(tree: Tree, rw: Rewrite) -> None:
@@ -363,6 +462,11 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
     parent = _get(tree.data, tokens[:-1])
     key = tokens[-1]
     present = key in parent if isinstance(parent, dict) else True
+    if (tokens == ["targets"] and rw.op == "set") or (tokens == ["host"] and rw.op in ("set", "unset")):
+        # `--target`, `TVMC_TARGET`, `--target-host`, `--set targets=…`: the host rule of every layer.
+        value = _typed(tree, rw, tokens) if rw.op == "set" else None
+        incoming = {"targets": value} if tokens == ["targets"] else {"host": value}
+        derive_host(tree, incoming, origins_for(value, "", lambda _p: rw.origin) if value is not None else None)
     if rw.op == "set":
         _place(tree, tokens, _typed(tree, rw, tokens), rw.origin)
     elif rw.op == "default":

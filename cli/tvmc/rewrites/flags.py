@@ -7,11 +7,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import UsageError, did_you_mean
-from tvmc.keys import LEGACY_DEFAULT_KIND
+from tvmc.keys import LEGACY_DEFAULT_KIND, pass_config_identity
 from tvmc.provenance import Origin, printable
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
 from tvmc.sources.limits import MAX_STRING
@@ -104,7 +105,32 @@ def flag_text(flag: str, value: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool = True) -> list[Rewrite]:
+LOWER_PASSES = "tir.add_lower_pass"  # PassContext's (level, pass) list, `tirx.add_lower_pass` in TVM >= 0.25
+
+
+def is_lower_passes(name: str) -> bool:
+    return pass_config_identity(name) == pass_config_identity(LOWER_PASSES)
+
+
+def lower_pass_pairs(text: str, source: str) -> list[list[Any]]:
+    """`LEVEL,PASS[,LEVEL,PASS...]` as old tvmc's pass_config.py (v0.18/v0.19) read it: pairs of an
+    integer level and a pass (a global function or a dotted Python path). The one reading of this
+    form, for `--pass-config` and `config migrate`."""
+    items = text.split(",")
+    if len(items) % 2:
+        raise UsageError(f"the value must be of the form '{LOWER_PASSES}=opt_level1,pass1,opt_level2,pass2'", source)
+    pairs: list[list[Any]] = []
+    for level, name in zip(items[::2], items[1::2], strict=True):
+        try:
+            pairs.append([int(level.strip()), name.strip()])
+        except ValueError:
+            raise UsageError(f"the level {level.strip()!r} is not an integer", source) from None
+    return pairs
+
+
+def flag_rewrites(
+    flag: str, value: str, *, origin: Origin, first_target: bool = True, first_lower_passes: bool = True
+) -> list[Rewrite]:
     """The rewrites one command-line flag (or its environment variable) stands for."""
     if _SURROGATE.search(value):
         # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
@@ -135,7 +161,12 @@ def flag_rewrites(flag: str, value: str, *, origin: Origin, first_target: bool =
         name, eq, text = value.partition("=")
         if not eq or not name.strip():
             raise UsageError(f"expected NAME=VALUE, got {value!r}", origin.source)
-        return [Rewrite("set", (Key("pass-config"), Key(name.strip())), origin, text=text.strip())]
+        path = (Key("pass-config"), Key(name.strip()))
+        if is_lower_passes(name.strip()) and not text.strip().startswith("["):
+            # Old tvmc's form, LEVEL,PASS[,LEVEL,PASS...]; a repeated flag adds its pairs.
+            pairs = lower_pass_pairs(text, origin.source)
+            return [Rewrite("set" if first_lower_passes else "append", path, origin, value=pairs)]
+        return [Rewrite("set", path, origin, text=text.strip())]
     if flag in ("-O", "--opt-level"):
         return [Rewrite("set", (Key("opt-level"),), origin, text=value)]
     if flag == "--set":
@@ -195,11 +226,16 @@ def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:
 def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:
     """Rewrites from (flag, value) pairs in command-line order."""
     out: list[Rewrite] = []
-    seen_target = False
+    seen_target = seen_lower_passes = False
     for flag, value in pairs:
         text = flag_text(flag, value)
-        out += flag_rewrites(flag, value, origin=Origin("flag", text), first_target=not seen_target)
+        origin = Origin("flag", text)
+        out += flag_rewrites(
+            flag, value, origin=origin, first_target=not seen_target, first_lower_passes=not seen_lower_passes
+        )
         seen_target = seen_target or flag == "--target"
+        if flag == "--pass-config" and is_lower_passes(value.partition("=")[0].strip()):
+            seen_lower_passes = True
         if len(out) > MAX_REWRITES:
             raise UsageError(f"more than {MAX_REWRITES} rewrites", text)
     return out

@@ -186,6 +186,25 @@ class Checker:
             # cannot tell dotted names and other generations' spellings from unknown ones.
             if entry.type is not None and not type_matches(entry.value, entry.type):
                 self.add("pass-config-type", entry.pointer, _expected(entry.type, entry.value))
+            elif entry.type is not None and type(entry.value) is dict:
+                self.config_object(entry.value, entry.type, entry.pointer)
+
+    def config_object(self, value: dict[str, Any], tvm_type: str, pointer: str) -> None:
+        """An object-typed pass config (`tirx.UnrollLoop = { auto_max_step = 8 }`): only the fields
+        TVM registers for its type, each of its type (TVM's own TypeError at build time otherwise)."""
+        fields = registry.pass_config_fields(tvm_type)
+        if fields is None:
+            return
+        for key, item in value.items():
+            if key not in fields:
+                self.add(
+                    "pass-config-type",
+                    join(pointer, key),
+                    f"{tvm_type} has no field {key!r} (fields: {', '.join(fields) or 'none'})",
+                    suggest(key, list(fields)),
+                )
+            elif fields[key] in ("int", "bool", "str") and not type_matches(item, fields[key]):
+                self.add("pass-config-type", join(pointer, key), _expected(fields[key], item))
 
     # ---- executor / runtime --------------------------------------------------------------------
 
@@ -353,11 +372,22 @@ def check_document(data: Mapping[str, Any]) -> list[Finding]:
 
 
 def completeness_findings(data: Mapping[str, Any]) -> list[Finding]:
-    """What a config used on its own must have. Not checked for files, which may be partial layers
-    (mixins for `--config a --config b`); checked for the config `--config`/flags resolve to."""
+    """What a config used on its own must have. Checked for the config `--config`/flags resolve to;
+    for a file only what `component_kind_findings` says (a file may be a partial layer, a mixin for
+    `--config a --config b`)."""
     out = []
     if "targets" not in data:
         out.append(Finding("missing-key", "", "no targets: give --target, --config NAME, or a 'targets' key"))
+    return [*out, *component_kind_findings(data, complete=True)]
+
+
+def component_kind_findings(data: Mapping[str, Any], *, complete: bool = False) -> list[Finding]:
+    """An executor/runtime table without `kind`, in a config that is used on its own: the resolved
+    config (`complete`), or a file with `targets` (with targets `config show` takes it as a whole,
+    so `config validate FILE` must judge it the same way; a file without is a mixin)."""
+    if not complete and "targets" not in data:
+        return []
+    out = []
     for section in ("executor", "runtime"):
         value = data.get(section)
         if isinstance(value, dict) and "kind" not in value:

@@ -55,6 +55,8 @@ RULES: dict[str, str] = {
     "executor, runtime or option, a PassContext config, an output format.",
     "extends-unresolved": "An 'extends' entry that names no config on the search path, no file and no tag.",
     "extends-cycle": "An 'extends' chain that comes back to a config already in it.",
+    "extends-order": "Configs that order a shared base in opposite ways, so no order applies each file once "
+    "(C3 linearization, as Python's MRO).",
     "config-not-found": "A --config name or path that does not resolve.",
     "rewrite": "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
     "internal": "tvmc failed on this input (a bug: please report it).",

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, Protocol
 from tvmc import registry
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError
-from tvmc.keys import canonical_build, component_table, pass_config_entries, with_lifted
+from tvmc.keys import LEGACY_LAYOUT_OPS, canonical_build, component_table, pass_config_entries, with_lifted
 from tvmc.pointers import join
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.versions import admits_series
@@ -35,7 +35,7 @@ LAST_TVMC = "0.19"  # the last release with tvmc, Relay and its executors/runtim
 RULE = "legacy-release"
 MODERN_HINT = "use --emit python, or tvmc compile, for TVM >= 0.25"
 # The operators old tvmc's --desired-layout converted without --desired-layout-ops (v0.18/v0.19 transform.py).
-LAYOUT_OPS = ("nn.conv2d", "nn.conv2d_transpose", "qnn.conv2d")
+LAYOUT_OPS = LEGACY_LAYOUT_OPS
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -168,7 +168,7 @@ def view(data: Mapping[str, Any]) -> tuple[View, dict[str, str]] | None:
         runtime=sections["runtime"],
         pass_config={e.canonical: e.value for e in entries},
         disabled_pass=tuple(data.get("disabled-pass", ())),
-        build=canonical_build(build if isinstance(build, dict) else {}),
+        build=canonical_build(build if isinstance(build, dict) else {}, "legacy"),
     ), {join("/pass-config", e.canonical): e.pointer for e in entries}
 
 
@@ -326,8 +326,8 @@ def codegen_options(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 def _component_problems(config: Config, gen: registry.Generation, section: str) -> Iterator[Problem]:
     table = config.executor if section == "executor" else config.runtime
-    if table is None:
-        return
+    if table is None or table.get("kind") not in registry.components(section):
+        return  # no kind (a partial layer, or `missing-key`) or an unknown one: other rules say so
     known = registry.components(section)[table["kind"]]
     if "legacy" not in known.generations:
         yield Problem(f"/{section}/kind", f"{section} {known.name!r} exists only in TVM >= 0.25")

@@ -18,7 +18,7 @@ from tvmc.keys import canonical_build, component_table, modern_build_problems, p
 from tvmc.pointers import display_path, join
 from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
-from tvmc.validate.checks import first, suggest
+from tvmc.validate.checks import check_document, completeness_findings, first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
 
 StringStart = Callable[[str], Location | None]
@@ -350,7 +350,7 @@ class _Rules:
         modern = self.generation == "modern"
         if not modern or not isinstance(build, dict) or not self.clean("/build"):
             return
-        for problem in modern_build_problems(canonical_build(build)):
+        for problem in modern_build_problems(canonical_build(build, "modern")):
             rule = "legacy-option" if problem.legacy_only else "invalid-value"
             self.add(rule, problem.pointer, f"{problem.message}{self.legacy_why}")
 
@@ -436,3 +436,10 @@ def semantic_findings(
     `string_start(pointer)` may give where a string value's text begins, so that errors inside
     legacy target strings get their exact column."""
     return _Rules(data, structural, strict, partial, string_start).run()
+
+
+def config_findings(data: Mapping[str, Any], *, strict: bool = False) -> list[Finding]:
+    """Every finding of the one rule engine on a config used on its own (resolved, or written by
+    `config migrate`): structural, completeness, then semantic. What every command refuses."""
+    structural = [*check_document(data), *completeness_findings(data)]
+    return [*structural, *semantic_findings(data, structural, strict=strict)]

@@ -31,7 +31,7 @@ from tvmc.layering import Tree
 from tvmc.provenance import node_at, origin_of
 from tvmc.sources.search import entry_is_dir
 from tvmc.validate import parallel
-from tvmc.validate.checks import check_document, completeness_findings
+from tvmc.validate.checks import check_document, completeness_findings, component_kind_findings
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.resolve import Resolver
 from tvmc.validate.rules import semantic_findings
@@ -329,6 +329,7 @@ class Validator:
         if "extends" not in layer.data and not self.settings.rewrites:
             # The common case: the document is the resolved config; positions are computed only
             # when something was found.
+            own = [*own, *component_kind_findings(layer.data)]
             return _ordered(layer.source, own_semantics(partial=False))
         chain = self.resolver.chain(layer)
         if chain.diagnostics:
@@ -345,7 +346,7 @@ class Validator:
             except TvmcError as err:
                 found[("", 0, 0, "rewrite")] = error_diagnostic(err, "rewrite", layer.source)
                 return _ordered(layer.source, list(found.values()))
-        merged = self.structural(tree.data)
+        merged = [*self.structural(tree.data), *component_kind_findings(tree.data)]
         holder: list[Tree] = [tree] if rewrite_list else []
 
         def located_tree() -> Tree:  # built on first use: the same merge, now with origins

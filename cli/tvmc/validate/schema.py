@@ -259,6 +259,8 @@ _PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "leg
 
 def _pass_config_value(types: list[str]) -> dict[str, Any]:
     """A pass config's value as `values.type_matches` reads it (several types: any of them)."""
+    if len(types) == 1 and registry.pass_config_fields(types[0]) is not None:
+        return _config_type(types[0])  # an object-typed config: the fields TVM registers, and no others
     json_types: list[str] = []
     for tvm_type in types:
         for json_name in ("integer", "boolean") if tvm_type == "IntImm" else (json_type(tvm_type),):
@@ -599,6 +601,21 @@ def _rule_dispatch() -> list[dict[str, Any]]:
             ),
         },
     ]
+
+
+def _config_type(tvm_type: str) -> dict[str, Any]:
+    """A pass config's type; an object-typed one with the fields TVM registers, and no others."""
+    fields = registry.pass_config_fields(tvm_type)
+    if fields is None:
+        return type_schema(tvm_type)
+    return {
+        "type": "object",
+        "properties": {
+            name: {"description": f"{tvm_type} field {name!r} ({field}).", **type_schema(field)}
+            for name, field in fields.items()
+        },
+        "additionalProperties": False,
+    }
 
 
 def build_schema() -> dict[str, Any]:
