@@ -90,7 +90,7 @@ def test_every_command_that_resolves_configs(repo: Path) -> None:
     assert run("config", "diff", "prod", "aws/c5", *flag)[0] == 1  # different (2: not found)
     emitted = run("compile", "m.onnx", "-c", "prod", *flag, "--emit", "tvmc")
     assert emitted[0] == 0 and "--opt-level=1" in emitted[1]
-    tuned = run("tune", "m.onnx", "-c", "prod", *flag)  # resolves, then finds no model
+    tuned = run("tune", "m.onnx", "-c", "prod", *flag, "--database", "db")  # resolves, then finds no model
     assert tuned[0] == 1 and "'m.onnx' does not exist" in tuned[2]
 
 

@@ -157,7 +157,7 @@ def test_relax_build_pipeline_applies_no_records(tmp_path: Path) -> None:
     partition = store.Partition(tmp_path, target_fingerprint(config))
     partition.path.mkdir(parents=True)
     plan = plan_for("build.pipeline=relax-build")
-    chosen, why = choose(plan, config, database=tmp_path)
+    chosen, why = choose(plan, config, database=tmp_path, warn=lambda _message: None)
     assert chosen.tuning is None and "relax-build" in why
 
 

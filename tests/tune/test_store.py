@@ -218,3 +218,16 @@ def test_emit_python_and_plan_include_the_database(app: typer.Typer, tmp_path: P
     }.items()
     off = runner.invoke(app, ["compile", str(model), "--emit", "python", "--no-tuning", "--database", str(tmp_path)])
     assert "TUNING_DATABASE" not in off.stdout and "relax.build(mod, target, exec_mode" in off.stdout
+
+
+def test_the_untuned_baseline_is_no_trial() -> None:
+    """A run's first record per task is its untuned kernel (a one-instruction trace): kept for
+    compile to compare with, counted neither as a trial nor as a task done."""
+    baseline = store.Record("1\0m", [[[["GetSBlock", [], [], []]], []], [1e-6], {"kind": "llvm"}, []])
+    tuned = store.Record("1\0m", [[[["GetSBlock", [], [], []], ["Split", [], [], []]], []], [2e-6], {}, []])
+    failed = store.Record("1\0m", [[[["GetSBlock", [], [], []], ["Split", [], [], []]], []], [1e10], {}, []])
+    assert baseline.is_baseline and not tuned.is_baseline
+    db = store.Database([["1", "m"]], [baseline])
+    assert db.trials() == {} and db.measured() == {} and db.best_seconds() == {"1": 1e-6}
+    db.records += [tuned, failed]
+    assert db.trials() == {"1": 2} and db.measured() == {"1": 1}

@@ -21,10 +21,7 @@ if TYPE_CHECKING:
 OUTPUT_HELP = (
     "The library to write (default: MODEL's name with .so or .tar, here); with --emit, the text (default: stdout)."
 )
-EMIT_HELP = (
-    "Print the build instead of running it (no TVM needed): python (TVM >= 0.25), tvmc or relay "
-    "(old tvmc's command line or a Relay script, TVM 0.18/0.19), plan (JSON)."
-)
+EMIT_HELP = "Print the build, not run it (no TVM needed): python, plan (TVM >= 0.25), tvmc, relay (0.18/0.19)."
 TVM_VERSION_HELP = "For --emit tvmc/relay: 0.18 or 0.19."
 
 

@@ -16,10 +16,7 @@ from tvmc.errors import UsageError
 if TYPE_CHECKING:
     from tvmc.sources import SearchDir
 
-CONFIG_HELP = (
-    "A config name on the search path (aws/c5, host/native for this machine, a TVM tag) or a TOML/JSON path; "
-    "repeatable, layered in order."
-)
+CONFIG_HELP = "A config name (aws/c5, host/native: this machine, a TVM tag) or a TOML/JSON path; repeatable."
 SHAPES_HELP = (
     "Input shapes, e.g. 'x:[1,3,224,224] mask:[1,?]'; -1 or ? is a dynamic dimension, x:[] a scalar; "
     'quote names with spaces ("my input":[1]).'

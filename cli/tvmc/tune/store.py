@@ -338,6 +338,21 @@ class Record:
     def target(self) -> str:
         return json.dumps(self.payload[2] if len(self.payload) > 2 else None, sort_keys=True)
 
+    @property
+    def is_baseline(self) -> bool:
+        """The untuned kernel a tuning run measures first (`worker.measure_baselines`): the default
+        schedule, whose trace is the one instruction that gets the block. Kept so that compile applies
+        a tuned kernel only where it is faster; never a tuning trial."""
+        trace = self.payload[0] if self.payload else None
+        instructions = trace[0] if isinstance(trace, list) and trace else None
+        return (
+            isinstance(instructions, list)
+            and len(instructions) == 1
+            and isinstance(instructions[0], list)
+            and bool(instructions[0])
+            and instructions[0][0] == "GetSBlock"
+        )
+
     def line(self) -> str:
         return json.dumps(self.payload, separators=(",", ":"))
 
@@ -392,18 +407,21 @@ class Database:
         return Database(list(self.workloads), list(best.values()))
 
     def trials(self) -> dict[str, int]:
-        """Measured candidates per workload structural hash (failed measurements included)."""
+        """Measured candidates per workload structural hash (failed measurements included; the
+        untuned baseline is no trial)."""
         out: dict[str, int] = {}
         for record in self.records:
-            out[self.shash(record.workload)] = out.get(self.shash(record.workload), 0) + 1
+            if not record.is_baseline:
+                out[self.shash(record.workload)] = out.get(self.shash(record.workload), 0) + 1
         return out
 
     def measured(self) -> dict[str, int]:
         """Successful measurements per workload structural hash: what counts as done. A failed
-        one (MetaSchedule's 1e10 s: a build or run error, a timeout, a device not there) is not."""
+        one (MetaSchedule's 1e10 s: a build or run error, a timeout, a device not there) is not,
+        nor the untuned baseline."""
         out: dict[str, int] = {}
         for record in self.records:
-            if record.seconds is not None:
+            if record.seconds is not None and not record.is_baseline:
                 out[self.shash(record.workload)] = out.get(self.shash(record.workload), 0) + 1
         return out
 
