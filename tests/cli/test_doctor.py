@@ -28,6 +28,9 @@ from tvmc.tune import session, worker
 ROOT = Path(__file__).resolve().parents[2]
 MLP = ROOT / "models" / "mlp.onnx"
 HAS_TVM = importlib.util.find_spec("tvm") is not None
+# These build an environment that lacks one package beside an installed TVM (scripts/test also runs
+# the suite under Pythons without TVM, where they cannot).
+needs_tvm = pytest.mark.skipif(not HAS_TVM, reason="apache-tvm is not installed")
 
 BLOCKER = """
 import os, sys
@@ -86,6 +89,7 @@ def doctor_json(env: Mapping[str, str], *argv: str) -> tuple[int, dict[str, Any]
 
 
 @pytest.mark.tvm
+@needs_tvm
 def test_doctor_without_cloudpickle_names_the_package_and_the_command(tmp_path: Path) -> None:
     env = without(tmp_path, "cloudpickle")
     code, report, stderr = doctor_json(env, "tune", "rpc", "compile-onnx")
@@ -104,6 +108,7 @@ def test_doctor_without_cloudpickle_names_the_package_and_the_command(tmp_path: 
 
 
 @pytest.mark.tvm
+@needs_tvm
 def test_tune_without_cloudpickle_names_the_package_and_the_command(tmp_path: Path) -> None:
     env = without(tmp_path, "cloudpickle")
     argv = ["tune", str(MLP), "--config", "host/default", "--input-shapes", "x:[1,8]", "--trials", "1"]
@@ -138,6 +143,8 @@ events.close()
 """
 
 
+@pytest.mark.tvm
+@needs_tvm
 @pytest.mark.parametrize("complete", [True, False])
 def test_the_parent_adds_the_verbose_hint_only_when_tvm_output_could_say_more(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, complete: bool
@@ -183,6 +190,7 @@ def test_the_jsonschema_engine_without_jsonschema_names_the_package(tmp_path: Pa
 
 
 @pytest.mark.tvm
+@needs_tvm
 def test_doctor_names_the_tvm_ffi_crash_and_its_fix(tmp_path: Path) -> None:
     env = with_tvm_ffi(tmp_path, "0.1.15")
     code, report, stderr = doctor_json(env)
@@ -199,6 +207,7 @@ def test_doctor_names_the_tvm_ffi_crash_and_its_fix(tmp_path: Path) -> None:
 
 
 @pytest.mark.tvm
+@needs_tvm
 def test_tune_refuses_a_known_bad_tvm_ffi_before_it_starts_and_compile_warns(tmp_path: Path) -> None:
     env = with_tvm_ffi(tmp_path, "0.1.15")
     tune = tvmc(env, "tune", str(MLP), "--config", "host/default", "--database", str(tmp_path / "db"), cwd=tmp_path)
@@ -286,6 +295,8 @@ def test_a_tomli_that_reads_toml_1_1_is_not_the_fast_parser() -> None:
     assert fast.fix == "pip install 'tomli>=2.2.1,<2.4'"
 
 
+@pytest.mark.tvm
+@needs_tvm
 def test_a_probe_that_crashes_importing_tvm_is_named() -> None:
     early = [r for r in records() if r.get("package") not in ("tvm", "tvm_ffi") and "package" in r]
     report = doctor.diagnose(["compile-onnx"], {}, probe=(early, "crashed (SIGSEGV)"))

@@ -43,7 +43,7 @@ BLOCKS = parse(README.read_text(encoding="utf-8"))
 RUN = ("sh", "toml", "python")
 NEEDS_TVM = re.compile(
     r"\btvmc (?:compile|run|tune)\b(?![^\n]*--emit)|\bapi\.(?:compile|run|tune)\b"
-    r"|host/native|config detect|python -m tvm\b"
+    r"|host/native|config detect|tvmc doctor|python -m tvm\b"
 )
 TIMEOUT = 300
 
