@@ -4,6 +4,9 @@ measures the MLP through them and `tvmc run --rpc-tracker/--rpc-key --check` run
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -55,12 +58,23 @@ def summary(port: int) -> str:
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    """End a tracker or server and what it started: TVM runs each in a popen worker of its own, which
+    outlives a parent that is only terminated. They were started in a session of their own (their
+    own process group), so the whole group goes."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:  # the group's other members (the popen worker)
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
 
 
 def said(log: Path, proc: subprocess.Popen[bytes]) -> str:
@@ -91,6 +105,7 @@ def tracker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=sink,
+                start_new_session=True,
             )
         ]
     try:
@@ -120,6 +135,7 @@ def tracker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int
                     ],
                     stdout=subprocess.DEVNULL,
                     stderr=sink,
+                    start_new_session=True,
                 )
             )
         while True:
