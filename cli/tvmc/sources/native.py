@@ -9,7 +9,6 @@ key is visible. Another machine, CPU or TVM gets a new detection.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 from collections.abc import Mapping
@@ -58,6 +57,8 @@ def _tvm_version() -> str:
 def machine_key() -> str:
     """What a detection depends on, hashed: cheap to compute, without importing TVM."""
     facts = "\n".join([platform.node(), platform.machine(), _cpu_model(), _tvm_version()])
+    import hashlib  # only a host/native lookup needs it; `config list` and every lookup import this module
+
     return hashlib.sha256(facts.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 

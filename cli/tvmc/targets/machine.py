@@ -12,7 +12,6 @@ import json
 from functools import cache
 from typing import Any
 
-from tvmc import deps
 from tvmc.errors import TargetError
 
 # Feature keys TVM's Arm A-profile canonicalizer computes with LLVM (src/target/canonicalizer/llvm).
@@ -127,6 +126,8 @@ def tvm_machine() -> Machine:
     try:
         return TvmMachine()
     except ImportError as err:
+        from tvmc import deps  # lazy: only this error needs it, and every command imports this module
+
         lacking = deps.missing(["tvm", "tvm_ffi"]) or [deps.package_of(err.name) or deps.PACKAGES["tvm"]]
         raise TargetError(
             "fill_from_machine needs apache-tvm: the values it fills (llvm mtriple, cuda arch, "
