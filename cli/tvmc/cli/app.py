@@ -7,8 +7,6 @@ Each loader registers its commands exactly as an eager app would (`x_cmd.registe
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib
 import os
 import sys
@@ -21,6 +19,7 @@ import typer
 
 from tvmc import __version__
 from tvmc.cli.common import LazyGroup, lazy_group
+from tvmc.cli.entry import exit_now
 
 
 # Each loader runs once per process (typer builds a new root group per invocation), as the eager
@@ -239,33 +238,3 @@ def main() -> NoReturn:
         sys.stderr.write(f"tvmc: error: cannot write the output: {err.strerror or err}\n")
         exit_now(1)
     exit_now(0)
-
-
-def exit_now(code: str | int | None) -> NoReturn:
-    """Exit as `sys.exit(code)` does, without the interpreter's teardown when that is safe.
-
-    Tearing down frees every module and object one by one: ~15 ms per run, more than validating a
-    hundred files. It is safe once the exit handlers have run and stdout/stderr are flushed, while no
-    other Python thread runs and TVM is not loaded (its native code may hold buffered output and
-    static destructors that only a normal exit runs)."""
-    threading = sys.modules.get("threading")
-    if "tvm" in sys.modules or (threading is not None and threading.active_count() > 1):
-        sys.exit(code)
-    if code is None or isinstance(code, int):
-        status = code or 0
-    else:  # what sys.exit does with a message
-        sys.stderr.write(f"{code}\n")
-        status = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:  # the reader went away (`| head`): end quietly
-            pass
-        except (OSError, ValueError) as err:  # a full disk; a stream closed by a handler
-            if status == 0:  # an output error not reported yet
-                with contextlib.suppress(OSError, ValueError):
-                    sys.stderr.write(f"tvmc: error: cannot write the output: {getattr(err, 'strerror', err)}\n")
-                    sys.stderr.flush()
-                status = 1
-    os._exit(status & 0xFF)

@@ -30,6 +30,7 @@ def _interrupted_now(signum: int, frame: object) -> None:
 
 _signal.signal(_signal.SIGINT, _interrupted_now)
 
+import atexit  # noqa: E402
 import errno  # noqa: E402
 import io  # noqa: E402
 from typing import NoReturn  # noqa: E402
@@ -70,10 +71,46 @@ def _interrupted() -> NoReturn:
     os._exit(130)
 
 
+def _columns() -> int:
+    """The terminal width click wraps help at, as `shutil.get_terminal_size().columns` finds it
+    (COLUMNS, else the terminal of stdout, else 80), without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _root_help() -> None:
+    """`tvmc --help` without importing click and typer (most of a command's start-up): the text
+    click prints, rendered from the app by scripts/gen_root_help.py (tests/cli/test_help.py checks
+    it is current). Only where click would lay it out alike: it wraps at min(columns, 80) - 2, so at
+    80 columns or more; a narrower terminal, or any other argument list, takes the ordinary path."""
+    if sys.argv[1:] not in (["--help"], ["-h"]) or "_TVMC_COMPLETE" in os.environ:
+        return
+    from tvmc.cli import root_help
+
+    if _columns() < root_help.COLUMNS:
+        return
+    try:
+        sys.stdout.write(root_help.TEXT)
+    except BrokenPipeError:  # the reader went away: end quietly, as click's path does
+        pass
+    except OSError as err:  # e.g. a full disk behind `> file`
+        exit_now(f"tvmc: error: cannot write the output: {err.strerror or err}")
+    exit_now(0)
+
+
 def main() -> NoReturn:
     _signal.signal(_signal.SIGINT, _interrupted_now)  # again: main() may be called after a reset
     try:
         _standard_streams()
+        _root_help()
         from tvmc.cli.app import main as run
 
         # From here on, Ctrl-C unwinds (temporary files are removed on the way) and ends quietly.
@@ -81,3 +118,35 @@ def main() -> NoReturn:
         run()
     except KeyboardInterrupt:
         _interrupted()
+
+
+def exit_now(code: str | int | None) -> NoReturn:
+    """Exit as `sys.exit(code)` does, without the interpreter's teardown when that is safe.
+
+    Tearing down frees every module and object one by one: ~15 ms per run, more than validating a
+    hundred files. It is safe once the exit handlers have run and stdout/stderr are flushed, while no
+    other Python thread runs and TVM is not loaded (its native code may hold buffered output and
+    static destructors that only a normal exit runs)."""
+    threading = sys.modules.get("threading")
+    if "tvm" in sys.modules or (threading is not None and threading.active_count() > 1):
+        sys.exit(code)
+    if code is None or isinstance(code, int):
+        status = code or 0
+    else:  # what sys.exit does with a message
+        sys.stderr.write(f"{code}\n")
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # the reader went away (`| head`): end quietly
+            pass
+        except (OSError, ValueError) as err:  # a full disk; a stream closed by a handler
+            if status == 0:  # an output error not reported yet
+                try:
+                    sys.stderr.write(f"tvmc: error: cannot write the output: {getattr(err, 'strerror', err)}\n")
+                    sys.stderr.flush()
+                except (OSError, ValueError):
+                    pass
+                status = 1
+    os._exit(status & 0xFF)
