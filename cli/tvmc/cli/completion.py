@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from tvmc.sources import SearchDir
 
 Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
+
+# The word a shell's TAB completes, while its completion runs (None otherwise): a command needs only
+# the options its command line names to find where that word belongs (tvmc.cli.rewrite_options).
+completing: ContextVar[str | None] = ContextVar("completing", default=None)
 
 _SUFFIXES = (".toml", ".json")
 _PATH_STARTS = ("/", "./", "../", "~")
@@ -450,6 +455,25 @@ def register_shells() -> None:
 
     completion_init()
     click.shell_completion.add_completion_class(_bash_class(), "bash")
+    for shell in SHELLS:
+        found = click.shell_completion.get_completion_class(shell)
+        if found is not None:
+            click.shell_completion.add_completion_class(_noting_the_word(found), shell)
+
+
+def _noting_the_word(
+    shell: type[click.shell_completion.ShellComplete],
+) -> type[click.shell_completion.ShellComplete]:
+    """`shell`, setting `completing` to the word being completed while it completes."""
+
+    def get_completions(self: click.shell_completion.ShellComplete, args: list[str], incomplete: str) -> Any:
+        token = completing.set(incomplete)
+        try:
+            return shell.get_completions(self, args, incomplete)
+        finally:
+            completing.reset(token)
+
+    return type(shell.__name__, (shell,), {"get_completions": get_completions, "__doc__": shell.__doc__})
 
 
 def install_completion(shell: str | None, *, show: bool) -> str:
