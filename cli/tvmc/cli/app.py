@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any, NoReturn
 
 import click
@@ -21,16 +21,49 @@ from tvmc import __version__
 from tvmc.cli.common import LazyGroup, lazy_group
 from tvmc.cli.entry import exit_now
 
+# The `config` commands that other modules register (`x_cmd.register(app)`), in their order: the
+# module is imported when one of them is built, not for `config show` (validate's module loads
+# the rule tables and reporters). tests/hardening/test_startup.py checks the names against them.
+CONFIG_REGISTERED: dict[str, tuple[str, ...]] = {
+    "validate": ("validate", "schema"),
+    "tooling": ("diff", "migrate", "detect"),
+}
+
 
 # Each loader runs once per process (typer builds a new root group per invocation), as the eager
 # registration at import did: registering into `config_cmd.app` twice would add every command again.
 @cache
 def _config() -> click.Command:
-    from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
+    from tvmc.cli import config_cmd
 
-    validate_cmd.register(config_cmd.app)
-    tooling_cmd.register(config_cmd.app)
-    return lazy_group(config_cmd.app)
+    group = lazy_group(config_cmd.app)
+    assert isinstance(group, LazyGroup)
+    for module, names in CONFIG_REGISTERED.items():
+        for name in names:
+            group.add_lazy(name, partial(_registered_in, module, name))
+    return group
+
+
+@cache
+def _registered_group(module: str) -> click.Group:
+    """A group of the commands `tvmc.cli.MODULE_cmd.register` adds, made as the `config` group is
+    (lazy_group: each command is built when asked for)."""
+    from tvmc.cli import config_cmd
+
+    holder = typer.Typer(
+        cls=LazyGroup,
+        rich_markup_mode=config_cmd.app.rich_markup_mode,
+        pretty_exceptions_short=config_cmd.app.pretty_exceptions_short,
+    )
+    importlib.import_module(f"tvmc.cli.{module}_cmd").register(holder)
+    return lazy_group(holder)
+
+
+def _registered_in(module: str, name: str) -> click.Command:
+    group = _registered_group(module)
+    command = group.get_command(click.Context(group), name)
+    assert command is not None, f"tvmc.cli.{module}_cmd registers no {name!r} (see CONFIG_REGISTERED)"
+    return command
 
 
 @cache
