@@ -75,46 +75,14 @@ def _interrupted() -> NoReturn:
     os._exit(130)
 
 
-def _columns() -> int:
-    """The terminal width click wraps help at, as `shutil.get_terminal_size().columns` finds it
-    (COLUMNS, else the terminal of stdout, else 80), without importing shutil."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-def _root_help() -> None:
-    """`tvmc --help` without importing click and typer (most of a command's start-up): the text
-    click prints, rendered from the app by scripts/gen_root_help.py (tests/cli/test_help.py checks
-    it is current). Only where click would lay it out alike: it wraps at min(columns, 80) - 2, so at
-    80 columns or more; a narrower terminal, or any other argument list, takes the ordinary path."""
-    if sys.argv[1:] not in (["--help"], ["-h"]) or "_TVMC_COMPLETE" in os.environ:
-        return
-    from tvmc.cli import root_help
-
-    if _columns() < root_help.COLUMNS:
-        return
-    try:
-        sys.stdout.write(root_help.TEXT)
-    except BrokenPipeError:  # the reader went away: end quietly, as click's path does
-        pass
-    except OSError as err:  # e.g. a full disk behind `> file`
-        exit_now(f"tvmc: error: cannot write the output: {err.strerror or err}")
-    exit_now(0)
-
-
 def main() -> NoReturn:
     _signal.signal(_signal.SIGINT, _interrupted_now)  # again: main() may be called after a reset
     try:
         _standard_streams()
-        _root_help()
+        if "_TVMC_COMPLETE" in os.environ or sys.argv[1:] in (["--help"], ["-h"]):
+            from tvmc.cli.fast import answer
+
+            answer()  # exits when it can answer without click and typer
         from tvmc.cli.app import main as run
 
         # From here on, Ctrl-C unwinds (temporary files are removed on the way) and ends quietly.
