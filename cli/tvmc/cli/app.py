@@ -19,7 +19,7 @@ import typer
 
 from tvmc import __version__
 from tvmc.cli.common import LazyGroup, lazy_group
-from tvmc.cli.entry import exit_now
+from tvmc.cli.exiting import exit_now
 
 # The `config` commands that other modules register (`x_cmd.register(app)`), in their order: the
 # module is imported when one of them is built, not for `config show` (validate's module loads

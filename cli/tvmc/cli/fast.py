@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tvmc.cli.entry import exit_now
+from tvmc.cli.exiting import exit_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
