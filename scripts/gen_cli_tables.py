@@ -3,7 +3,7 @@
 --config value without importing click and typer, rendered from the app itself (its one
 declaration of every option). With --check, change nothing and exit 1 if the module is stale.
 
-- ROOT_HELP: `tvmc --help` as click prints it at HELP_COLUMNS columns or more.
+- ROOT_HELP: `tvmc --help` as click HELP_CLICK prints it at HELP_COLUMNS columns or more.
 - CONFIG_COMMANDS: the commands with a --config option, each with its options' names: those that
   take a value, the flags, and which of them are --search-path and --isolated (what the
   completion of a config name reads).
@@ -101,7 +101,11 @@ def module_text() -> str:
     help_text = root_help()
     # A triple-quoted literal holds the text as it reads; nothing in it may end the literal early.
     assert '"""' not in help_text and "\\" not in help_text, "the help needs escaping: write it with repr()"
-    lines = [HEADER.rstrip("\n"), "", f"HELP_COLUMNS = {HELP_COLUMNS}", 'ROOT_HELP = """\\', help_text + '"""', ""]
+    from importlib.metadata import version
+
+    lines = [HEADER.rstrip("\n"), "", f"HELP_COLUMNS = {HELP_COLUMNS}"]
+    lines.append(f"HELP_CLICK = {json.dumps(version('click'))}  # the click that laid it out")
+    lines += ['ROOT_HELP = """\\', help_text + '"""', ""]
     lines.append('CONFIG_OPTIONS = ("--config", "-c")')
     lines.append("# 'GROUP COMMAND' → (options taking a value, flags, --search-path's names, --isolated's names)")
     lines.append("CONFIG_COMMANDS: dict[str, tuple[tuple[str, ...], ...]] = {")

@@ -52,12 +52,33 @@ def _columns() -> int:
 
 
 def _root_help() -> None:
-    """`tvmc --help` as click prints it, where click lays it out alike: it wraps at
-    min(columns, 80) - 2, so at 80 columns or more."""
-    from tvmc.cli.fast_tables import HELP_COLUMNS, ROOT_HELP
+    """`tvmc --help` as click prints it, where click lays it out alike: the click that rendered it,
+    which wraps at min(columns, 80) - 2, so at 80 columns or more."""
+    from tvmc.cli.fast_tables import HELP_CLICK, HELP_COLUMNS, ROOT_HELP
 
-    if _columns() >= HELP_COLUMNS:
+    if _columns() >= HELP_COLUMNS and installed_version("click") == HELP_CLICK:
         _print(ROOT_HELP)
+
+
+def installed_version(package: str) -> str | None:
+    """The version of the distribution of the import package `package` (one of the same name),
+    from its `.dist-info` folder's name in the first sys.path entry that holds the package, as
+    the import would find it; None when that is not one plain folder (importlib.metadata would
+    cost more than the answer saves)."""
+    prefix, suffix = f"{package}-", ".dist-info"
+    for entry in sys.path:
+        directory = entry or "."
+        if not os.path.isdir(os.path.join(directory, package)):
+            if os.path.exists(os.path.join(directory, f"{package}.py")):
+                return None
+            continue
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return None
+        found = [n[len(prefix) : -len(suffix)] for n in names if n.startswith(prefix) and n.endswith(suffix)]
+        return found[0] if len(found) == 1 else None
+    return None
 
 
 def _complete_bash() -> None:

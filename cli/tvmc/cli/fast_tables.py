@@ -2,6 +2,7 @@
 tvmc.cli.app (do not edit; run the script after changing a command's options or the root's help)."""
 
 HELP_COLUMNS = 80
+HELP_CLICK = "8.5.1"  # the click that laid it out
 ROOT_HELP = """\
 Usage: tvmc [OPTIONS] COMMAND [ARGS]...
 
