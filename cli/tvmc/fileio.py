@@ -20,6 +20,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import stat
 import sys
 import time
@@ -42,6 +43,7 @@ _GRACE_SECONDS = 10.0  # a temporary younger than this may be between its creati
 # Never copied onto what tvmc writes: a planted 4777 file must not become a setuid, world-writable one.
 _UNSAFE_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWOTH
 _MAX_LINKS = 40  # as Linux's path walk
+_MAGIC_LINK = re.compile(r"(pipe|socket):\[[0-9]+\]")
 # O_PATH (Linux): a directory we may search but not list is still opened.
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -70,7 +72,7 @@ def write_atomic(
             if item is not None and _same(Path(item), place.resolved):
                 raise UsageError(f"refusing to overwrite the input file {target}", where)
         try:
-            info: os.stat_result | None = os.stat(place.name, dir_fd=place.fd, follow_symlinks=False)
+            info: os.stat_result | None = os.stat(place.name, dir_fd=place.fd, follow_symlinks=place.magic)
         except FileNotFoundError:
             info = None
         except OSError as err:
@@ -97,6 +99,9 @@ class _Place(NamedTuple):
     info: os.stat_result  # that directory's
     name: str  # the file's name in it (after every symbolic link was followed)
     resolved: Path  # the file's absolute path, symbolic links resolved
+    # `name` is a /proc "magic" link to an open pipe or socket (`-o >(gzip > x.gz)` is /dev/fd/63 ->
+    # pipe:[123]): only the kernel can follow it, to what is written in place.
+    magic: bool = False
 
 
 def _shared(info: os.stat_result) -> bool:
@@ -166,6 +171,8 @@ def _place(target: Path, where: str) -> _Place:
                         where,
                     )
                 destination = os.readlink(name, dir_fd=fd)
+                if not pending and _MAGIC_LINK.fullmatch(destination):
+                    return _Place(fd, here, name, Path("/" + "/".join([*parts, name])), magic=True)
                 if destination.startswith("/"):
                     fd = _enter(fd, "/")
                     parts = []
@@ -289,7 +296,7 @@ def process_alive(pid: int) -> bool:
 
 def _write_in_place(place: _Place, payload: bytes, target: Path, where: str) -> None:
     # O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of hanging.
-    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if place.magic else os.O_NOFOLLOW)
     try:
         fd = os.open(place.name, flags, dir_fd=place.fd)
     except OSError as err:

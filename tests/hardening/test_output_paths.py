@@ -182,3 +182,17 @@ def test_both_streams_to_a_full_disk_exit_1(tmp_path: Path) -> None:
             check=False,
         )
         assert proc.returncode == 1, extra
+
+
+def test_a_process_substitution_is_written_in_place() -> None:
+    """`-o >(gzip > x.gz)` names /dev/fd/N, a link only the kernel can follow (to pipe:[…])."""
+    read_end, write_end = os.pipe()
+    try:
+        write_atomic(f"/dev/fd/{write_end}", "x = 1\n")
+        os.close(write_end)
+        write_end = -1
+        assert os.read(read_end, 100) == b"x = 1\n"
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
