@@ -116,12 +116,16 @@ def _trusted_owner(owner: int, directory: os.stat_result) -> bool:
 
 def _refuse_foreign(place: _Place, info: os.stat_result, what: str, target: Path, where: str) -> None:
     if _shared(place.info) and not _trusted_owner(info.st_uid, place.info):
-        directory = place.resolved.parent
         raise TvmcError(
-            f"refusing to write {target}: {place.resolved} is {what} owned by another user (uid {info.st_uid}) "
-            f"in the shared directory {directory}; remove it or write elsewhere",
+            f"refusing to write: {_it(str(place.resolved), target)} is {what} owned by another user "
+            f"(uid {info.st_uid}) in the shared directory {place.resolved.parent}; remove it or write elsewhere",
             where,
         )
+
+
+def _it(path: str, target: Path) -> str:
+    """`it` when `path` is the one the user gave (the location names it already), else `path`."""
+    return "it" if os.path.abspath(target) == path else path
 
 
 def _place(target: Path, where: str) -> _Place:
@@ -163,11 +167,11 @@ def _place(target: Path, where: str) -> _Place:
                 if links > _MAX_LINKS:
                     raise OSError(errno.ELOOP, "too many symbolic links")
                 if _shared(here) and not _trusted_owner(info.st_uid, here):
-                    link = "/" + "/".join([*parts, name])
+                    link = _it("/" + "/".join([*parts, name]), target)
                     raise TvmcError(
-                        f"refusing to write {target}: {link} is a symbolic link owned by another user "
-                        f"(uid {info.st_uid}) in the shared directory {'/' + '/'.join(parts)}; "
-                        "tvmc does not follow it (remove it or write elsewhere)",
+                        f"refusing to write: {link} is a symbolic link owned by another user (uid {info.st_uid}) "
+                        f"in the shared directory {'/' + '/'.join(parts)}, which tvmc does not follow; "
+                        "remove it or write elsewhere",
                         where,
                     )
                 destination = os.readlink(name, dir_fd=fd)
