@@ -133,6 +133,8 @@ def _place(target: Path, where: str) -> _Place:
     a symbolic link is followed only when it is not someone else's link in a shared directory
     (`resolve()` then a rename would follow any link, bypassing the kernel's protected_symlinks)."""
     text = os.fspath(target)
+    if "\0" in text:
+        raise UsageError(f"cannot write {text!r}: invalid file name (NUL byte)", where)
     absolute = text.startswith("/")
     try:
         parts = [] if absolute else [p for p in os.getcwd().split("/") if p]

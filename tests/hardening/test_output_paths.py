@@ -196,3 +196,8 @@ def test_a_process_substitution_is_written_in_place() -> None:
         os.close(read_end)
         if write_end >= 0:
             os.close(write_end)
+
+
+def test_a_nul_byte_in_the_name_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="NUL byte"):
+        write_atomic(f"{tmp_path}/a\0b", "x")
