@@ -13,11 +13,14 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmc.errors import TvmcError
 from tvmc.fileio import write_atomic
 
@@ -208,3 +211,22 @@ def test_another_users_temporary_is_never_removed(shared: Path) -> None:
     os.utime(theirs, (time.time() - 3600, time.time() - 3600))
     write_atomic(shared / "a.toml", "x = 1\n")
     assert theirs.exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(mode=st.integers(min_value=0, max_value=0o7777), umask=st.integers(min_value=0, max_value=0o777))
+def test_the_mode_written_is_the_old_one_without_unsafe_bits(mode: int, umask: int) -> None:
+    """Property: a replaced file keeps its mode less setuid, setgid, sticky and world-write; a new
+    file gets 0o666 less the umask, never world-writable."""
+    with tempfile.TemporaryDirectory() as folder:
+        old, new = Path(folder) / "old", Path(folder) / "new"
+        old.write_text("x")
+        old.chmod(mode)
+        saved = os.umask(umask)
+        try:
+            write_atomic(old, "y")
+            write_atomic(new, "y")
+        finally:
+            os.umask(saved)
+        assert stat.S_IMODE(old.stat().st_mode) == mode & 0o775
+        assert stat.S_IMODE(new.stat().st_mode) == 0o664 & ~umask
