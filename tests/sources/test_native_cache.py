@@ -214,3 +214,9 @@ def test_the_kernel_fingerprint_ignores_the_marketing_name(machine: Machine) -> 
     machine.be(ZEN3.replace("AMD EPYC", "AMD EPYC 7763 64-Core Processor"))
     assert native.cpu_fingerprint() == first
     assert first is not None and "cpu family=25" in first
+
+
+def test_a_broken_tvm_identifies_nothing_rather_than_crash(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "ask_llvm", lambda: (_ for _ in ()).throw(RuntimeError("libtvm.so: bad ELF")))
+    assert native.identity() is None
+    assert native.cache_path().name.startswith("native-")

@@ -212,7 +212,7 @@ def identity(env: Mapping[str, str] | None = None, *, ask: bool = True) -> Ident
         return None
     try:
         found = ask_llvm()
-    except TvmcError:  # TVM is missing or broken: nothing to key by
+    except Exception:  # TVM is missing or broken (it raises anything): nothing to key by
         return None
     if memo is not None:
         import json
@@ -262,7 +262,12 @@ def _cached_layer(path: Path, cpu: str | None) -> Layer | None:
     targets = kept.get("targets")
     mcpus = [t.get("mcpu") for t in targets or () if isinstance(t, dict) and t.get("kind") == "llvm"]
     if not isinstance(targets, list) or not mcpus or (cpu is not None and cpu not in mcpus):
-        detail = f"it was detected on another CPU ({mcpus[0]!r}, not {cpu!r})" if mcpus else "it has no llvm target"
+        if not isinstance(targets, list):
+            detail = "its targets are not a list of targets"
+        elif not mcpus:
+            detail = "it has no llvm target with an mcpu"
+        else:
+            detail = f"it was detected on another CPU ({mcpus[0]!r}, not {cpu!r})"
         on_note(f"ignoring the host/native cache {path}: {detail}; detecting this machine again")
         return None
     return Layer(layer.source, layer.file, kept, layer.format, text=layer.text)
