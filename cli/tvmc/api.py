@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -314,7 +314,7 @@ def resolve_inputs(given: Inputs) -> Resolved:
         config, notes = canonicalize_config(tree.data, tree.origins)
     except TvmcError as err:
         _hint_old_json(err, tree)
-        raise _blame_flags(err, tree) from None
+        raise
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
     origins = canonical_origins(config.to_dict(), tree)
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
@@ -338,18 +338,6 @@ def check(tree: Tree) -> list[Finding]:
             pointer=finding.pointer or None,
         )
     return findings
-
-
-def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:
-    """An error in a value a flag or `TVMC_*` variable set is a usage error (exit 2) naming it."""
-    if isinstance(err, UsageError) or err.location is None:
-        return err
-    if not any(o.kind in ("flag", "env") and o.location() == err.location for o in tree.origins.values()):
-        return err
-    usage = UsageError(
-        err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule, pointer=err.pointer
-    )
-    return usage
 
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:
@@ -495,6 +483,128 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     for pointer, _ in walk(canonical):
         out[pointer] = origin_of_node(pointer)
     return out
+
+
+# ---- validation (`tvmc config validate`): the problems, returned, never printed -------------------
+
+if TYPE_CHECKING:
+    from tvmc.validate.diagnostics import Diagnostic, FileResult
+
+ENGINES = ("fast", "jsonschema")  # the compiled checks, or python-jsonschema over the generated schema
+
+
+def _validator(
+    strict: object, engine: object, rewrite_list: object, env: object, search: object, isolated: object
+) -> Any:
+    from tvmc.validate.runner import Settings, Validator  # lazy: only validation needs the runner
+
+    if not isinstance(strict, bool) or not isinstance(isolated, bool):
+        raise TypeError("strict and isolated: expected bools")
+    if engine not in ENGINES:
+        raise TypeError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    checked_env = _environment(env)
+    isolated = isolated or sources.is_isolated(checked_env)
+    edits = tuple(_rewrites(rewrite_list))
+    return Validator(Settings(strict, str(engine), edits), _search(search, checked_env, isolated))
+
+
+def validate_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    strict: bool = False,
+    engine: str = "fast",
+    jobs: int = 1,
+    stdin: BinaryIO | None = None,
+    stdin_name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+) -> Iterator[FileResult]:
+    """`tvmc config validate PATH...`: each input's result (its file name and diagnostics), in
+    order, as they are found. A directory is every *.toml/*.json below it (one holding none is an
+    error); `-` reads `stdin` (default: the process's standard input) named `stdin_name`. Each file
+    is checked alone and through its `extends` chain, with `rewrite_list` applied on top; `jobs`
+    processes share the files (the results are the same). A parent's error is reported once, not
+    once per file extending it. Bad input is never raised: it is in the results."""
+    from itertools import chain
+
+    from tvmc.validate.diagnostics import Diagnostic, FileResult
+    from tvmc.validate.runner import directories_among, iter_paths, once
+
+    if isinstance(paths, str | os.PathLike) or not isinstance(paths, Sequence):
+        raise TypeError(f"paths: expected a list of file or directory paths, got {_type_name(paths)}")
+    given = [os.fspath(p) for p in paths]
+    if not all(isinstance(p, str) for p in given):
+        raise TypeError("paths: expected str paths")
+    if given.count("-") > 1:
+        raise UsageError("'-' (stdin) can be given once", "-")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise TypeError(f"jobs: expected a positive int, got {jobs!r}")
+    validator = _validator(strict, engine, rewrite_list, env, search, isolated)
+    dirs, _missing = directories_among(given)  # a missing input is reported in its place
+    stream = sys.stdin.buffer if stdin is None and "-" in given and sys.stdin is not None else stdin
+
+    def empty_directories() -> Iterator[FileResult]:
+        """A directory holding no config is an input that found nothing: an error, not silence."""
+        for path in dict.fromkeys(p for p in given if p in dirs):
+            if next(iter_paths([path], dirs), None) is None:
+                message = "no config found: the directory holds no *.toml or *.json file"
+                yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
+
+    results = validator.run(given, stdin=stream, stdin_name=stdin_name, jobs=jobs, dirs=dirs)
+    return chain(once(results), empty_directories())  # the arguments are checked above, before any result
+
+
+def validate_config(
+    configs: Sequence[ConfigRef] | str = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    strict: bool = False,
+    engine: str = "fast",
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    stdin: BinaryIO | sources.Layer | None = None,
+    isolated: bool = False,
+) -> FileResult:
+    """`tvmc config validate --config ...`: the config `configs` and `rewrite_list` resolve to (and
+    the TVMC_* environment, unless isolated), validated whole: it must be complete. A rewrite that
+    does not apply is a UsageError (raised: the command line is at fault, not a config)."""
+    from functools import partial
+
+    given = inputs(configs, rewrite_list, env, search, stdin, isolated)
+    validator = _validator(strict, engine, (), given.env, given.dirs, given.isolated)
+    names = [ref for ref, _ in given.refs]
+    return validator.resolved(names, partial(build, given))  # type: ignore[no-any-return]
+
+
+def validate(
+    configs: Sequence[ConfigRef] | str = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    paths: Sequence[str | os.PathLike[str]] = (),
+    strict: bool = False,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+) -> list[Diagnostic]:
+    """The problems of a config, returned, never printed nor raised: the rule engine's errors and
+    warnings (each a `Diagnostic`: rule id of the registry, severity, pointer, message, file, line,
+    column, suggestion); no error means every command accepts it. Either `configs` (names, paths,
+    tags, with `rewrite_list` on top: the config they resolve to) or `paths` (config files, each
+    alone and through its `extends`), as `tvmc config validate` takes them.
+
+        >>> from tvmc.api import validate
+        >>> [(d.rule, d.path) for d in validate([], [("--target", "llvm"), ("-O", "7")], env={})]
+        [('invalid-value', 'opt-level')]
+    """
+    if paths and configs:
+        raise TypeError("validate: give configs or paths, not both")
+    if paths:
+        results = validate_paths(paths, rewrite_list, strict=strict, env=env, search=search, isolated=isolated)
+        return [d for result in results for d in result.diagnostics]
+    result = validate_config(configs, rewrite_list, strict=strict, env=env, search=search, isolated=isolated)
+    return list(result.diagnostics)
 
 
 # ---- a library's own config (issue 27): the manifest `tvmc compile` links into it ------------------

@@ -100,6 +100,12 @@ def run_command(
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
+    if device is not None and device not in DEVICES:  # a choice that is none: the command line's error
+        from tvmc.errors import did_you_mean
+
+        raise UsageError(
+            f"unknown device {device!r} ({', '.join(DEVICES)})", "--device", suggestions=did_you_mean(device, DEVICES)
+        )
     from tvmc.build.run import writable_file
 
     rpc = rpc_device(rpc_tracker, rpc_key)

@@ -86,8 +86,8 @@ def diff_command(
 ) -> None:
     from tvmc import api, manifest, rewrites
     from tvmc import diff as diffing
-    from tvmc.errors import TvmcError, UsageError
-    from tvmc.provenance import Origin
+    from tvmc.errors import Location, TvmcError, UsageError
+    from tvmc.provenance import Origin, printable
 
     try:
         sides = []
@@ -104,7 +104,9 @@ def diff_command(
                     raise UsageError(f"{ref} is a library: its config is as built (no --set on its side)")
                 sides.append(api.from_library(ref))
             else:
-                sides.append(api.resolve([ref], rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
+                # The side as the user typed it (an argument, not a --config they did not type).
+                named = [(ref, Location(printable(ref)))]
+                sides.append(api.resolve(named, rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
