@@ -31,12 +31,43 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
-from tvmc.validate.diagnostics import Finding
+from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
 
 if TYPE_CHECKING:
     from tvmc.doctor import Report
     from tvmc.explain import Explanation
+
+# The public API: what the CLI calls and what users import. Everything else here is a helper of
+# these (its name may change); tests/core/test_api_public.py holds this list to what exists.
+__all__ = [
+    "ENGINES",
+    "Inputs",
+    "Participation",
+    "PruneVerdict",
+    "Resolved",
+    "build",
+    "canonical_origins",
+    "check",
+    "compile",
+    "doctor",
+    "explain",
+    "from_library",
+    "inputs",
+    "participation",
+    "prune_verdicts",
+    "require_inputs",
+    "resolve",
+    "resolve_inputs",
+    "resolve_tree",
+    "run",
+    "shipped_cross_compilers",
+    "source_pointer",
+    "tune",
+    "validate",
+    "validate_config",
+    "validate_paths",
+]
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
@@ -487,9 +518,6 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
 
 # ---- validation (`tvmc config validate`): the problems, returned, never printed -------------------
 
-if TYPE_CHECKING:
-    from tvmc.validate.diagnostics import Diagnostic, FileResult
-
 ENGINES = ("fast", "jsonschema")  # the compiled checks, or python-jsonschema over the generated schema
 
 
@@ -529,7 +557,6 @@ def validate_paths(
     once per file extending it. Bad input is never raised: it is in the results."""
     from itertools import chain
 
-    from tvmc.validate.diagnostics import Diagnostic, FileResult
     from tvmc.validate.runner import directories_among, iter_paths, once
 
     if isinstance(paths, str | os.PathLike) or not isinstance(paths, Sequence):
@@ -570,12 +597,13 @@ def validate_config(
     """`tvmc config validate --config ...`: the config `configs` and `rewrite_list` resolve to (and
     the TVMC_* environment, unless isolated), validated whole: it must be complete. A rewrite that
     does not apply is a UsageError (raised: the command line is at fault, not a config)."""
-    from functools import partial
+    validator = _validator(strict, engine, (), env, search, isolated)
+    names = [ref for ref, _ in _refs(configs)]
 
-    given = inputs(configs, rewrite_list, env, search, stdin, isolated)
-    validator = _validator(strict, engine, (), given.env, given.dirs, given.isolated)
-    names = [ref for ref, _ in given.refs]
-    return validator.resolved(names, partial(build, given))  # type: ignore[no-any-return]
+    def tree() -> Tree:  # in the validator: what does not resolve is a diagnostic, not raised
+        return resolve_tree(configs, rewrite_list, env=env, search=validator.dirs, stdin=stdin, isolated=isolated)
+
+    return validator.resolved(names, tree)  # type: ignore[no-any-return]
 
 
 def validate(
@@ -628,7 +656,9 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
     try:
         config, _notes = canonicalize_config(data, recorded)
     except TvmcError as err:
-        raise TvmcError(f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY") from None
+        raise TvmcError(
+            f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY", rule=err.rule
+        ) from None
     origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
     env = environment if isinstance(environment, dict) else {}
     variables, users = env.get("variables"), env.get("user-configs")
