@@ -94,3 +94,13 @@ def test_a_parents_error_is_reported_once(tmp_path: Path, base: str, rule: str) 
         mine = [line for line in lines if line.startswith(f"{folder / f'c{index}.toml'}:1:")]
         assert len(mine) == 1 and "[extends-invalid]" in mine[0] and "base.toml" in mine[0], output
     assert "3 files" not in output and "checked 4 files: 0 valid, 4 invalid" in output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", "lib.so"], ["inspect", "lib.so"], ["model", "inspect", "m.onnx"], ["config", "detect"]],
+)
+def test_format_is_declared_once_and_refused_by_the_parser(args: list[str]) -> None:
+    code, output = run(*args, "--format", "xml")
+    assert code == 2 and output.startswith("tvmc: error: Invalid value for '--format' / '-f': 'xml' is not one of")
+    assert len(output.strip().splitlines()) == 1
