@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 # The public API: what the CLI calls and what users import. Everything else here is a helper of
 # these (its name may change); tests/core/test_api_public.py holds this list to what exists.
 __all__ = [
+    "EMIT_FORMS",
     "ENGINES",
+    "Emitted",
     "Inputs",
     "Participation",
     "PruneVerdict",
@@ -51,6 +53,7 @@ __all__ = [
     "check",
     "compile",
     "doctor",
+    "emit",
     "explain",
     "from_library",
     "inputs",
@@ -766,6 +769,105 @@ def compile(
     )
     result.warnings[:0] = notes
     return result
+
+
+# The forms `tvmc compile --emit FORM` prints (a registry: `--emit` takes its choices from it).
+EMIT_FORMS: dict[str, str] = {
+    "python": "a Python script that builds the model with TVM >= 0.25 (and links its manifest)",
+    "plan": "the build plan as JSON (TVM >= 0.25)",
+    "tvmc": "the old tvmc command line (TVM 0.18/0.19)",
+    "relay": "a Python script of the Relay build (TVM 0.18/0.19)",
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Emitted:
+    """The text of an emitted build, the config it is for, and the files read to make it (which
+    `-o` must never overwrite)."""
+
+    text: str
+    resolved: Resolved
+    inputs: frozenset[Any]  # pathlib.Path
+
+
+def emit(
+    model: str | os.PathLike[str],
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    form: str,
+    model_format: str | None = None,
+    input_shapes: str | None = None,
+    tvm_version: str | None = None,
+    tuning: bool = True,
+    database: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+    on_warning: Callable[[str], None] = _no_note,
+) -> Emitted:
+    """`tvmc compile MODEL --emit FORM`: the build as text, no TVM needed (`EMIT_FORMS`): python or
+    plan for TVM >= 0.25 (tuning records applied as compile would, unless `tuning=False`), tvmc or
+    relay for TVM 0.18/0.19 (`tvm_version` picks one). Notes and warnings go to `on_warning`."""
+    from pathlib import Path
+
+    from tvmc.build.model import model_spec
+    from tvmc.shapes import parse_input_shapes
+
+    if form not in EMIT_FORMS:
+        raise UsageError(f"unknown form {form!r} ({', '.join(EMIT_FORMS)})", "--emit")
+    if tvm_version is not None and form not in ("tvmc", "relay"):
+        raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
+    shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
+    spec = model_spec(os.fspath(model), model_format, shapes)  # the model's errors first, as compile
+    resolved = resolve(configs, rewrite_list, env=env, search=search, isolated=isolated)
+    for note in resolved.notes:
+        on_warning(note)
+    if form in ("python", "plan"):
+        from tvmc.build.plan import plan_build
+        from tvmc.tune.apply import choose
+
+        plan, _ = choose(
+            plan_build(resolved.config, resolved.origins, spec),
+            resolved.config,
+            warn=on_warning,
+            enabled=tuning,
+            database=None if database is None else Path(os.fspath(database)),
+            implicit=not resolved.participation.isolated,
+            copy_if_bad=False,
+        )
+        if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
+            on_warning(
+                "mcpu 'native' is passed to TVM as written: its LLVM does not resolve it (generic code); "
+                "tvmc compile builds for this machine's CPU instead"
+            )
+        if form == "python":
+            from tvmc.build.record import base_manifest
+            from tvmc.emit import python
+
+            base = base_manifest(
+                resolved.config, resolved.origins, resolved.participation.to_dict(), plan, digest=False
+            )
+            text, notes = python.render(plan, manifest_base=base)
+        else:
+            from tvmc.emit import plan as plan_json
+
+            text, notes = plan_json.render(plan, resolved.to_dict())
+    else:
+        from tvmc.emit.legacy import plan_legacy
+
+        legacy = plan_legacy(resolved.config, resolved.origins, spec, tvm_version)
+        if form == "tvmc":
+            from tvmc.emit import tvmc_argv
+
+            text, notes = tvmc_argv.render(legacy)
+        else:
+            from tvmc.emit import relay
+
+            text, notes = relay.render(legacy)
+    for note in notes:
+        on_warning(note)
+    return Emitted(text, resolved, frozenset({*resolved.tree.inputs, Path(spec.path)}))
 
 
 def _no_event(_event: Mapping[str, Any]) -> None:

@@ -82,3 +82,21 @@ def test_validate_config_and_its_arguments(tmp_path: Path) -> None:
         validate_paths([str(tmp_path)], engine="slow")
     with pytest.raises(TypeError, match="paths"):
         validate_paths(str(tmp_path))  # type: ignore[arg-type]
+
+
+def test_emit_is_what_compile_emit_prints(tmp_path: Path) -> None:
+    from tvmc.cli.app import app
+    from tvmc.cli.compile_cmd import EmitFormat
+    from typer.testing import CliRunner
+
+    assert {f.value for f in EmitFormat} == set(tvmc.api.EMIT_FORMS)
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"not read: --emit reads no model")
+    said: list[str] = []
+    emitted = tvmc.api.emit(model, ["aws/c5"], [("-O", "2")], form="plan", tuning=False, on_warning=said.append)
+    args = ["compile", str(model), "-c", "aws/c5", "-O", "2", "--emit", "plan", "--no-tuning"]
+    printed = CliRunner().invoke(app, args)
+    assert printed.exit_code == 0 and printed.stdout == emitted.text
+    assert emitted.resolved.config.opt_level == 2 and model in emitted.inputs
+    with pytest.raises(tvmc.api.UsageError, match="--tvm-version applies"):
+        tvmc.api.emit(model, ["aws/c5"], form="plan", tvm_version="0.19")
