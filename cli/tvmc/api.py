@@ -558,32 +558,17 @@ def validate_paths(
     is checked alone and through its `extends` chain, with `rewrite_list` applied on top; `jobs`
     processes share the files (the results are the same). A parent's error is reported once, not
     once per file extending it. Bad input is never raised: it is in the results."""
-    from itertools import chain
-
-    from tvmc.validate.runner import directories_among, iter_paths, once
-
     if isinstance(paths, str | os.PathLike) or not isinstance(paths, Sequence):
         raise TypeError(f"paths: expected a list of file or directory paths, got {_type_name(paths)}")
     given = [os.fspath(p) for p in paths]
     if not all(isinstance(p, str) for p in given):
         raise TypeError("paths: expected str paths")
-    if given.count("-") > 1:
-        raise UsageError("'-' (stdin) can be given once", "-")
     if not isinstance(jobs, int) or jobs < 1:
         raise TypeError(f"jobs: expected a positive int, got {jobs!r}")
     validator = _validator(strict, engine, rewrite_list, env, search, isolated)
-    dirs, _missing = directories_among(given)  # a missing input is reported in its place
     stream = sys.stdin.buffer if stdin is None and "-" in given and sys.stdin is not None else stdin
-
-    def empty_directories() -> Iterator[FileResult]:
-        """A directory holding no config is an input that found nothing: an error, not silence."""
-        for path in dict.fromkeys(p for p in given if p in dirs):
-            if next(iter_paths([path], dirs), None) is None:
-                message = "no config found: the directory holds no *.toml or *.json file"
-                yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
-
-    results = validator.run(given, stdin=stream, stdin_name=stdin_name, jobs=jobs, dirs=dirs)
-    return chain(once(results), empty_directories())  # the arguments are checked above, before any result
+    results: Iterator[FileResult] = validator.paths(given, stdin=stream, stdin_name=stdin_name, jobs=jobs)
+    return results
 
 
 def validate_config(

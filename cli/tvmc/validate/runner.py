@@ -13,6 +13,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
@@ -233,6 +234,18 @@ class Validator:
         for path in found:
             yield self.stdin(stdin, stdin_name) if path == "-" else self.file(path)
 
+    def paths(
+        self, paths: Sequence[str], *, stdin: BinaryIO | None = None, stdin_name: str | None = None, jobs: int = 1
+    ) -> Iterator[FileResult]:
+        """`tvmc config validate PATH...` (`tvmc.api.validate_paths`): each input's result in order,
+        a parent's error reported once (`once`), then a result for each directory that holds no
+        config. The arguments are checked before the first result (a UsageError: '-' twice)."""
+        if list(paths).count("-") > 1:
+            raise UsageError("'-' (stdin) can be given once", "-")
+        dirs, _missing = directories_among(paths)  # a missing input is reported in its place
+        results = self.run(paths, stdin=stdin, stdin_name=stdin_name, jobs=jobs, dirs=dirs)
+        return chain(once(results), _empty_directories(paths, dirs))
+
     def file(self, path: str) -> FileResult:
         # A relative path is shown as given (normalised), an absolute one relative to the cwd.
         name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(path)
@@ -392,6 +405,14 @@ def once(results: Iterable[FileResult]) -> Iterator[FileResult]:
                 reported.add(key)
             kept.append(d)
         yield result if len(kept) == len(result.diagnostics) else FileResult(result.name, kept)
+
+
+def _empty_directories(paths: Sequence[str], dirs: Container[str]) -> Iterator[FileResult]:
+    """A directory holding no config is an input that found nothing: an error, not silence."""
+    for path in dict.fromkeys(p for p in paths if p in dirs):
+        if next(iter_paths([path], dirs), None) is None:
+            message = "no config found: the directory holds no *.toml or *.json file"
+            yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
 
 
 def _dedupe_key(d: Diagnostic) -> tuple[str, int, int, str]:
