@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import inspect
 from collections import Counter
-from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import tvmc
@@ -51,9 +51,15 @@ CONFIG_STAGES += ("emit/", "migrate/", "build/plan.py")
 UNRULED_LIMIT = 20
 
 
-def _modules() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+def _modules() -> list[tuple[str, ast.Module]]:
+    return list(_parsed())
+
+
+@cache
+def _parsed() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package, parsed once for the tests of this file."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    return tuple((p.relative_to(PACKAGE).as_posix(), ast.parse(p.read_text(encoding="utf-8"))) for p in paths)
 
 
 def _name(call: ast.Call) -> str | None:
