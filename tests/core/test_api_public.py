@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tvmc.api
@@ -100,3 +101,36 @@ def test_emit_is_what_compile_emit_prints(tmp_path: Path) -> None:
     assert emitted.resolved.config.opt_level == 2 and model in emitted.inputs
     with pytest.raises(tvmc.api.UsageError, match="--tvm-version applies"):
         tvmc.api.emit(model, ["aws/c5"], form="plan", tvm_version="0.19")
+
+
+def test_check_includes_the_completeness_findings() -> None:
+    """api.check is the whole rule engine: a resolved executor without a kind is refused there
+    (completeness), with its rule id, before canonicalization could say it differently."""
+    tree = tvmc.api.resolve_tree([], [("--target", "llvm"), ("--set", "executor={link-params=true}")], env={})
+    with pytest.raises(TvmcError) as err:
+        tvmc.api.check(tree)
+    assert (err.value.rule, err.value.pointer) == ("missing-key", "/executor")
+
+
+def test_migrate_asks_the_rule_engine_before_canonicalizing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tvmc.migrate as migrating
+
+    order: list[str] = []
+    findings, canonicalize = migrating.config_findings, migrating.canonicalize_config
+
+    def spy_findings(doc: Any, **options: Any) -> Any:
+        order.append("rules")
+        return findings(doc, **options)
+
+    def spy_canonicalize(data: Any, origins: Any) -> Any:
+        order.append("canonicalize")
+        return canonicalize(data, origins)
+
+    monkeypatch.setattr(migrating, "config_findings", spy_findings)
+    monkeypatch.setattr(migrating, "canonicalize_config", spy_canonicalize)
+    migrating.migrate("llvm -mcpu=skylake")
+    assert order == ["rules", "canonicalize", "rules"]  # the result is checked by the engine, last
+    order.clear()
+    with pytest.raises(TvmcError) as err:
+        migrating.migrate("llvm -mcpu=notacpu")
+    assert err.value.rule == "unknown-cpu" and order == ["rules"]  # refused before any canonicalization
