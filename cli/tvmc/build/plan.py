@@ -410,8 +410,7 @@ class Planner:
             hint = LEGACY_HINT if problem.legacy_only else None
             if problem.pointer.startswith("/build/cross-compiler"):
                 hint = "use output-format so"
-            rule = "legacy-option" if problem.legacy_only else "invalid-value"  # as the rule engine says
-            raise self.refuse(problem.pointer, problem.message, hint=hint, rule=rule)
+            raise self.refuse(problem.pointer, problem.message, hint=hint, rule=problem.rule)
         fmt = str(build.get("output-format", "so"))
         cc = build.get("cross-compiler")
         options = tuple(build.get("cross-compiler-options", ()))
