@@ -632,6 +632,41 @@ def _no_event(_event: Mapping[str, Any]) -> None:
     return None
 
 
+if TYPE_CHECKING:
+    from tvmc.build.reproduce import Reproduction
+
+
+def reproduce(
+    library: str | os.PathLike[str],
+    model: str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    database: str | os.PathLike[str] | None = None,
+    verbose: bool = False,
+    on_stage: Callable[[str], None] = _no_note,
+    on_warning: Callable[[str], None] = _no_note,
+) -> Reproduction:
+    """`tvmc compile --reproduce LIBRARY MODEL` (issue 27): build LIBRARY again from its manifest (its
+    config, input shapes and tuning database; `database` is the root its records are in now) and
+    compare. `.identical` is byte equality; otherwise `.differences` has one line per input that
+    differs (versions, the model's SHA-256, the config, the target, the tuning records). `output`
+    keeps the rebuilt library."""
+    from pathlib import Path
+
+    from tvmc.build import reproduce as reproducing
+
+    return reproducing.reproduce(
+        from_library(library),
+        Path(os.fspath(library)),
+        os.fspath(model),
+        output=None if output is None else _output_text(output),
+        database=None if database is None else _path(database),
+        verbose=verbose,
+        on_stage=on_stage,
+        on_warning=on_warning,
+    )
+
+
 def tune(
     model: str | os.PathLike[str],
     configs: Sequence[ConfigRef] = (),
