@@ -139,6 +139,42 @@ def tir_recorder(tvm: Any) -> tuple[Any, list[Any]]:
     return Recorder(), seen
 
 
+def shape_func_order(tvm: Any) -> Any:
+    """A pass instrument that writes the stores of each `shape_func` VMShapeLower made in the order
+    of their heap slots. VMShapeLower emits them in the iteration order of an unordered_map whose
+    keys hash a shape variable by its address (StructuralHash of a free tirx.Var), so the order,
+    and with it the machine code of `__tvm_ffi_shape_func`, changed between two builds of one
+    input (2 in 40 in-process rebuilds of models/mlp.onnx; the cause of libraries that were not
+    byte-identical). The stores are independent (each reads only the variables' slots, which the
+    shape_func never writes), so their order is free. The module is updated in place: the pass
+    that follows gets it as the instrument left it."""
+    tirx = tvm.tirx
+
+    def slot(stmt: Any) -> int | None:
+        if not isinstance(stmt, tirx.BufferStore) or len(stmt.indices) != 1:
+            return None
+        value = getattr(stmt.indices[0], "value", None)
+        return int(value) if isinstance(value, int) else None
+
+    @tvm.instrument.pass_instrument
+    class ShapeFuncOrder:
+        def run_after_pass(self, mod: Any, info: Any) -> None:
+            if str(info.name) != "VMShapeLower":
+                return
+            for gvar, func in list(mod.functions.items()):
+                if not isinstance(func, tirx.PrimFunc) or not isinstance(func.body, tirx.SeqStmt):
+                    continue
+                stores = list(func.body.seq)
+                found = [slot(s) for s in stores]
+                slots = [n for n in found if n is not None]
+                if len(slots) != len(stores) or slots == sorted(slots):
+                    continue
+                ordered = [s for _, s in sorted(zip(slots, stores, strict=True), key=lambda pair: pair[0])]
+                mod.update_func(gvar, func.with_body(tirx.SeqStmt(ordered)))
+
+    return ShapeFuncOrder()
+
+
 def host_source(executable: Any, fmt: str) -> str | None:
     """LLVM IR or assembly of the host module (None when no module is an LLVM module)."""
     pending = [executable.mod]
@@ -223,7 +259,7 @@ def run(
     with stage("import", timings, on_stage):
         mod = import_model(plan.model)
         imported = mod
-    instruments: list[Any] = []
+    instruments: list[Any] = [shape_func_order(tvm)]
     seen: list[Any] = []
     if "tir" in plan.dump_code:
         recorder, seen = tir_recorder(tvm)
