@@ -52,6 +52,10 @@ RpcTracker = Annotated[
     str | None, typer.Option("--rpc-tracker", metavar="HOST:PORT", help="Use a device of this RPC tracker.")
 ]
 RpcKey = Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")]
+RpcTimeout = Annotated[
+    float,
+    typer.Option("--rpc-timeout", metavar="SECONDS", help="Wait at most this long for the tracker's device."),
+]
 
 
 def rpc_device(tracker: str | None, key: str | None) -> tuple[str, int, str] | None:
