@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from tvmc import deps, manifest
 from tvmc.build import preflight
-from tvmc.build.remote import DEFAULT_TIMEOUT as DEFAULT_RPC_TIMEOUT
+from tvmc.build import remote as rpc
 from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
 
@@ -457,8 +457,6 @@ def _remote_vm(
     tvm: Any, library: Path, device: str, remote: tuple[str, int, str], timeout: float
 ) -> tuple[Any, Any, Any]:
     """The library on a device of TVM's RPC tracker (HOST, PORT, KEY): uploaded, loaded, run there."""
-    from tvmc.build import remote as rpc
-
     host, port, key = remote
     where = f"--rpc-tracker {host}:{port}"
     session = rpc.session(tvm, remote, timeout)
@@ -539,7 +537,7 @@ def run(
     on_stage: Callable[[str], None] = lambda _stage: None,
     remote: tuple[str, int, str] | None = None,  # an RPC tracker's host, port and device key
     force: bool = False,
-    rpc_timeout: float = DEFAULT_RPC_TIMEOUT,  # seconds for the tracker to give a device
+    rpc_timeout: float = rpc.DEFAULT_TIMEOUT,  # seconds for the tracker to give a device
 ) -> RunResult:
     """Load and run the library in this process (the child of `run_library`): outputs in order
     (`output_N`; `run_library` names them), timing measured here with TVM's time_evaluator."""
@@ -629,7 +627,7 @@ def run_library(
     remote: tuple[str, int, str] | None = None,
     force: bool = False,
     verbose: bool = False,
-    rpc_timeout: float = DEFAULT_RPC_TIMEOUT,
+    rpc_timeout: float = rpc.DEFAULT_TIMEOUT,
 ) -> RunResult:
     """`tvmc run` (and `tvmc.api.run`): inputs from an npz file, a mapping, or generated from the
     library's manifest (the check model's signature for a library without one); checked against
@@ -666,8 +664,6 @@ def run_library(
             "--profile",
         )
     if remote is not None:  # before any work, in this process: the tracker answers and knows the key
-        from tvmc.build import remote as rpc
-
         rpc.check_device(remote, rpc.check_timeout(rpc_timeout))
     signature = manifest.input_signature(doc) if doc is not None else None
     if isinstance(inputs, Path):

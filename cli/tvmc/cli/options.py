@@ -54,7 +54,7 @@ RpcTracker = Annotated[
 RpcKey = Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")]
 RpcTimeout = Annotated[
     float,
-    typer.Option("--rpc-timeout", metavar="SECONDS", help="Wait at most this long for the tracker's device."),
+    typer.Option("--rpc-timeout", metavar="S", show_default=False, help="Wait for a device of the tracker (60 s)."),
 ]
 
 
