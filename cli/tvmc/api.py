@@ -859,6 +859,41 @@ def _no_event(_event: Mapping[str, Any]) -> None:
     return None
 
 
+if TYPE_CHECKING:
+    from tvmc.build.reproduce import Reproduction
+
+
+def reproduce(
+    library: str | os.PathLike[str],
+    model: str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    database: str | os.PathLike[str] | None = None,
+    verbose: bool = False,
+    on_stage: Callable[[str], None] = _no_note,
+    on_warning: Callable[[str], None] = _no_note,
+) -> Reproduction:
+    """`tvmc compile --reproduce LIBRARY MODEL` (issue 27): build LIBRARY again from its manifest (its
+    config, input shapes and tuning database; `database` is the root its records are in now) and
+    compare. `.identical` is byte equality; otherwise `.differences` has one line per input that
+    differs (versions, the model's SHA-256, the config, the target, the tuning records). `output`
+    keeps the rebuilt library."""
+    from pathlib import Path
+
+    from tvmc.build import reproduce as reproducing
+
+    return reproducing.reproduce(
+        from_library(library),
+        Path(os.fspath(library)),
+        os.fspath(model),
+        output=None if output is None else _output_text(output),
+        database=None if database is None else _path(database),
+        verbose=verbose,
+        on_stage=on_stage,
+        on_warning=on_warning,
+    )
+
+
 def tune(
     model: str | os.PathLike[str],
     configs: Sequence[ConfigRef] = (),
@@ -878,11 +913,14 @@ def tune(
     verbose: bool = False,
     on_warning: Callable[[str], None] = _no_note,
     on_event: Callable[[Mapping[str, Any]], None] = _no_event,
+    rpc_timeout: float = 60.0,
 ) -> Any:
     """Tune MODEL for the resolved config, exactly as `tvmc tune MODEL` does; returns the
     `tvmc.tune.session.Outcome`. The database: `database`, else the config's build.tuning-records,
     else (not isolated) TVMC_TUNING_DB or the user's cache directory. `jobs` (0: the CPU count) is
-    how many candidates are built at once, nothing else."""
+    how many candidates are built at once, nothing else. `rpc` (tracker host, port, device key)
+    measures on a device of TVM's RPC tracker: the tracker must answer and know the key within
+    `rpc_timeout` seconds, before any work (TVM's runner would wait for the key forever)."""
     from pathlib import Path
 
     from tvmc.build import frontends
@@ -924,6 +962,10 @@ def tune(
         for c in names
         if isinstance(c, str | os.PathLike) and os.fspath(c) != "-" and os.path.isfile(os.fspath(c))
     ]
+    if rpc is not None:
+        from tvmc.build import remote
+
+        remote.check_device(rpc, remote.check_timeout(rpc_timeout))
     outcome = session.tune(
         plan,
         resolved.config,
@@ -987,6 +1029,7 @@ def run(
     rpc: tuple[str, int, str] | None = None,
     force: bool = False,
     verbose: bool = False,
+    rpc_timeout: float = 60.0,
 ) -> RunResult:
     """Run a library `compile` built, exactly as `tvmc run LIBRARY` does, in a child process: inputs
     from an .npz path or a {name: array} mapping (names and shapes checked against the library's
@@ -995,7 +1038,9 @@ def run(
     the model names them. `check` compares them with the ONNX reference (`result.checks`, each with
     `.ok`; `rtol`/`atol` override the per-dtype tolerance of floats); `time_it` times main
     (`result.timing`), `profile` gives the VM's per-operator profile (`result.profile`); `rpc` =
-    (tracker host, port, device key) runs it on a device of TVM's RPC tracker. `device` defaults to
+    (tracker host, port, device key) runs it on a device of TVM's RPC tracker, given within
+    `rpc_timeout` seconds (else an error: an unknown key, a tracker that does not answer, devices
+    all busy). `device` defaults to
     the library's (cpu for llvm code); `force` runs a library the manifest says cannot run here.
     Warnings are in `result.notes`. Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
@@ -1022,6 +1067,7 @@ def run(
         remote=rpc,
         force=force,
         verbose=verbose,
+        rpc_timeout=rpc_timeout,
     )
 
 

@@ -196,6 +196,13 @@ def test_every_shipped_config_has_a_claim_this_machine_checks() -> None:
     assert {"builds", "cannot build", "legacy"} >= set(CLAIMS.values())
 
 
+def assert_reproduces(invoke: Invoke, library: Path, model: Path) -> None:
+    """Issue 27: the same config, model and versions make a byte-identical library (`--reproduce`
+    builds it again from the library's manifest, in another temporary folder, later)."""
+    verdict = invoke("compile", "--reproduce", str(library), str(model))
+    assert verdict.exit_code == 0 and ": byte-identical (" in verdict.stdout, verdict.output
+
+
 @pytest.mark.parametrize("name", [n for n in SHIPPED if CLAIMS[n] == "builds" and not MISSING[n]])
 def test_shipped_config_builds(
     name: str, tmp_path: Path, invoke: Invoke, mlp_path: Path, run_library: RunLibrary, make_model: ModuleType
@@ -212,11 +219,13 @@ def test_shipped_config_builds(
         assert result.exit_code == 0, result.output
         with tarfile.open(out) as archive:
             assert any(n.endswith(".o") for n in archive.getnames())
+        assert_reproduces(invoke, out, mlp_path)
         return
     out = tmp_path / "lib.so"
     result = invoke("compile", str(mlp_path), "--config", name, "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_bytes().startswith(ELF)
+    assert_reproduces(invoke, out, mlp_path)
     native = all(t.get("mtriple", "x86_64").startswith("x86_64") for t in (*config.targets, config.host))
     cpu_only = all(t["kind"] == "llvm" for t in config.targets)
     if native and cpu_only and not any("mcpu" in t for t in config.targets):  # runs on any x86-64 CPU

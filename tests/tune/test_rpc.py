@@ -220,3 +220,77 @@ def test_run_over_rpc_holds(tracker: tuple[str, int], tmp_path: Path) -> None:
     assert unreachable.stderr.startswith(f"tvmc: error: --rpc-tracker 127.0.0.1:{closed}: cannot reach the RPC tracker")
     assert len(unreachable.stderr.splitlines()) == 1
     assert time.monotonic() - started < 60  # neither waited for TVM's retries
+
+
+@contextlib.contextmanager
+def silent_listener() -> Iterator[int]:
+    """A port that accepts connections and never answers: a tracker that hangs (or another service)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield sock.getsockname()[1]
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tvmc: error: "), result.stderr  # no TVM retry warnings
+    return lines[0]
+
+
+def test_tune_refuses_an_unknown_key_and_an_unreachable_tracker_at_once(
+    tracker: tuple[str, int], tmp_path: Path
+) -> None:
+    """Issue 27: MetaSchedule's runner would wait forever for a key no server registered; tvmc asks
+    the tracker first (no TVM retry warnings, no tuning child started)."""
+    host, port = tracker
+    tune = ["tune", str(ROOT / "models" / "mlp.onnx"), "--config", "host/native", "--input-shapes", "x:[1,8]"]
+    tune += ["--database", str(tmp_path / "db"), "--trials", "2", "--rpc-timeout", "5"]
+    started = time.monotonic()
+    unknown = tvmc(*tune, "--rpc-tracker", f"{host}:{port}", "--rpc-key", "no-such-device")
+    assert one_error_line(unknown) == (
+        f"tvmc: error: --rpc-key: the tracker has no device with key 'no-such-device' (its keys: {KEY})"
+    )
+    closed = free_port({port})
+    unreachable = tvmc(*tune, "--rpc-tracker", f"127.0.0.1:{closed}", "--rpc-key", KEY)
+    assert one_error_line(unreachable).startswith(
+        f"tvmc: error: --rpc-tracker 127.0.0.1:{closed}: cannot reach the RPC tracker at 127.0.0.1:{closed}: "
+    )
+    with silent_listener() as hanging:
+        silent = tvmc(*tune, "--rpc-tracker", f"127.0.0.1:{hanging}", "--rpc-key", KEY)
+    assert one_error_line(silent) == (
+        f"tvmc: error: --rpc-tracker 127.0.0.1:{hanging}: the RPC tracker at 127.0.0.1:{hanging} did not answer "
+        "within 5 s; --rpc-timeout SECONDS waits longer"
+    )
+    assert time.monotonic() - started < 60
+    assert not (tmp_path / "db").exists() or not any((tmp_path / "db").rglob("tvmc-run-*"))  # no child ran
+
+
+def test_run_waits_at_most_the_rpc_timeout(tracker: tuple[str, int], tmp_path: Path) -> None:
+    """A tracker that accepts and never answers, and a key whose one device is taken: `run` gives up
+    after --rpc-timeout with one line (it waited forever for a device before)."""
+    host, port = tracker
+    model = two_outputs(tmp_path / "two.onnx")
+    lib = tmp_path / "two.so"
+    assert tvmc("compile", str(model), "--config", "host/native", "-o", str(lib)).returncode == 0
+    with silent_listener() as hanging:
+        started = time.monotonic()
+        silent = tvmc("run", str(lib), "--rpc-tracker", f"127.0.0.1:{hanging}", "--rpc-key", KEY, "--rpc-timeout", "2")
+        assert time.monotonic() - started < 30
+    assert one_error_line(silent).endswith("did not answer within 2 s; --rpc-timeout SECONDS waits longer")
+    bad = tvmc("run", str(lib), "--rpc-tracker", f"{host}:{port}", "--rpc-key", KEY, "--rpc-timeout", "0")
+    assert bad.returncode == 2 and "--rpc-timeout 0: give seconds" in bad.stderr
+    taken = tvm.rpc.connect_tracker(host, port).request(KEY, session_timeout=60)  # the one device, held
+    try:
+        started = time.monotonic()
+        busy = tvmc("run", str(lib), "--rpc-tracker", f"{host}:{port}", "--rpc-key", KEY, "--rpc-timeout", "3")
+        assert time.monotonic() - started < 40
+    finally:
+        del taken
+    assert one_error_line(busy) == (
+        f"tvmc: error: --rpc-tracker {host}:{port}: no '{KEY}' device became free within 3 s "
+        "(the tracker's devices are busy); --rpc-timeout SECONDS waits longer"
+    )
+    deadline = time.monotonic() + 60  # the server registers again for the tests after this one
+    while KEY not in summary(port) and time.monotonic() < deadline:
+        time.sleep(0.5)

@@ -94,6 +94,36 @@ def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[st
     assert "  tuning  off (--no-tuning)" in off.stdout
 
 
+def test_a_tuned_library_reproduces_and_names_records_found_elsewhere(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """Issue 27: a library built with tuning records is rebuilt byte-identical from its manifest (the
+    database it names); the same records copied elsewhere are the one difference named, and records
+    that differ are named as such (the manifest keeps the SHA-256 of the records applied)."""
+    lib = tmp_path / "mlp.so"
+    assert tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), db=mlp_db).returncode == 0
+    same = tvmc("compile", "--reproduce", str(lib), str(models["mlp"]))
+    assert same.returncode == 0 and ": byte-identical (" in same.stdout, same.stdout + same.stderr
+    (partition,) = [p for p in mlp_db.iterdir() if p.is_dir()]
+    copy = tmp_path / "copy"
+    shutil.copytree(partition, copy / partition.name, ignore=shutil.ignore_patterns(".lock"))
+    moved = tvmc("compile", "--reproduce", str(lib), str(models["mlp"]), db=copy)
+    assert moved.returncode == 1
+    assert moved.stdout.splitlines()[1:] == [
+        f"  tuning database: the library applied {partition}, this rebuild {copy / partition.name}"
+    ]
+    records = copy / partition.name / "database_tuning_record.json"
+    lines = records.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])[0]  # one task's records kept: the other kernel has none now
+    records.write_text("".join(line + "\n" for line in lines if json.loads(line)[0] == first), encoding="utf-8")
+    other = tvmc("compile", "--reproduce", str(lib), str(models["mlp"]), db=copy)
+    assert other.returncode == 1
+    assert any(
+        line.startswith("  tuning records: ") and line.endswith("(the records differ)")
+        for line in other.stdout.splitlines()
+    ), other.stdout
+
+
 def test_records_of_other_shapes_are_a_warning_naming_the_kernels(
     mlp_db: Path, models: dict[str, Path], tmp_path: Path
 ) -> None:

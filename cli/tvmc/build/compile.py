@@ -119,14 +119,17 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
     return dataclasses.replace(plan, target=_native(plan.target, cpu))
 
 
-def _manifest(resolved: Resolution, plan: BuildPlan) -> dict[str, Any]:
-    """What the library's manifest records from tvmc's side (issue 27): config, origins, model, target."""
+def _manifest(resolved: Resolution, plan: BuildPlan, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What the library's manifest records from tvmc's side (issue 27): config, origins, model, target.
+    `provenance` (a rebuild's: tvmc.build.reproduce) replaces the origins and environment with those
+    the library recorded: where its config came from, which a rebuild from the manifest inherits."""
     from tvmc.build import record
 
     environment = getattr(resolved, "participation", None)
-    return record.base_manifest(
+    doc = record.base_manifest(
         resolved.config, resolved.origins, environment.to_dict() if environment is not None else {}, plan
     )
+    return {**doc, **(provenance or {})}
 
 
 def partial_match(tuned: tuple[int, int], unscheduled: list[str], database: str) -> str:
@@ -152,6 +155,7 @@ def build(
     tuning: bool = True,
     database: Path | None = None,
     implicit_database: bool = True,
+    provenance: Mapping[str, Any] | None = None,
 ) -> Compiled:
     """Check, build and write the library; every problem a TvmcError with its one line (`label`
     names the build in a crash report: the configs). The tuning records of the config's target
@@ -191,7 +195,9 @@ def build(
         warn(message)
     frontends.check_available(spec)
     try:
-        result = isolated.build(plan, on_stage=on_stage, verbose=verbose, manifest_base=_manifest(resolved, plan))
+        result = isolated.build(
+            plan, on_stage=on_stage, verbose=verbose, manifest_base=_manifest(resolved, plan, provenance)
+        )
     except BuildError as err:
         if label and err.message.startswith("TVM crashed"):  # name the build: which configs crashed
             raise BuildError(f"{err.message} ({label})", err.location, hint=err.hint) from None

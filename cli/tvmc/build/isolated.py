@@ -28,10 +28,12 @@ VERBOSE_HINT = "run with --verbose (or TVMC_VERBOSE=1) for TVM's output"
 
 
 def _env() -> dict[str, str]:
-    # The child imports the same tvmc as this process, whatever is installed.
+    # The child imports the same tvmc as this process, whatever is installed. Its str hashes are
+    # fixed (PYTHONHASHSEED=0): TVM's Python passes iterate sets and dicts, so a build is the same
+    # build in every run (`compile --reproduce`), whatever the caller's seed.
     package_root = str(Path(__file__).resolve().parents[2])
     path = os.environ.get("PYTHONPATH", "")
-    return {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+    return {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else ""), "PYTHONHASHSEED": "0"}
 
 
 PREFIX = "tvmc-build-"

@@ -12,7 +12,25 @@ from typing import Any
 from tvmc import __version__, manifest
 from tvmc.build.plan import BuildPlan
 from tvmc.config import CompilationConfig
+from tvmc.errors import Location
 from tvmc.provenance import Origin, walk
+from tvmc.sources.installed import shipped_config_dir
+
+
+def origin_text(origin: Origin, shipped: Path | None) -> str:
+    """An origin as the manifest records it: the same whatever the working directory (messages name
+    a file relative to it, which made two builds of one config differ). A file by its absolute
+    path, a shipped config by its name in the catalogue (`shipped:base/x.toml:3:1`): it comes with
+    this version of tvmc, wherever that is installed."""
+    file = getattr(origin.layer, "file", None)
+    if origin.kind != "file" or not isinstance(file, str) or not Path(file).is_absolute():
+        return str(origin)
+    where = origin.location()
+    name = file
+    if shipped is not None and Path(file).is_relative_to(shipped):
+        name = "shipped:" + Path(file).relative_to(shipped).as_posix()
+    text = str(Location(name, where.line, where.col))
+    return text + (" (via " + ", ".join(origin.chain) + ")" if origin.chain else "")
 
 
 def file_digest(path: str | Path) -> tuple[str, int]:
@@ -62,5 +80,6 @@ def base_manifest(
         data = config.to_dict()
         doc["config"] = data
         doc["fingerprint"] = config.fingerprint()
-        doc["origins"] = {p: str(origins[p]) for p, _node in walk(data) if p and p in origins}
+        shipped = shipped_config_dir()
+        doc["origins"] = {p: origin_text(origins[p], shipped) for p, _node in walk(data) if p and p in origins}
     return doc

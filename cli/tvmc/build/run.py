@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from tvmc import deps, manifest
 from tvmc.build import preflight
+from tvmc.build import remote as rpc
 from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
 
@@ -452,38 +453,13 @@ def _load_error(library: Path, err: BaseException) -> BuildError:
     return BuildError(f"cannot load {library}: {short(err)}", "LIBRARY")
 
 
-TRACKER_TIMEOUT = 10.0  # seconds to wait for the tracker to accept a connection
-
-
-def tracker_keys(summary: Mapping[str, Any]) -> set[str]:
-    """The device keys a tracker's summary knows: its servers' (`server:KEY`) and those queued for."""
-    servers = summary.get("server_info") or []
-    keys = {str(s.get("key", "")).split(":", 1)[-1] for s in servers if isinstance(s, Mapping)}
-    queued = summary.get("queue_info") or {}
-    return {k for k in keys | {str(q) for q in queued} if k}
-
-
-def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str]) -> tuple[Any, Any, Any]:
+def _remote_vm(
+    tvm: Any, library: Path, device: str, remote: tuple[str, int, str], timeout: float
+) -> tuple[Any, Any, Any]:
     """The library on a device of TVM's RPC tracker (HOST, PORT, KEY): uploaded, loaded, run there."""
-    import socket
-
     host, port, key = remote
     where = f"--rpc-tracker {host}:{port}"
-    try:  # TVM's client retries an unreachable tracker for a minute, warning every 5 s: ask once first
-        socket.create_connection((host, port), timeout=TRACKER_TIMEOUT).close()
-    except OSError as err:
-        raise BuildError(f"cannot reach the RPC tracker at {host}:{port}: {err.strerror or err}", where) from None
-    try:
-        tracker = tvm.rpc.connect_tracker(host, port)
-        keys = tracker_keys(tracker.summary())
-        if key not in keys:  # TVM's request would wait forever for a device that never registers
-            listed = ", ".join(sorted(keys)) or "none"
-            raise BuildError(f"the tracker has no device with key {key!r} (its keys: {listed})", "--rpc-key")
-        session = tracker.request(key, priority=1, session_timeout=120)
-    except BuildError:
-        raise
-    except Exception as err:  # TVM raises its own error types (and socket errors)
-        raise BuildError(f"cannot get a {key!r} device from the tracker: {short(err)}", where) from None
+    session = rpc.session(tvm, remote, timeout)
     try:
         session.upload(str(library))
         lib = session.load_module(library.name)
@@ -494,11 +470,11 @@ def _remote_vm(tvm: Any, library: Path, device: str, remote: tuple[str, int, str
 
 
 def _vm(
-    library: Path, device: str, remote: tuple[str, int, str] | None, force: bool
+    library: Path, device: str, remote: tuple[str, int, str] | None, force: bool, rpc_timeout: float
 ) -> tuple[Any, Any, Any, list[str]]:
     tvm = require_tvm("running a library", alternative=None)
     if remote is not None:  # another machine's library: not checked against this one
-        return (*_remote_vm(tvm, library, device, remote), [])
+        return (*_remote_vm(tvm, library, device, remote, rpc_timeout), [])
     notes = refuse_here(library, manifest.read(library), force)
     try:
         dev = tvm.device(device, 0)
@@ -561,11 +537,12 @@ def run(
     on_stage: Callable[[str], None] = lambda _stage: None,
     remote: tuple[str, int, str] | None = None,  # an RPC tracker's host, port and device key
     force: bool = False,
+    rpc_timeout: float = rpc.DEFAULT_TIMEOUT,  # seconds for the tracker to give a device
 ) -> RunResult:
     """Load and run the library in this process (the child of `run_library`): outputs in order
     (`output_N`; `run_library` names them), timing measured here with TVM's time_evaluator."""
     on_stage("load")
-    tvm, dev, vm, notes = _vm(library, device, remote, force)
+    tvm, dev, vm, notes = _vm(library, device, remote, force, rpc_timeout)
     args = [tvm.runtime.tensor(a, dev) for a in _ordered(vm, inputs)]
     on_stage("run")
     try:
@@ -650,6 +627,7 @@ def run_library(
     remote: tuple[str, int, str] | None = None,
     force: bool = False,
     verbose: bool = False,
+    rpc_timeout: float = rpc.DEFAULT_TIMEOUT,
 ) -> RunResult:
     """`tvmc run` (and `tvmc.api.run`): inputs from an npz file, a mapping, or generated from the
     library's manifest (the check model's signature for a library without one); checked against
@@ -685,6 +663,8 @@ def run_library(
             "run over RPC (--print-time can)",
             "--profile",
         )
+    if remote is not None:  # before any work, in this process: the tracker answers and knows the key
+        rpc.check_device(remote, rpc.check_timeout(rpc_timeout))
     signature = manifest.input_signature(doc) if doc is not None else None
     if isinstance(inputs, Path):
         given = load_inputs(inputs)
@@ -730,6 +710,7 @@ def run_library(
         "profile": profile,
         "remote": remote,
         "force": force,
+        "rpc_timeout": rpc_timeout,
     }
     result: RunResult = isolated.call(
         ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed

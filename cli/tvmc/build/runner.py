@@ -139,6 +139,42 @@ def tir_recorder(tvm: Any) -> tuple[Any, list[Any]]:
     return Recorder(), seen
 
 
+def shape_func_order(tvm: Any) -> Any:
+    """A pass instrument that writes the stores of each `shape_func` VMShapeLower made in the order
+    of their heap slots. VMShapeLower emits them in the iteration order of an unordered_map whose
+    keys hash a shape variable by its address (StructuralHash of a free tirx.Var), so the order,
+    and with it the machine code of `__tvm_ffi_shape_func`, changed between two builds of one
+    input (2 in 40 in-process rebuilds of models/mlp.onnx; the cause of libraries that were not
+    byte-identical). The stores are independent (each reads only the variables' slots, which the
+    shape_func never writes), so their order is free. The module is updated in place: the pass
+    that follows gets it as the instrument left it."""
+    tirx = tvm.tirx
+
+    def slot(stmt: Any) -> int | None:
+        if not isinstance(stmt, tirx.BufferStore) or len(stmt.indices) != 1:
+            return None
+        value = getattr(stmt.indices[0], "value", None)
+        return int(value) if isinstance(value, int) else None
+
+    @tvm.instrument.pass_instrument
+    class ShapeFuncOrder:
+        def run_after_pass(self, mod: Any, info: Any) -> None:
+            if str(info.name) != "VMShapeLower":
+                return
+            for gvar, func in list(mod.functions.items()):
+                if not isinstance(func, tirx.PrimFunc) or not isinstance(func.body, tirx.SeqStmt):
+                    continue
+                stores = list(func.body.seq)
+                found = [slot(s) for s in stores]
+                slots = [n for n in found if n is not None]
+                if len(slots) != len(stores) or slots == sorted(slots):
+                    continue
+                ordered = [s for _, s in sorted(zip(slots, stores, strict=True), key=lambda pair: pair[0])]
+                mod.update_func(gvar, func.with_body(tirx.SeqStmt(ordered)))
+
+    return ShapeFuncOrder()
+
+
 def host_source(executable: Any, fmt: str) -> str | None:
     """LLVM IR or assembly of the host module (None when no module is an LLVM module)."""
     pending = [executable.mod]
@@ -160,6 +196,56 @@ def manifest_source(doc: dict[str, Any], folder: Path) -> Path:
     return path
 
 
+def deterministic_tar(data: bytes) -> bytes:
+    """The tar TVM wrote (`tar -czf`, gzip despite the name), written again so that equal objects
+    make equal bytes: members sorted by name, each a regular file with mode 0644, owner 0/0 without
+    names and mtime 0; gzip without a time stamp. TVM's own tar holds the export's time, the user
+    and the umask, so two builds of the same input differed (the objects inside were identical)."""
+    import gzip
+    import io
+    import tarfile
+
+    members: list[tuple[str, bytes]] = []
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+        for member in archive.getmembers():
+            handle = archive.extractfile(member) if member.isfile() else None
+            if handle is not None:
+                members.append((member.name, handle.read()))
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, content in sorted(members):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(content), 0o644, 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            archive.addfile(info, io.BytesIO(content))
+    return gzip.compress(raw.getvalue(), compresslevel=9, mtime=0)
+
+
+def records_digest(tvm: Any, plan: BuildPlan, mod: Any, target: Any) -> str | None:
+    """SHA-256 of the tuning records the build applies to `mod` (the best record of each fused
+    kernel, as MetaScheduleApplyDatabase picks it: kernel name and schedule trace), None when the
+    database supplies none. The manifest keeps it, so `compile --reproduce` can tell records that
+    changed from code that did (tvmc.build.reproduce)."""
+    import hashlib
+    import json
+
+    if plan.tuning is None or plan.pipeline == "relax-build":
+        return None
+    normalize = importlib.import_module("tvm.s_tir.meta_schedule.tune_context")._normalize_mod
+    with target:
+        fused = tvm.transform.Sequential(tvmside.fuse_passes(tvm, target))(mod)
+    database = tvmside.open_database(str(plan.tuning))
+    used = []
+    for name, func in tvmside.kernels(tvm, fused):
+        record = database.query_tuning_record(normalize(func), target, name)
+        if record is not None:
+            used.append(f"{name}\0{json.dumps(record.trace.as_json(), default=str)}")
+    if not used:
+        return None
+    return hashlib.sha256("\n".join(sorted(used)).encode("utf-8")).hexdigest()
+
+
 def run(
     plan: BuildPlan,
     on_stage: Callable[[str], None] = lambda _stage: None,
@@ -173,7 +259,7 @@ def run(
     with stage("import", timings, on_stage):
         mod = import_model(plan.model)
         imported = mod
-    instruments: list[Any] = []
+    instruments: list[Any] = [shape_func_order(tvm)]
     seen: list[Any] = []
     if "tir" in plan.dump_code:
         recorder, seen = tir_recorder(tvm)
@@ -189,6 +275,7 @@ def run(
             mod = transform(tvm, plan, mod)
             if "relax" in plan.dump_code:
                 result.dumps["relax"] = mod.script()
+            digest = records_digest(tvm, plan, mod, target) if manifest_base is not None else None
             executable, report = tvmside.build(tvm, plan, mod, target)
             if plan.tuning and report.fallback is None:
                 result.tuned = (report.from_records, report.kernels)
@@ -200,9 +287,13 @@ def run(
         kwargs = plan.export_kwargs()
         if manifest_base is not None:
             doc = embed.complete_manifest(manifest_base, imported, plan.target, result.tuned, ISA_PATTERN)
+            if digest is not None and result.tuned is not None:
+                doc["tuning"]["records-sha256"] = digest
             kwargs["addons"] = [str(manifest_source(doc, Path(tmp)))]
         executable.export_library(str(path), **kwargs)
         result.library = path.read_bytes()
+        if plan.output_format == "tar":
+            result.library = deterministic_tar(result.library)
     for fmt in plan.dump_code:
         if fmt == "tir" and seen:
             prims = {gv: f for gv, f in seen[0].functions.items() if isinstance(f, tvm.tirx.PrimFunc)}

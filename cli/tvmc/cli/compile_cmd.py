@@ -15,10 +15,10 @@ from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
     from tvmc.build.compile import Compiled
+    from tvmc.build.reproduce import Reproduction
 
-OUTPUT_HELP = (
-    "The library to write (default: MODEL's name with .so or .tar, here); with --emit, the text (default: stdout)."
-)
+OUTPUT_HELP = "The library (default: MODEL's name with .so or .tar, here); with --emit, the text (stdout)."
+REPRODUCE_HELP = "Rebuild LIB from its manifest: identical or not."
 EMIT_HELP = "Print the build, not run it (no TVM needed): python, plan (TVM >= 0.25), tvmc, relay (0.18/0.19)."
 TVM_VERSION_HELP = "For --emit tvmc/relay: 0.18 or 0.19."
 
@@ -55,6 +55,32 @@ def summary(compiled: Compiled) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reproduction(verdict: Reproduction) -> str:
+    """What `compile --reproduce` prints: the verdict, then one line per input that differs."""
+    if verdict.identical:
+        lines = [
+            f"tvmc: reproduced {verdict.library}: byte-identical ({verdict.size} bytes, sha256 {verdict.sha256[:16]})"
+        ]
+    else:
+        lines = [f"tvmc: {verdict.library} is not reproduced: the rebuild differs in"]
+        lines += [f"  {line}" for line in verdict.differences]
+    if verdict.written is not None:
+        lines.append(f"  rebuilt {verdict.written}")
+    return "\n".join(lines) + "\n"
+
+
+def _reproduce_only(ctx: typer.Context, given: dict[str, object]) -> None:
+    """--reproduce takes its config, shapes and model format from the library: no other source."""
+    from tvmc.errors import UsageError
+
+    for flag, value in given.items():
+        if value not in (None, False, []):
+            raise UsageError(f"--reproduce builds from the library's manifest: {flag} does not apply", flag)
+    flags = ordered_rewrite_flags(ctx)
+    if flags:
+        raise UsageError(f"--reproduce builds from the library's manifest: {flags[0][0]} does not apply", flags[0][0])
+
+
 @reports_errors
 def compile_command(
     ctx: typer.Context,
@@ -77,6 +103,7 @@ def compile_command(
         int | None,
         typer.Option("--tune", metavar="N", help="Tune what the database lacks first (N trials)."),
     ] = None,
+    reproduce: Annotated[Path | None, typer.Option("--reproduce", metavar="LIB", help=REPRODUCE_HELP)] = None,
 ) -> None:
     """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
@@ -88,6 +115,26 @@ def compile_command(
         raise UsageError(f"--tune {tune}: give a number of trials, 1 or more", "--tune")
     if tune is not None and emit is not None:
         raise UsageError("--tune builds; --emit prints the build instead", "--tune")
+    if reproduce is not None:
+        given: dict[str, object] = {"--config": config, "--model-format": model_format, "--input-shapes": input_shapes}
+        given |= {"--emit": emit, "--isolated": isolated, "--search-path": search, "--no-tuning": no_tuning}
+        _reproduce_only(ctx, given | {"--tune": tune})
+        from tvmc.cli.progress import Progress
+
+        with Progress(sys.stderr.isatty()) as progress:
+            verdict = api.reproduce(
+                reproduce,
+                model,
+                output=output,
+                database=database,
+                verbose=verbose,
+                on_stage=progress.stage,
+                on_warning=progress.warn,
+            )
+        write_stdout(reproduction(verdict))
+        if not verdict.identical:
+            raise typer.Exit(1)
+        return
     if emit is None:
         from tvmc.cli.progress import Progress
         from tvmc.cli.tune_cmd import Display, Warnings

@@ -164,6 +164,7 @@ CONFIG_COMMANDS: dict[str, tuple[tuple[str, ...], ...]] = {
             "--opt-level",
             "--output",
             "--pass-config",
+            "--reproduce",
             "--runtime",
             "--search-path",
             "--set",

@@ -52,6 +52,10 @@ RpcTracker = Annotated[
     str | None, typer.Option("--rpc-tracker", metavar="HOST:PORT", help="Use a device of this RPC tracker.")
 ]
 RpcKey = Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")]
+RpcTimeout = Annotated[
+    float,
+    typer.Option("--rpc-timeout", metavar="S", show_default=False, help="Wait for a device of the tracker (60 s)."),
+]
 
 
 def format_option(choices: tuple[str, ...], help: str) -> Any:

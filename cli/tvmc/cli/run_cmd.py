@@ -12,7 +12,7 @@ import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
 from tvmc.cli.completion import choices
-from tvmc.cli.options import InputShapes, RpcKey, RpcTracker, format_option, rpc_device
+from tvmc.cli.options import InputShapes, RpcKey, RpcTimeout, RpcTracker, format_option, rpc_device
 
 if TYPE_CHECKING:
     from tvmc.build.run import OpProfile, RunResult
@@ -81,6 +81,7 @@ def run_command(
     fmt: _Format = "text",
     rpc_tracker: RpcTracker = None,
     rpc_key: RpcKey = None,
+    rpc_timeout: RpcTimeout = 60.0,
     force: _Force = False,
     verbose: _Verbose = False,
 ) -> None:
@@ -126,6 +127,7 @@ def run_command(
             profile=profile,
             on_stage=progress.stage,
             rpc=rpc,
+            rpc_timeout=rpc_timeout,
             force=force,
             verbose=verbose or os.environ.get("TVMC_VERBOSE", "") not in ("", "0"),
         )

@@ -22,6 +22,7 @@ from tvmc.cli.options import (
     Model,
     ModelFormatOption,
     RpcKey,
+    RpcTimeout,
     RpcTracker,
     SearchPaths,
     rpc_device,
@@ -210,6 +211,7 @@ def tune_command(
     database: _Database = None,
     rpc_tracker: RpcTracker = None,
     rpc_key: RpcKey = None,
+    rpc_timeout: RpcTimeout = 60.0,
     jobs: Annotated[
         int,
         typer.Option(
@@ -241,6 +243,7 @@ def tune_command(
             search=search_dirs(search, isolated=isolated),
             database=database,
             rpc=rpc,
+            rpc_timeout=rpc_timeout,
             verbose=verbose,
             on_warning=say,
             on_event=display,
