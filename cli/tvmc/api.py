@@ -59,6 +59,7 @@ __all__ = [
     "inputs",
     "participation",
     "prune_verdicts",
+    "reproduce",
     "require_inputs",
     "resolve",
     "resolve_inputs",
