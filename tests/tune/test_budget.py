@@ -128,3 +128,15 @@ def test_compile_without_records_says_the_build_is_not_fast_and_suggests_tune(tm
         "(the untuned library works but is not fast: compile with --tune 64 to tune its kernels first, "
         "or tvmc tune MODEL with this config)"
     )
+
+
+def test_a_gpu_run_says_its_untuned_kernels_were_not_measured() -> None:
+    """On GPUs the untuned build runs DLight's schedules, which tuning does not time: no baseline is
+    pretended, and the summary says what that means."""
+    outcome = session.Outcome(store.Partition(Path("db"), FP))
+    assert session._take(outcome, {"no_baselines": worker.GPU_BASELINES}) is None
+    lines = report(outcome, "m.onnx", None, None, pytest.fail)
+    assert f"  untuned   {worker.GPU_BASELINES}" in lines
+    assert "a record applies even where DLight's kernel is faster" in worker.GPU_BASELINES
+    cpu = session.Outcome(store.Partition(Path("db"), FP))
+    assert not [line for line in report(cpu, "m.onnx", None, None, pytest.fail) if line.startswith("  untuned ")]

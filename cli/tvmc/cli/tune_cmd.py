@@ -157,6 +157,8 @@ def report(outcome: Any, model: str, trials: int | None, trials_per_task: int | 
     if outcome.cost_model is not None:
         name = {"xgb": "XGBoost"}.get(outcome.cost_model, outcome.cost_model)
         lines.append(f"  search    MetaSchedule's evolutionary search, {name} cost model ({outcome.cost_model_why})")
+    if outcome.no_baselines is not None:
+        lines.append(f"  untuned   {outcome.no_baselines}")
     for index, task in enumerate(outcome.tasks):
         trials_done = task["done"] + outcome.trials.get(index, 0)
         best = outcome.best.get(index)

@@ -70,6 +70,7 @@ class Outcome:
     skipped: bool = False  # every task was done before: no child was started
     cost_model: str | None = None  # MetaSchedule's cost model the search used ("xgb", "random")
     cost_model_why: str = ""  # what was found (`xgboost 3.2.0`) or why not (`xgboost is not installed`)
+    no_baselines: str | None = None  # why no untuned kernel was measured (GPUs: DLight's are not)
 
     @property
     def budget_short(self) -> bool:
@@ -396,6 +397,8 @@ def _take(outcome: Outcome, event: Mapping[str, Any]) -> str | None:
         outcome.best[int(event["task"])] = event.get("best")
     elif "baseline" in event:
         outcome.baseline[int(event["baseline"])] = event.get("seconds")
+    elif "no_baselines" in event:
+        outcome.no_baselines = str(event["no_baselines"])
     elif "cost_model" in event:
         outcome.cost_model, outcome.cost_model_why = str(event["cost_model"]), str(event.get("why", ""))
     elif "done" in event:

@@ -5,8 +5,8 @@ fuses it with compile's pipeline, extracts MetaSchedule's tasks for the plan's t
 pending task's default schedule (the untuned kernel: its baseline, kept as a record) and tunes the
 ones not done yet into the run directory's JSONDatabase (MetaSchedule appends one line per measured
 candidate). Progress goes to EVENTS_FD as JSON lines: {"tasks": [...]}, {"baseline": i, "seconds":
-s or null}, {"cost_model": "xgb" or "random", "why": text}, {"task": i, "trials": n, "best": s},
-{"done": n}, or {"error": "one line"}.
+s or null} (CPUs) or {"no_baselines": why} (GPUs), {"cost_model": "xgb" or "random", "why": text},
+{"task": i, "trials": n, "best": s}, {"done": n}, or {"error": "one line"}.
 """
 
 from __future__ import annotations
@@ -157,6 +157,15 @@ def choose_cost_model() -> tuple[str, str]:
     return "xgb", f"xgboost {getattr(xgboost, '__version__', '?')}"
 
 
+# On GPUs the untuned build schedules each kernel with DLight after the database is consulted, so
+# the default schedule (no thread binding: it does not even build there) is not what it runs, and
+# DLight's kernels are not measured: said, not pretended.
+GPU_BASELINES = (
+    "not measured on this target: its untuned build runs DLight's schedules, which tuning does not "
+    "time, so a record applies even where DLight's kernel is faster (compare with compile --no-tuning)"
+)
+
+
 def tune(job: Job, events: TextIO) -> None:
     def emit(event: dict[str, Any]) -> None:
         events.write(json.dumps(event) + "\n")
@@ -261,10 +270,13 @@ def tune(job: Job, events: TextIO) -> None:
         runner: Any = ms.runner.RPCRunner(config, evaluator, max_workers=1)
     else:
         runner = ms.runner.LocalRunner(timeout_sec=job.timeout, evaluator_config=evaluator)
-    for (_, shash), seconds in zip(
-        pending, measure_baselines(tvm, ms, pending, builder, runner, database), strict=True
-    ):
-        emit({"baseline": index[shash], "seconds": seconds})
+    if tvmside.is_cpu(target):
+        for (_, shash), seconds in zip(
+            pending, measure_baselines(tvm, ms, pending, builder, runner, database), strict=True
+        ):
+            emit({"baseline": index[shash], "seconds": seconds})
+    else:
+        emit({"no_baselines": GPU_BASELINES})
     cost_model, why = choose_cost_model()
     emit({"cost_model": cost_model, "why": why})
     per_task = budget
