@@ -98,6 +98,8 @@ FEATURES: dict[str, Feature] = {
         Feature("compile-torch", "tvmc compile MODEL.pt2 (torch.export)", ("tvm", "tvm_ffi", "torch")),
         Feature("run", "tvmc run LIB, --check MODEL.onnx", ("tvm", "tvm_ffi", "onnx")),
         Feature("tune", "tvmc tune MODEL (MetaSchedule)", ("tvm", "tvm_ffi", "cloudpickle", "psutil"), True),
+        # optional for tune itself: without it, tune searches with MetaSchedule's random cost model
+        Feature("tune-xgboost", "tvmc tune's XGBoost cost model (else MetaSchedule's random one)", ("xgboost",)),
         Feature(
             "rpc",
             "TVM's RPC tracker and server (python -m tvm.exec.rpc_tracker / rpc_server)",

@@ -140,3 +140,9 @@ def test_a_gpu_run_says_its_untuned_kernels_were_not_measured() -> None:
     assert "a record applies even where DLight's kernel is faster" in worker.GPU_BASELINES
     cpu = session.Outcome(store.Partition(Path("db"), FP))
     assert not [line for line in report(cpu, "m.onnx", None, None, pytest.fail) if line.startswith("  untuned ")]
+
+
+def test_doctor_names_the_cost_model_package_without_making_tune_need_it() -> None:
+    assert "xgboost" not in deps.FEATURES["tune"].modules  # tune runs without it (random cost model)
+    assert deps.FEATURES["tune-xgboost"].modules == ("xgboost",)
+    assert deps.PACKAGES["xgboost"].extra == "tvm"
