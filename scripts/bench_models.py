@@ -256,6 +256,7 @@ class Case:
     flags: list[str]
     libraries: dict[str, Path] = field(default_factory=dict)  # runner label → library
     notes: list[str] = field(default_factory=list)
+    kernels: dict[str, list[str]] = field(default_factory=dict)  # runner label → tune's per-task lines
 
 
 def build_all(case: Case, work: Path, config: str, budgets: list[int], jobs: int) -> None:
@@ -278,6 +279,8 @@ def build_all(case: Case, work: Path, config: str, budgets: list[int], jobs: int
         said = [line.strip() for line in tuned.splitlines() if line.startswith(("tvmc: tuned", "  end to end", "  "))]
         summary = [line for line in said if line.startswith(("tvmc: tuned", "end to end")) or "lost to" in line]
         case.notes.append(f"tuned {budget}: {seconds:.0f} s in all; " + "; ".join(summary) + f"; {applied}")
+        # tune's per-task lines (trials, best, untuned): shown when this budget misses a goal
+        case.kernels[f"tuned {budget}"] = [line.rstrip() for line in tuned.splitlines() if " trials  best " in line]
 
 
 # ---- running --------------------------------------------------------------------------------------
@@ -411,6 +414,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  untuned / TVM relax.build: {untuned / times['tvm relax.build']:.2f} (<= 1: not slower)")
             for note in case.notes:
                 print(f"  {note}")
+            for label, lines in case.kernels.items():
+                missed = [
+                    goal
+                    for goal, failed in (
+                        ("within 2x of ONNX Runtime (1 thread)", times[label] > 2 * ort1),
+                        ("faster than untuned", times[label] >= untuned),
+                    )
+                    if failed
+                ]
+                if missed:  # the goal's per-kernel story: which kernels tuning could not make fast
+                    print(f"  {label} is not {' nor '.join(missed)}; its kernels (tvmc tune):")
+                    print("\n".join(f"    {line.strip()}" for line in lines))
             sys.stdout.flush()
     return 1 if mismatches else 0
 

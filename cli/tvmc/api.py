@@ -693,7 +693,8 @@ def compile(
 
     `tuning=False` is `--no-tuning`, `database` is `--database` (tuning records, tvmc.tune);
     isolated, only `database` or the config's build.tuning-records is applied. `tune=N` is
-    `--tune N`: first tune what the database lacks for this model (N trials in all, see `tune`).
+    `--tune N`: first tune what the database lacks for this model (N trials per task, as
+    `tune(trials_per_task=N)`).
 
     `output` is `-o` (a directory, or a path ending in "/", receives MODEL.so; default MODEL.so
     here); `input_shapes` is `--input-shapes` text or {name: shape} (None: a dynamic dimension).
@@ -730,7 +731,7 @@ def compile(
             model,
             configs,
             rewrite_list,
-            trials=tune,
+            trials_per_task=tune,
             model_format=model_format,
             input_shapes=input_shapes,
             env=env,
@@ -900,7 +901,7 @@ def tune(
     configs: Sequence[ConfigRef] = (),
     rewrite_list: Sequence[RewriteLike] = (),
     *,
-    trials: int = 200,
+    trials: int | None = None,
     trials_per_task: int | None = None,
     timeout: float = 30.0,
     jobs: int = 0,
@@ -918,9 +919,11 @@ def tune(
 ) -> Any:
     """Tune MODEL for the resolved config, exactly as `tvmc tune MODEL` does; returns the
     `tvmc.tune.session.Outcome`. The database: `database`, else the config's build.tuning-records,
-    else (not isolated) TVMC_TUNING_DB or the user's cache directory. `jobs` (0: the CPU count) is
-    how many candidates are built at once, nothing else. `rpc` (tracker host, port, device key)
-    measures on a device of TVM's RPC tracker: the tracker must answer and know the key within
+    else (not isolated) TVMC_TUNING_DB or the user's cache directory. The budget: `trials_per_task`
+    candidates per task (default 64, `tvmc.tune.DEFAULT_TRIALS_PER_TASK`); `trials` alone is
+    a budget in all, shared among the tasks; both: per task, capped in all. `jobs` (0: the CPU
+    count) is how many candidates are built at once, nothing else. `rpc` (tracker host, port, device
+    key) measures on a device of TVM's RPC tracker: the tracker must answer and know the key within
     `rpc_timeout` seconds, before any work (TVM's runner would wait for the key forever)."""
     from pathlib import Path
 

@@ -32,11 +32,31 @@ class Package:
     @property
     def pip_argument(self) -> str:
         """The package as `pip install` should get it: the bare name when only lower bounds are
-        declared (the newest release satisfies them), else the whole requirement, shell-quoted."""
-        if re.search(r"==|<|!=|~=", self.requirement):
-            return f"'{self.requirement}'"
+        declared (the newest release satisfies them), else the whole requirement, shell-quoted;
+        without its environment marker (the package is this platform's already)."""
+        requirement = self.requirement.split(";")[0].strip()
+        if re.search(r"==|<|!=|~=", requirement):
+            return f"'{requirement}'"
         return self.distribution
 
+
+# MetaSchedule's default (XGBoost) cost model. `xgboost-cpu` is the same module without the CUDA
+# build and NCCL (a 5.6 MB wheel; xgboost is 132 MB and pulls nvidia-nccl-cu12); it has no macOS wheel,
+# where `xgboost` is CPU-only.
+# Not a feature's requirement: tuning without it searches with MetaSchedule's random cost model.
+_XGBOOST = (
+    Package(
+        "xgboost", "xgboost", "xgboost>=3.2; platform_system == 'Darwin'", "tvm", "MetaSchedule's XGBoost cost model"
+    )
+    if sys.platform == "darwin"
+    else Package(
+        "xgboost",
+        "xgboost-cpu",
+        "xgboost-cpu>=3.2; platform_system != 'Darwin'",
+        "tvm",
+        "MetaSchedule's XGBoost cost model",
+    )
+)
 
 PACKAGES: dict[str, Package] = {
     p.module: p
@@ -55,6 +75,7 @@ PACKAGES: dict[str, Package] = {
         ),
         Package("psutil", "psutil", "psutil>=5.9", "tvm", "MetaSchedule's search and TVM's RPC server use it"),
         Package("tornado", "tornado", "tornado>=6.1", "tvm", "TVM's RPC tracker and proxy run on it"),
+        _XGBOOST,
         Package("jsonschema", "jsonschema", "jsonschema>=4.18", None, "the `--engine jsonschema` validator"),
         Package("tomli", "tomli", "tomli>=2.2.1,<2.4", "fast", "the compiled TOML parser"),
     )
@@ -77,6 +98,8 @@ FEATURES: dict[str, Feature] = {
         Feature("compile-torch", "tvmc compile MODEL.pt2 (torch.export)", ("tvm", "tvm_ffi", "torch")),
         Feature("run", "tvmc run LIB, --check MODEL.onnx", ("tvm", "tvm_ffi", "onnx")),
         Feature("tune", "tvmc tune MODEL (MetaSchedule)", ("tvm", "tvm_ffi", "cloudpickle", "psutil"), True),
+        # optional for tune itself: without it, tune searches with MetaSchedule's random cost model
+        Feature("tune-xgboost", "tvmc tune's XGBoost cost model (else MetaSchedule's random one)", ("xgboost",)),
         Feature(
             "rpc",
             "TVM's RPC tracker and server (python -m tvm.exec.rpc_tracker / rpc_server)",

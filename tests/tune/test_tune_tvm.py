@@ -5,6 +5,7 @@ rerun resumes. Real `tvmc` processes (signals need them), CPU only, host/native.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -58,6 +59,13 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     # 4 candidates, and each task's default schedule (the untuned kernel) as its baseline record
     assert "4 candidates measured, 6 new records" in done.stdout
     assert "  end to end  untuned " in done.stdout and "x faster (2 of 2 kernels from tuning records" in done.stdout
+    # the cost model is said: XGBoost where xgboost (the tvm extra's) imports, else random with a warning
+    if importlib.util.find_spec("xgboost") is not None:
+        assert "  search    MetaSchedule's evolutionary search, XGBoost cost model (xgboost " in done.stdout
+        assert "random cost model" not in done.stdout + done.stderr
+    else:
+        assert "random cost model (xgboost is not installed)" in done.stdout
+        assert "tvmc: warning: xgboost is not installed: MetaSchedule searched with its random" in done.stderr
     return db
 
 

@@ -142,7 +142,7 @@ class Display:
             self.open_line = False
 
 
-def report(outcome: Any, model: str, trials: int, trials_per_task: int | None, say: Any) -> list[str]:
+def report(outcome: Any, model: str, trials: int | None, trials_per_task: int | None, say: Any) -> list[str]:
     """The lines a tune ends with (stdout), its warnings passed to `say`."""
     from tvmc.tune.store import format_seconds
 
@@ -155,6 +155,11 @@ def report(outcome: Any, model: str, trials: int, trials_per_task: int | None, s
             f"{f' ({outcome.failed} failed)' if outcome.failed else ''}, {outcome.added} new records"
         )
     lines = [head, f"  database  {outcome.partition.path}"]
+    if outcome.cost_model is not None:
+        name = {"xgb": "XGBoost"}.get(outcome.cost_model, outcome.cost_model)
+        lines.append(f"  search    MetaSchedule's evolutionary search, {name} cost model ({outcome.cost_model_why})")
+    if outcome.no_baselines is not None:
+        lines.append(f"  untuned   {outcome.no_baselines}")
     for index, task in enumerate(outcome.tasks):
         trials_done = task["done"] + outcome.trials.get(index, 0)
         best = outcome.best.get(index)
@@ -181,7 +186,7 @@ def report(outcome: Any, model: str, trials: int, trials_per_task: int | None, s
         count = f"{len(outcome.untuned)} of {len(outcome.tasks)} tasks"
         if outcome.budget_short:
             wanted = sum(1 for t in outcome.tasks if t["state"] != "dynamic")
-            given = f"--trials-per-task {trials_per_task}" if trials_per_task is not None else f"--trials {trials}"
+            given = f"--trials {trials}" if trials is not None else f"--trials-per-task {trials_per_task}"
             say(f"{given} left {count} untuned ({names}): give --trials {wanted} or more")
         else:
             say(
@@ -199,11 +204,12 @@ def tune_command(
     model_format: ModelFormatOption = None,
     input_shapes: InputShapes = None,
     trials: Annotated[
-        int, typer.Option("--trials", metavar="N", min=1, show_default=False, help="Candidates in all (200).")
-    ] = 200,
+        int | None,
+        typer.Option("--trials", metavar="N", min=1, help="Candidates in all, shared by the tasks."),
+    ] = None,
     trials_per_task: Annotated[
         int | None,
-        typer.Option("--trials-per-task", metavar="N", min=1, help="Per task (default: --trials / tasks)."),
+        typer.Option("--trials-per-task", metavar="N", min=1, help="Per task (64 unless --trials)."),
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=1, metavar="S", show_default=False, help="Per build and run (30 s).")

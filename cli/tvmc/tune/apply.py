@@ -21,11 +21,13 @@ from pathlib import Path
 from tvmc.build.plan import BuildPlan
 from tvmc.config import CompilationConfig
 from tvmc.errors import TvmcError
-from tvmc.tune import store
+from tvmc.tune import DEFAULT_TRIALS_PER_TASK, store
 from tvmc.tune.fingerprint import target_fingerprint
 
 ISOLATED = "off (--isolated: no --database given)"
-TUNE_SUGGESTION = "tvmc tune MODEL with this config, then compile again"
+TUNE_SUGGESTION = (
+    f"compile with --tune {DEFAULT_TRIALS_PER_TASK} to tune its kernels first, or tvmc tune MODEL with this config"
+)
 
 
 def choose(

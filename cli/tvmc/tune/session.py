@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import importlib.metadata
 import json
-import math
 import os
 import pickle
 import platform
@@ -45,7 +44,7 @@ from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint, target_key
-from tvmc.tune.worker import Job
+from tvmc.tune.worker import Job, per_task_budget
 
 CHILD = "tvmc.tune.worker"
 TEMP_PREFIX = "tvmc-tune-"
@@ -69,6 +68,9 @@ class Outcome:
     end_to_end: str | None = None  # both libraries timed here (compare.end_to_end), set by api.tune
     untuned: list[str] = field(default_factory=list)  # tasks to tune with no successful measurement
     skipped: bool = False  # every task was done before: no child was started
+    cost_model: str | None = None  # MetaSchedule's cost model the search used ("xgb", "random")
+    cost_model_why: str = ""  # what was found (`xgboost 3.2.0`) or why not (`xgboost is not installed`)
+    no_baselines: str | None = None  # why no untuned kernel was measured (GPUs: DLight's are not)
 
     @property
     def budget_short(self) -> bool:
@@ -236,10 +238,7 @@ def _known_tasks(partition: store.Partition, key: str) -> list[dict[str, Any]] |
     return known
 
 
-def budget_of(trials: int, trials_per_task: int | None, count: int) -> int:
-    if trials_per_task is not None:
-        return trials_per_task
-    return max(1, math.ceil(trials / max(count, 1)))
+budget_of = per_task_budget
 
 
 def tune(
@@ -247,7 +246,7 @@ def tune(
     config: CompilationConfig,
     root: Path,
     *,
-    trials: int,
+    trials: int | None,
     trials_per_task: int | None,
     timeout: float,
     jobs: int,
@@ -342,9 +341,19 @@ def tune(
         hint = None if verbose or complete else "run with --verbose for TVM's output"
         raise BuildError(error + kept, "tune", hint=hint)
     _account(outcome, existing, warn)
+    say_cost_model(outcome, warn)
     if not outcome.interrupted and outcome.tasks:
         _remember(partition, key, outcome.tasks)
     return outcome
+
+
+def say_cost_model(outcome: Outcome, warn: store.Warn) -> None:
+    """Warn when the search fell back to MetaSchedule's random cost model (why, and the fix)."""
+    if outcome.cost_model == "random":
+        warn(
+            f"{outcome.cost_model_why}: MetaSchedule searched with its random cost model, which finds fast kernels "
+            f"later than its XGBoost one; {deps.install_command([deps.PACKAGES['xgboost']])}"
+        )
 
 
 def _account(outcome: Outcome, before: store.Database, warn: store.Warn) -> None:
@@ -388,6 +397,10 @@ def _take(outcome: Outcome, event: Mapping[str, Any]) -> str | None:
         outcome.best[int(event["task"])] = event.get("best")
     elif "baseline" in event:
         outcome.baseline[int(event["baseline"])] = event.get("seconds")
+    elif "no_baselines" in event:
+        outcome.no_baselines = str(event["no_baselines"])
+    elif "cost_model" in event:
+        outcome.cost_model, outcome.cost_model_why = str(event["cost_model"]), str(event.get("why", ""))
     elif "done" in event:
         outcome.measured = int(event["done"])
     elif "error" in event:

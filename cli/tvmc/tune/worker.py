@@ -5,14 +5,14 @@ fuses it with compile's pipeline, extracts MetaSchedule's tasks for the plan's t
 pending task's default schedule (the untuned kernel: its baseline, kept as a record) and tunes the
 ones not done yet into the run directory's JSONDatabase (MetaSchedule appends one line per measured
 candidate). Progress goes to EVENTS_FD as JSON lines: {"tasks": [...]}, {"baseline": i, "seconds":
-s or null}, {"task": i, "trials": n, "best": s}, {"done": n}, or {"error": "one line"}.
+s or null} (CPUs) or {"no_baselines": why} (GPUs), {"cost_model": "xgb" or "random", "why": text},
+{"task": i, "trials": n, "best": s}, {"done": n}, or {"error": "one line"}.
 """
 
 from __future__ import annotations
 
 import ctypes
 import importlib
-import importlib.util
 import json
 import math
 import os
@@ -28,14 +28,24 @@ from tvmc.build.plan import BuildPlan
 from tvmc.build.runner import require_tvm, short, transform
 from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
-from tvmc.tune import tvmside
+from tvmc.tune import DEFAULT_TRIALS_PER_TASK, tvmside
+
+
+def per_task_budget(trials: int | None, trials_per_task: int | None, count: int) -> int:
+    """Candidates per task: --trials-per-task; else --trials (in all) shared among the `count`
+    tasks; else DEFAULT_TRIALS_PER_TASK."""
+    if trials_per_task is not None:
+        return trials_per_task
+    if trials is not None:
+        return max(1, math.ceil(trials / max(count, 1)))
+    return DEFAULT_TRIALS_PER_TASK
 
 
 @dataclass
 class Job:
     plan: BuildPlan
     run_dir: str
-    trials: int
+    trials: int | None  # in all (None: no cap beyond the per-task budget)
     trials_per_task: int | None
     timeout: float
     jobs: int
@@ -55,9 +65,7 @@ def _die_with_parent() -> None:
 
 
 def budget_of(job: Job, count: int) -> int:
-    if job.trials_per_task is not None:
-        return job.trials_per_task
-    return max(1, math.ceil(job.trials / max(count, 1)))
+    return per_task_budget(job.trials, job.trials_per_task, count)
 
 
 def search(ms: Any, budget: int) -> Any:
@@ -135,6 +143,27 @@ def measure_baselines(
         )
         found[position] = sum(secs) / len(secs)
     return found
+
+
+def choose_cost_model() -> tuple[str, str]:
+    """MetaSchedule's default cost model, XGBoost ("xgb": xgboost, which tvmc's tvm extra declares),
+    else its random one; with what was found or why XGBoost cannot be used. XGBoost ranks the
+    candidates of the next batch by what was measured; the random model measures them blindly."""
+    try:
+        xgboost = importlib.import_module("xgboost")
+    except Exception as err:  # not installed, or broken: a missing shared library, a bad numpy
+        reason = "is not installed" if isinstance(err, ModuleNotFoundError) else f"cannot be imported ({short(err)})"
+        return "random", f"xgboost {reason}"
+    return "xgb", f"xgboost {getattr(xgboost, '__version__', '?')}"
+
+
+# On GPUs the untuned build schedules each kernel with DLight after the database is consulted, so
+# the default schedule (no thread binding: it does not even build there) is not what it runs, and
+# DLight's kernels are not measured: said, not pretended.
+GPU_BASELINES = (
+    "not measured on this target: its untuned build runs DLight's schedules, which tuning does not "
+    "time, so a record applies even where DLight's kernel is faster (compare with compile --no-tuning)"
+)
 
 
 def tune(job: Job, events: TextIO) -> None:
@@ -241,14 +270,19 @@ def tune(job: Job, events: TextIO) -> None:
         runner: Any = ms.runner.RPCRunner(config, evaluator, max_workers=1)
     else:
         runner = ms.runner.LocalRunner(timeout_sec=job.timeout, evaluator_config=evaluator)
-    for (_, shash), seconds in zip(
-        pending, measure_baselines(tvm, ms, pending, builder, runner, database), strict=True
-    ):
-        emit({"baseline": index[shash], "seconds": seconds})
-    # MetaSchedule's default cost model (xgb) needs xgboost; without it, random.
-    cost_model = "xgb" if importlib.util.find_spec("xgboost") is not None else "random"
+    if tvmside.is_cpu(target):
+        for (_, shash), seconds in zip(
+            pending, measure_baselines(tvm, ms, pending, builder, runner, database), strict=True
+        ):
+            emit({"baseline": index[shash], "seconds": seconds})
+    else:
+        emit({"no_baselines": GPU_BASELINES})
+    cost_model, why = choose_cost_model()
+    emit({"cost_model": cost_model, "why": why})
     per_task = budget
-    total = min(job.trials, sum(budget - job.done.get(s, 0) for _, s in pending))
+    total = sum(budget - job.done.get(s, 0) for _, s in pending)
+    if job.trials is not None:
+        total = min(job.trials, total)
     ms.tune_tasks(
         tasks=contexts,
         task_weights=[float(t.weight) for t, _ in pending],
