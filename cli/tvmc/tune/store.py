@@ -3,6 +3,7 @@
     DB/                                  --database DIR, TVMC_TUNING_DB, or ~/.cache/tvmc/tuning
       <target fingerprint>/              one partition per target fingerprint (tvmc.tune.fingerprint)
         partition.json                   the canonical config it came from, its target key, task names
+        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured (`Verdict`)
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
         .lock                            flock(2): held by whoever reads-adds-writes the partition
@@ -26,6 +27,7 @@ import base64
 import binascii
 import contextlib
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -44,6 +46,7 @@ ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
 RECORDS = "database_tuning_record.json"
 META = "partition.json"
+VERDICTS = "verdicts.json"
 LOCK = ".lock"
 RUN_PREFIX = ".run-"
 FAILED = 1e9  # MetaSchedule records a failed measurement as 1e10 seconds
@@ -547,6 +550,103 @@ def _meta_problem(data: Any) -> str | None:
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         return "'sources' is not a list of config names and paths"
     return None
+
+
+# ---- end-to-end verdicts ---------------------------------------------------------------------------
+
+# Below this (untuned time / tuned time) compile leaves a model's records out. The ratio is the median
+# of 5 interleaved rounds of both libraries (tvmc.tune.compare); on a shared machine a µs-scale model
+# moves a few percent between runs, so within 5% of even is a tie: the records stay (they won each
+# kernel against its untuned one), and only a clear loss (mlp.onnx: 0.90) builds untuned.
+LOST_BELOW = 0.95
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `tvmc tune` measured for one model (`model_id`) on its built libraries."""
+
+    untuned_seconds: float
+    tuned_seconds: float
+    model: str = ""  # the model's file name, for the user
+
+    @property
+    def ratio(self) -> float:
+        """How many times faster the tuned library ran (below 1: slower)."""
+        return self.untuned_seconds / self.tuned_seconds
+
+    @property
+    def lost(self) -> bool:
+        return self.ratio < LOST_BELOW
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"untuned-seconds": self.untuned_seconds, "tuned-seconds": self.tuned_seconds, "model": self.model}
+
+
+def model_id(path: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None) -> str | None:
+    """A model as a verdict knows it: SHA-256 of its bytes and of the input shapes it was built
+    for (not its path: a copy elsewhere is the same model). None when the file cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as source:
+            for block in iter(lambda: source.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    model = digest.hexdigest()
+    given = {str(k): [None if d is None else int(d) for d in v] for k, v in (shapes or {}).items()}
+    text = json.dumps(given, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{model}\n{text}".encode()).hexdigest()
+
+
+def _verdict_problem(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return "not an object"
+    for key in ("untuned-seconds", "tuned-seconds"):
+        value = item.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            return f"{key!r} is not a finite positive number of seconds"
+    if not isinstance(item.get("model", ""), str):
+        return "'model' is not a string"
+    return None
+
+
+def _is_hex_digest(key: str) -> bool:
+    return len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+
+
+def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
+    """verdicts.json of a partition, checked like records: a broken file, or a bad entry, is skipped
+    with a warning naming the file (and the entry); missing: none."""
+    path = directory / VERDICTS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        warn(f"{path}: cannot be read ({reason}): skipped (tvmc tune measures it again)")
+        return {}
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        warn(f"{path}: not an object of models: skipped (tvmc tune measures it again)")
+        return {}
+    out: dict[str, Verdict] = {}
+    for key, item in models.items():
+        problem = "its key is not a SHA-256" if not _is_hex_digest(key) else _verdict_problem(item)
+        if problem is not None:
+            warn(f"{path}: model {key[:16]!r}: {problem}: skipped")
+            continue
+        out[key] = Verdict(float(item["untuned-seconds"]), float(item["tuned-seconds"]), str(item.get("model", "")))
+    return out
+
+
+def write_verdict(partition: Partition, key: str, verdict: Verdict, warn: Warn) -> None:
+    """Store (replace) the verdict of one model, under the partition's lock, the file replaced whole."""
+    with locked(partition.path):
+        known = read_verdicts(partition.path, warn)
+        known[key] = verdict
+        doc = {"models": {k: v.to_dict() for k, v in sorted(known.items())}}
+        write_atomic(partition.path / VERDICTS, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
 
 
 def recover(partition: Partition, warn: Warn, *, include_own: bool = False) -> int:
