@@ -7,14 +7,16 @@
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
         .lock                            flock(2): held by whoever reads-adds-writes the partition
-        .run-<pid>/                      a tuning run in progress (or killed): its own JSONDatabase
+        .run-<pid>-<random>/             a tuning run in progress (or killed): its own JSONDatabase,
+          .lock                          and flock(2) held by the run (and its child) for its whole life
 
 A partition's files are only ever replaced whole (written to a temporary file, renamed), so a killed
 process never leaves half a file in them. Every read-add-write of a partition (recover, merge, task
 names, the tune's own result) holds the partition's lock, so concurrent commands never lose each
-other's records. A tuning run appends to its own `.run-PID` directory; when it ends, or when the
-next command finds it left by a killed run, its complete lines are merged into the partition
-(`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
+other's records. A tuning run appends to its own `.run-*` directory; when it ends, or when the
+next command finds it left by a killed run (its lock free: the PID in its name is not asked, a live
+run in another PID namespace looks dead from here), its complete lines are merged into the
+partition (`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
 
 Nothing read is trusted: every workload and record line is checked against the structure TVM's
 JSONDatabase expects (a bad one is skipped and named with its file and line), and a `.run-*`
@@ -34,6 +36,7 @@ import os
 import shutil
 import stat
 import struct
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -649,20 +652,76 @@ def write_verdict(partition: Partition, key: str, verdict: Verdict, warn: Warn) 
         write_atomic(partition.path / VERDICTS, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
 
 
-def recover(partition: Partition, warn: Warn, *, include_own: bool = False) -> int:
-    """Merge the records of finished or killed runs (`.run-PID`) into the partition; returns how many
-    records were new. A run whose process still lives is left alone (unless it is ours and done);
-    a run another user could have written is not merged (named in a warning) and left in place."""
+# ---- runs -----------------------------------------------------------------------------------------
+
+_own_runs: dict[str, int] = {}  # run directories this process holds → the descriptor of their lock
+
+
+def start_run(partition: Partition) -> tuple[Path, int]:
+    """A new run directory of this process in the partition, and the descriptor of its lock (held
+    until `end_run`; give it to the run's child too, so that the lock lives as long as either).
+
+    The lock is taken before the directory gets its `.run-` name, so `recover` never sees a run
+    without its lock held; a unique name, as PIDs of other namespaces can be equal."""
+    make_dir(partition.path)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".new-run-", dir=partition.path))  # 0700
+        fd = os.open(staging / LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise TvmcError(f"cannot start a run in {partition.path}: {err.strerror or err}", str(partition.path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        run = partition.path / f"{RUN_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+        os.rename(staging, run)
+    except OSError as err:
+        os.close(fd)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise TvmcError(f"cannot start a run in {partition.path}: {err.strerror or err}", str(partition.path)) from None
+    _own_runs[os.path.abspath(run)] = fd
+    return run, fd
+
+
+def end_run(run: Path) -> None:
+    """Let go of this process's lock on `run` (merged by then, or left for the next command)."""
+    fd = _own_runs.pop(os.path.abspath(run), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _run_alive(run: Path) -> bool:
+    """Whether a run's writer lives: its lock is held. A run without a lock file (of a tvmc before
+    the lock), or whose lock this user cannot open (another user's run), is judged by the PID in
+    its name; when it cannot tell, it says yes: the run is left alone."""
+    try:
+        fd = os.open(run / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        digits = run.name[len(RUN_PREFIX) :].split("-", 1)[0]
+        return digits.isdigit() and process_alive(int(digits))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def recover(partition: Partition, warn: Warn, *, finished: Path | None = None) -> int:
+    """Merge the records of killed runs (`.run-*` whose lock nobody holds) into the partition;
+    returns how many records were new. `finished` is this process's own run, ended: merged though
+    its lock is ours; this process's other runs are left alone, as are live runs of others. A run
+    another user could have written is not merged (named in a warning) and left in place."""
     if not partition.runs():
         return 0
     added = 0
+    own = None if finished is None else os.path.abspath(finished)
     with locked(partition.path):
         for run in partition.runs():  # again under the lock: another command may have merged them
-            try:
-                pid = int(run.name[len(RUN_PREFIX) :])
-            except ValueError:
-                pid = -1
-            if pid > 0 and process_alive(pid) and not (include_own and pid == os.getpid()):
+            key = os.path.abspath(run)
+            if key in _own_runs:
+                if key != own:
+                    continue
+            elif _run_alive(run):
                 continue
             problem = _untrusted_dir(run, (WORKLOADS, RECORDS, TASKS))
             if problem is not None:
