@@ -458,6 +458,46 @@ def test_row9_the_kind_a_string_implies_does_not_replace_a_kind_set_below(write:
     assert api.resolve([str(own)]).config.runtime == {"kind": "cpp", "system-lib": False}  # its own table wins
 
 
+# ---- row 15: one legacy-string grammar for every entry point ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('opencl -device="mali"', {"kind": "opencl", "device": "mali"}),
+        ('llvm -mattr="+avx2,+fma" -device="arm_cpu"', {"device": "arm_cpu", "mattr": ["+avx2", "+fma"]}),
+        ("llvm -host='llvm -mtriple=\"aarch64-linux-gnu\"'", {"kind": "llvm"}),
+    ],
+    ids=["device", "two-values", "in-a-nested-host"],
+)
+def test_row15_a_legacy_string_means_one_target_in_a_file_a_flag_the_env_and_migrate(
+    write: Write, text: str, expected: dict[str, object]
+) -> None:
+    from tvmc.migrate import migrate
+
+    toml = f"targets = [{json.dumps(text)}]\n"
+    ways = {
+        "file": api.resolve([str(write("t.toml", toml))], [], env={}),
+        "flag": api.resolve([], [("--target", text)], env={}),
+        "env": api.resolve([], [], env={"TVMC_TARGET": text}),
+    }
+    shown = {way: resolved.to_dict()["targets"] for way, resolved in ways.items()}
+    assert shown["flag"] == shown["file"] == shown["env"], shown
+    target = shown["file"][0]
+    assert all(target[k] == v for k, v in expected.items()), target
+    assert not any('"' in key for key in target["keys"])  # no `"mali"` key
+    if "-host=" in text:
+        assert ways["file"].config.host["mtriple"] == "aarch64-linux-gnu"
+    migrated = write("m.toml", migrate(text).toml_text)
+    assert api.resolve([str(migrated)], [], env={}).to_dict()["targets"] == shown["file"]
+
+
+def test_row15_the_file_keeps_a_double_quote_that_quotes_nothing(write: Write) -> None:
+    # Only old tvmc's `-k="value"` form quotes; `'…'` and a quote inside a word stay TVM's grammar.
+    path = write("t.toml", 'targets = ["llvm -device=a\\"b\\""]\n')
+    assert api.resolve([str(path)], [], env={}).config.targets[0]["device"] == 'a"b"'
+
+
 # ---- one voice for errors: the argument parser's usage errors are one line too -----------------
 
 

@@ -702,6 +702,57 @@ def test_issue26_a_part_is_the_same_layers_then_the_selection(part: list[str], w
     assert [t["kind"] for t in with_part["targets"]] == ["cuda"]
 
 
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789+_.", min_size=1, max_size=6)
+
+
+@st.composite
+def _quoted_value(draw: st.DrawFn) -> str:
+    """A legacy option value as a user writes it: bare, in old tvmc's double quotes, or in TVM's
+    single quotes (the quoted forms may hold commas and spaces)."""
+    words = draw(st.lists(_WORD, min_size=1, max_size=3))
+    form = draw(st.sampled_from(["bare", "double", "single"]))
+    if form == "bare":
+        return ",".join(words)
+    text = draw(st.sampled_from([",", ", ", " "])).join(words)
+    return f'"{text}"' if form == "double" else f"'{text}'"
+
+
+_LEGACY_OPTIONS = {
+    "llvm": ["device", "keys", "libs", "model", "mtriple", "mabi"],
+    "opencl": ["device", "keys", "libs", "model"],
+    "cuda": ["device", "keys", "libs", "model", "arch"],
+}
+
+
+@st.composite
+def _legacy_string(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(sorted(_LEGACY_OPTIONS)))
+    options = draw(st.lists(st.sampled_from(_LEGACY_OPTIONS[kind]), unique=True, max_size=3))
+    return " ".join([kind, *(f"-{option}={draw(_quoted_value())}" for option in options)])
+
+
+def _targets_or_problem(configs: list[str], flags: list[tuple[str, str]], env: dict[str, str]) -> Any:
+    try:
+        resolved = api.resolve(configs, flags, env=env)
+    except TvmcError as err:
+        return ("error", err.rule, err.message)
+    return resolved.to_dict()["targets"], resolved.to_dict()["host"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_legacy_string())
+def test_issue26_one_legacy_string_grammar_for_flag_env_and_file(tmp_path: Path, text: str) -> None:
+    """Row 15 as a property: a legacy string gives the same canonical target (or the same refusal)
+    whether a file's `targets`, `--target` or `TVMC_TARGET` carries it."""
+    path = tmp_path / "t.toml"
+    path.write_text(f"targets = [{json.dumps(text)}]\n", encoding="utf-8")
+    file = _targets_or_problem([str(path)], [], {})
+    flag = _targets_or_problem([], [("--target", text)], {})
+    env = _targets_or_problem([], [], {"TVMC_TARGET": text})
+    event("refused" if file[0] == "error" else "accepted")
+    assert file == flag == env, text
+
+
 PARSE_COUNT = """
 import sys
 from tvmc.targets import parse as parsing
