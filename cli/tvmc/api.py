@@ -487,7 +487,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
                 return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
         if pointer.startswith("/host") and mirror is None and (index := carrier()) is not None:
-            return tree.origins.get(f"/targets/{index}", Origin.default())
+            # Where that target wrote its host: its `host` key (a table or a string), else its tag.
+            return origin_of_node(f"/targets/{index}{pointer}")
         owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
         kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
         return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")

@@ -498,6 +498,91 @@ def test_row15_the_file_keeps_a_double_quote_that_quotes_nothing(write: Write) -
     assert api.resolve([str(path)], [], env={}).config.targets[0]["device"] == 'a"b"'
 
 
+# ---- row 16: explain on hosts: the winner get and show --origin name, never "not set" after a step --
+
+
+def _leaves(value: object, pointer: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [leaf for key, child in value.items() for leaf in _leaves(child, f"{pointer}/{key}")]
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        return [leaf for index, child in enumerate(value) for leaf in _leaves(child, f"{pointer}/{index}")]
+    return [pointer]
+
+
+_ROW16_FILES = {
+    "tag-string.toml": 'targets = ["nvidia/jetson-agx-orin-64gb"]\n',
+    "host-tag.toml": 'targets = ["cuda"]\nhost = "aws/cpu/c5.large"\n',
+    "host-string.toml": 'targets = ["cuda"]\nhost = "llvm -mcpu=skylake"\n',
+    "same-host.toml": 'host = "llvm -mcpu=skylake"\n',
+    "own-host.toml": 'targets = [{ kind = "cuda", host = "llvm -mcpu=skylake" }]\n',
+}
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags"),
+    [
+        (["tag-string.toml"], []),
+        (["host-tag.toml"], []),
+        (["host-string.toml", "same-host.toml"], []),  # an equal re-set by a later file
+        (["host-string.toml"], [("--set", "host.mcpu=skylake")]),  # an equal re-set by a flag
+        (["own-host.toml"], []),
+        (["nvidia/jetson-agx-orin-64gb"], [("--target-host", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a78")]),
+        (["aws/c5"], [("--target", "nvidia/geforce-rtx-4090")]),
+        (["apple/m1-gpu"], []),
+    ],
+    ids=["tag-string", "host-tag", "equal-file", "equal-flag", "own-host", "target-host", "derived", "m1"],
+)
+def test_row16_explain_names_the_winner_get_and_show_origin_name(
+    write: Write, configs: list[str], flags: list[tuple[str, str]]
+) -> None:
+    from tvmc import explain as explaining
+    from tvmc.pointers import display_path
+
+    files = {name: str(write(name, text)) for name, text in _ROW16_FILES.items()}
+    given = [files.get(c, c) for c in configs]
+    resolved = api.resolve(given, flags, env={})
+    shown = resolved.to_dict()
+    host_paths = ["targets[0]." + display_path(p) for p in _leaves(shown["host"], "/host")]
+    for path in [display_path(p) for p in _leaves(shown)] + host_paths:
+        found = explaining.get(shown, resolved.origins, path)
+        assert found is not None, path  # a path into targets[0]'s host reads the config's host
+        explained = api.explain(given, flags, path, env={})
+        assert explained.final is not None and explained.final.value == found.value, path
+        assert str(explained.final.origin) == str(found.origin), path
+        if found.origin.kind != "default":  # the last step is the winner `show --origin` names
+            last = explained.steps[-1]
+            assert last.action == "set" and last.where == str(found.origin), (path, last, found.origin)
+            assert last.value == found.value or last.expanded_from is not None or isinstance(found.value, list), path
+
+
+def test_row16_a_path_into_a_targets_host_is_the_configs_host_on_the_command_line(write: Write) -> None:
+    path = str(write("own.toml", 'targets = [{ kind = "cuda", host = "llvm -mcpu=skylake" }]\n'))
+    where = f"{path}:1:29 (via --config {path})"  # the host the target wrote, not the target
+    code, out, _ = tvmc("config", "get", "targets[0].host.mcpu", "-c", path, "--origin")
+    assert (code, out) == (0, f"{where}\tskylake\n")
+    code, out, err = tvmc("config", "explain", "targets[0].host.mcpu", "-c", path)
+    assert code == 0 and "not set" not in err, err
+    assert out.splitlines()[-2:] == [
+        f'{where}\ttargets[0].host.mcpu = "skylake"  (expanded from "llvm -mcpu=skylake")',
+        'canonical\thost.mcpu = "skylake"',
+    ]
+    assert f'{where}\thost.mcpu = "skylake"' in tvmc("config", "show", "-c", path, "--origin")[1].splitlines()
+
+
+def test_row16_an_equal_re_set_is_the_winner_everywhere(write: Write) -> None:
+    first = str(write("a.toml", 'targets = ["cuda"]\nhost = "llvm -mcpu=skylake"\n'))
+    second = str(write("b.toml", 'host = "llvm -mcpu=skylake"\n'))
+    code, out, _ = tvmc("config", "explain", "host.mcpu", "-c", first, "-c", second)
+    lines = out.splitlines()
+    assert code == 0 and [line.split("\t")[0] for line in lines] == [
+        f"{first}:2:1 (via --config {first})",
+        f"{second}:1:1 (via --config {second})",
+        "canonical",
+    ]
+    show = tvmc("config", "show", "-c", first, "-c", second, "--origin")[1].splitlines()
+    assert f'{second}:1:1 (via --config {second})\thost.mcpu = "skylake"' in show
+
+
 # ---- one voice for errors: the argument parser's usage errors are one line too -----------------
 
 

@@ -643,6 +643,8 @@ def test_issue26_every_path_get_prints_can_be_set_and_unset(case: tuple[list[str
         assert after is None or after.origin.kind == "default", (path, after)
     explained = api.explain(configs, [], path, env={})
     assert explained.final is not None and explained.final.value == value
+    if found.origin.kind != "default":  # explain's winner is the origin `get` and `show --origin` print
+        assert explained.steps and explained.steps[-1].where == str(found.origin), (path, explained.steps)
 
 
 @pytest.mark.parametrize("shipped", ISSUE26_CONFIGS, ids=" ".join)
