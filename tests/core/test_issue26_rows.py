@@ -432,6 +432,56 @@ def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -
     assert code == 1 and "[host-conflict]" in out
 
 
+@pytest.mark.parametrize(
+    ("flags", "env", "origin"),
+    [
+        ([("--target-host", "llvm -mcpu=znver3")], None, "--target-host=llvm -mcpu=znver3"),
+        ([], {"TVMC_TARGET_HOST": "llvm -mcpu=znver3"}, "env TVMC_TARGET_HOST"),
+    ],
+    ids=["flag", "env"],
+)
+def test_row8_a_later_host_overrides_the_host_a_lower_legacy_string_names(
+    write: Write, flags: list[tuple[str, str]], env: dict[str, str] | None, origin: str
+) -> None:
+    path = write("board.toml", "targets = [\"cuda -host='llvm -mcpu=skylake'\"]\n")
+    resolved = api.resolve([str(path)], flags, env=env)
+    assert resolved.config.host["mcpu"] == "znver3" and resolved.config.targets[0]["kind"] == "cuda"
+    assert str(resolved.origin("/host/mcpu")) == origin
+    assert str(resolved.origin("/targets/0/kind")).startswith(f"{path}:1:12 ")  # the string still wrote the target
+    code, out, _ = tvmc("config", "validate", "-c", str(path), *[a for flag in flags for a in flag])
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags", "env", "blamed"),
+    [
+        (["nvidia/jetson-agx-orin-64gb"], [("--target-host", "cuda")], {}, "--target-host=cuda: "),
+        (["nvidia/jetson-agx-orin-64gb"], [], {"TVMC_TARGET_HOST": "cuda"}, "env TVMC_TARGET_HOST: "),
+        (["aws/c5"], [("--target-host", "llvm -mtriple=aarch64-linux-gnu -mcpu=skylake")], {}, "--target-host="),
+        (["raspberry-pi/4b-aarch64"], [], {"TVMC_TARGET_HOST": "llvm -mcpu=notacpu"}, "env TVMC_TARGET_HOST: "),
+        # A target with a host of its own over a host set earlier: the later layer caused the conflict.
+        ([], [("--target-host", "llvm -mcpu=znver3"), ("--target", "cuda -host='llvm -mcpu=x'")], {}, "--target="),
+    ],
+    ids=["flag-not-cpu", "env-not-cpu", "flag-unknown-cpu", "env-unknown-cpu", "later-target"],
+)
+def test_row8_a_host_problem_a_flag_or_the_env_causes_is_blamed_on_it(
+    monkeypatch: pytest.MonkeyPatch,
+    configs: list[str],
+    flags: list[tuple[str, str]],
+    env: dict[str, str],
+    blamed: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    args = [a for c in configs for a in ("-c", c)] + [a for flag in flags for a in flag]
+    code, _, err = tvmc("config", "show", *args)
+    assert code == 2 and err.startswith(f"tvmc: error: {blamed}"), err  # a usage error, not the config's
+    assert "configs/" not in err and ".toml" not in err
+    code, out, _ = tvmc("config", "validate", *args)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and problems and all(line.startswith(blamed.rstrip(": ")) for line in problems), out
+
+
 # ---- row 9: a later layer's target string wins over a lower layer's table ----------------------
 
 

@@ -304,8 +304,17 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
             replaced = {"tag": entry, "host": plain_copy(host)}
             if f"/targets/{index}" in tree.origins:
                 tree.origins[f"/targets/{index}/tag"] = tree.origins[f"/targets/{index}"]
+        elif isinstance(entry, str):
+            # A legacy string naming its host (`cuda -host='llvm …'`): the target it stands for,
+            # written by the same layer, with the later host. Its executor/runtime settings were
+            # lifted when its layer was read (`own_data`, `--target`), so the table loses nothing.
+            own = {k: v for k, v in tg.parse_target(entry).spec.items() if k != "host"}
+            replaced = {**own, "host": plain_copy(host)}
+            written = tree.origins.get(f"/targets/{index}")
+            if written is not None:
+                tree.origins.update(origins_for(own, f"/targets/{index}", lambda _p, o=written: o))
         else:
-            continue  # a legacy string naming its host: validation reports a conflict
+            continue
         entries[index] = replaced  # type: ignore[index]
         tree.origins.update({f"/targets/{index}/host" + p: o for p, o in host_origins.items()})
 
