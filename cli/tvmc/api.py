@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
+from tvmc import targets as tg
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.keys import pass_config_aliases
@@ -309,9 +310,10 @@ def resolve_inputs(given: Inputs) -> Resolved:
     """`resolve` for checked inputs."""
     given = require_inputs(given)
     tree = build(given)
+    reader = tree.reader  # each target read once: by layering, the rule engine and canonicalization
     try:
-        warnings = check(tree)
-        config, notes = canonicalize_config(tree.data, tree.origins)
+        warnings = check(tree, reader)
+        config, notes = canonicalize_config(tree.data, tree.origins, reader)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise _blame_flags(err, tree) from None
@@ -320,11 +322,11 @@ def resolve_inputs(given: Inputs) -> Resolved:
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
 
 
-def check(tree: Tree) -> list[Finding]:
+def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes). Returns the
     engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
-    findings = config_findings(tree.data)
+    findings = config_findings(tree.data, reader=reader)
     for finding in findings:
         if finding.severity != "error":
             continue
@@ -442,7 +444,7 @@ def _host_carrier(tree: Tree, host: Any) -> int | None:
     """The index of the written target whose own host (inside a tag) is the canonical host."""
     entries = tree.data.get("targets")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        own = canonical_entry(entry)
+        own = canonical_entry(entry, tree.reader)
         if own is not None and own.get("host") == host:
             return index
     return None

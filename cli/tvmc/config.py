@@ -20,7 +20,7 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.errors import TvmcError, did_you_mean
+from tvmc.errors import TargetError, TvmcError, did_you_mean
 from tvmc.frozen import FrozenDict, freeze, thaw
 from tvmc.keys import (
     BUILD_OPTIONS,
@@ -228,8 +228,19 @@ def canonical_pass_config(
     return canonical
 
 
-def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[CompilationConfig, list[str]]:
-    """Resolved tree → canonical CompilationConfig (plus notes about conversions made)."""
+def canonicalize_config(
+    data: Mapping[str, Any], origins: Origins, reader: tg.TargetReader | None = None
+) -> tuple[CompilationConfig, list[str]]:
+    """Resolved tree → canonical CompilationConfig (plus notes about conversions made). `reader`
+    holds the targets the rule engine read from `data`, so that each is parsed once."""
+    reader = reader if reader is not None else tg.TargetReader()
+
+    def read(entry: Any, pointer: str) -> tg.TargetValue:
+        try:
+            return reader.read(entry)
+        except TargetError:  # read again with its location (the rule engine reports it first)
+            return tg.read_target(entry, _where(origins, pointer))
+
     for key in data:
         if key not in TOP_LEVEL:
             raise ConfigError(
@@ -245,8 +256,8 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         raise ConfigError("targets: expected a non-empty list of targets", _where(origins, "/targets"))
     specs = []
     for index, entry in enumerate(raw_targets):
-        parsed = tg.parse_target(entry, source=_where(origins, f"/targets/{index}"))
-        specs.append(parsed.spec)
+        parsed = read(entry, f"/targets/{index}")
+        specs.append(parsed)
         notes.extend(parsed.notes)
         for section, settings in parsed.lifted.items():
             merged = with_lifted(section, settings, executor if section == "executor" else runtime)
@@ -255,7 +266,7 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
             else:
                 runtime = merged
     host = data.get("host")
-    host_spec = tg.parse_target(host, source=_where(origins, "/host")).spec if host is not None else None
+    host_spec = read(host, "/host") if host is not None else None
     system = tg.resolve_system(
         specs,
         host_spec,

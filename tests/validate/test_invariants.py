@@ -794,11 +794,6 @@ def test_issue26_parse_calls_for_one_target_are_bounded() -> None:
     assert distinct == 1 and calls <= 2, calls
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 invariant 5, a known gap: the rule engine and canonicalization each parse the "
-    "target (one immutable parsed target value shared by both is the redesign still to do)",
-)
 def test_issue26_one_parse_per_distinct_target_input() -> None:
     """Invariant 5: one `parse_target` per distinct target input for `config show -c aws/c5`."""
     assert _parse_calls() == (1, 1)

@@ -6,6 +6,7 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
     parse_targets(x)       also old tvmc comma lists → ParsedTargets(targets, host, lifted, notes)
     canonicalize(spec)     → dict equal to `tvm.target.Target(spec).export()` (machine values left out)
     to_legacy(canonical)   → v0.10-style string that parses back to the same canonical target
+    read_target(x)         → TargetValue: parsed once and canonical (TargetReader: each target of a tree once)
     resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics
     device_clashes(...)    → the duplicate-device rule (resolution raises the first, validation reports all)
 """
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
     from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
     from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
+    from tvmc.targets.value import TargetReader, TargetValue, read_target
 
 __all__ = [
     "COMPILER_MISMATCH",
@@ -50,7 +52,9 @@ __all__ = [
     "ParsedTarget",
     "ParsedTargets",
     "Spec",
+    "TargetReader",
     "TargetSystem",
+    "TargetValue",
     "canonicalize",
     "check_modern",
     "compiler_mismatch",
@@ -65,6 +69,7 @@ __all__ = [
     "least_specialised",
     "parse_target",
     "parse_targets",
+    "read_target",
     "resolve_system",
     "second_target",
     "second_target_message",
@@ -105,6 +110,9 @@ _SUBMODULE = {
     "ParsedTargets": "tvmc_list",
     "parse_targets": "tvmc_list",
     "split_list": "tvmc_list",
+    "TargetReader": "value",
+    "TargetValue": "value",
+    "read_target": "value",
 }
 
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported

@@ -26,6 +26,7 @@ from tvmc.targets.canonical import (
     host_conflicts,
     host_problem,
 )
+from tvmc.targets.value import TargetValue
 
 
 @dataclass(slots=True, frozen=True)
@@ -51,14 +52,19 @@ def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in target.items() if k not in ("host", "compiler")}
 
 
+def _canonical(target: Spec | str | TargetValue, source: Location | None) -> dict[str, Any]:
+    """A target's canonical form (with its `compiler`), a fresh dict: read once when given as a value."""
+    return target.with_compiler() if isinstance(target, TargetValue) else canonicalize(target, source=source)
+
+
 def resolve_system(
-    targets: Sequence[Spec | str],
-    host: Spec | str | None,
+    targets: Sequence[Spec | str | TargetValue],
+    host: Spec | str | TargetValue | None,
     *,
     source_of: Callable[[int], Location | None] | None = None,
     host_source: Location | None = None,
 ) -> TargetSystem:
-    """Canonicalize the targets and settle the host.
+    """Canonicalize the targets (a `TargetValue` is canonical already) and settle the host.
 
     * A config-level `host` applies to every target without one; a target whose own host
       differs from it is an error naming both.
@@ -74,7 +80,7 @@ def resolve_system(
 
     if not targets:
         raise TargetError("Require at least one target", loc(0) if source_of else None)
-    canon = [canonicalize(t, source=loc(i)) for i, t in enumerate(targets)]
+    canon = [_canonical(t, loc(i)) for i, t in enumerate(targets)]
     notes: list[str] = []
     own_hosts = [t["host"] if isinstance(t.get("host"), dict) else None for t in canon]
     for i, own in enumerate(own_hosts):
@@ -82,7 +88,7 @@ def resolve_system(
             raise TargetError(
                 f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU, pointer=f"/targets/{i}/host"
             )
-    effective = canonicalize(host) if host is not None else None
+    effective = _canonical(host, None) if host is not None else None
     if effective is not None and (problem := host_problem(effective)):
         raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU, pointer="/host")
     for conflict in host_conflicts(own_hosts, effective):

@@ -32,8 +32,10 @@ class _Rules:
         strict: bool,
         partial: bool,
         string_start: StringStart | None,
+        reader: tg.TargetReader | None = None,
     ) -> None:
         self.data = data
+        self.reader = reader  # the targets of `data`, read once and shared with canonicalization
         self.partial = partial  # only this file's document: values a parent would add are unknown
         broken = {f.pointer for f in structural if f.severity == "error"}
         self.broken = broken
@@ -79,7 +81,11 @@ class _Rules:
 
     def canonical(self, raw: Any, pointer: str) -> Target | None:
         try:
-            canonical, compiler, lifted = canonicalize(raw)
+            if self.reader is not None:
+                value = self.reader.read(raw)
+                canonical, compiler, lifted = dict(value.canonical), value.compiler, dict(value.lifted)
+            else:
+                canonical, compiler, lifted = canonicalize(raw)
         except TargetError as err:
             problem, at = err, None
             start = self.string_start(pointer) if self.string_start and isinstance(raw, str) else None
@@ -430,16 +436,19 @@ def semantic_findings(
     strict: bool = False,
     partial: bool = False,
     string_start: StringStart | None = None,
+    reader: tg.TargetReader | None = None,
 ) -> list[Finding]:
     """Every semantic finding of a resolved tree. `structural` are its structural findings (their
     subtrees are skipped); `partial` says the tree lacks what unresolvable parents would add;
     `string_start(pointer)` may give where a string value's text begins, so that errors inside
     legacy target strings get their exact column."""
-    return _Rules(data, structural, strict, partial, string_start).run()
+    return _Rules(data, structural, strict, partial, string_start, reader).run()
 
 
-def config_findings(data: Mapping[str, Any], *, strict: bool = False) -> list[Finding]:
+def config_findings(
+    data: Mapping[str, Any], *, strict: bool = False, reader: tg.TargetReader | None = None
+) -> list[Finding]:
     """Every finding of the one rule engine on a config used on its own (resolved, or written by
     `config migrate`): structural, completeness, then semantic. What every command refuses."""
     structural = [*check_document(data), *completeness_findings(data)]
-    return [*structural, *semantic_findings(data, structural, strict=strict)]
+    return [*structural, *semantic_findings(data, structural, strict=strict, reader=reader)]
