@@ -397,10 +397,7 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
 def _mirror(canonical: Mapping[str, Any]) -> int | None:
     """The index of the target the canonical host is a copy of, if any."""
     host = canonical.get("host")
-    return next(
-        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
-        None,
-    )
+    return next((i for i, t in enumerate(canonical.get("targets", [])) if t == host), None)  # targets carry no host
 
 
 def source_pointer(resolved: Resolved, pointer: str) -> str | None:

@@ -34,6 +34,7 @@ from tvmc.keys import (
 )
 from tvmc.pointers import join
 from tvmc.provenance import Origin, Origins, origin_of
+from tvmc.targets.hosting import attach_host
 from tvmc.values import ValueTypeError, check_value
 
 
@@ -75,10 +76,9 @@ class CompilationConfig:
         out: dict[str, Any] = {
             "description": self.description,
             "tvm-version": self.tvm_version,
-            # A target's host that is the config's host is written once, at the config level: the
-            # form `show` prints then reads back to itself (a host given at the config level is
-            # nested into the targets when read, a derived one is not).
-            "targets": [_without_host(t) if t.get("host") == self.host else t for t in self.targets],
+            # The host is written once, at the config level: resolution detaches it from the
+            # targets (`targets.resolve_system`), so `show` reads back to itself.
+            "targets": self.targets,
             "host": self.host,
             "executor": self.executor,
             "runtime": self.runtime,
@@ -95,7 +95,7 @@ class CompilationConfig:
         its own host is built with the config's host, so writing the default host out (or putting
         it on the target) does not change the meaning. `==`, `hash()` and `fingerprint` read it."""
         meaning = self.to_dict()
-        meaning["targets"] = [t if "host" in t else {**t, "host": meaning["host"]} for t in meaning["targets"]]
+        meaning["targets"] = [attach_host(t, meaning["host"]) for t in meaning["targets"]]
         return meaning
 
     def _key(self) -> str:
@@ -116,10 +116,6 @@ class CompilationConfig:
         import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
 
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in target.items() if k != "host"}
 
 
 def sort_keys(value: Any) -> Any:

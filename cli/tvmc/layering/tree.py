@@ -310,7 +310,7 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
             # written by the same layer, with the later host. Its executor/runtime settings were
             # lifted when its layer was read (`own_data`, `--target`), so the table loses nothing.
             try:
-                own = {k: v for k, v in tree.reader.read(entry).spec.items() if k != "host"}
+                own = tg.detach_host(tree.reader.read(entry).spec)
             except TvmcError:
                 continue  # validation reports the string
             replaced = {**own, "host": plain_copy(host)}

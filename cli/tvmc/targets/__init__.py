@@ -7,7 +7,8 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
     canonicalize(spec)     → dict equal to `tvm.target.Target(spec).export()` (machine values left out)
     to_legacy(canonical)   → v0.10-style string that parses back to the same canonical target
     read_target(x)         → TargetValue: parsed once and canonical (TargetReader: each target of a tree once)
-    resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics
+    resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics: the host a field
+    attach_host / detach_host / tvm_target   the one place a host is written on a target or taken off
     device_clashes(...)    → the duplicate-device rule (resolution raises the first, validation reports all)
 """
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
         second_target,
         second_target_message,
     )
+    from tvmc.targets.hosting import attach_host, detach_host, tvm_target
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
@@ -55,9 +57,11 @@ __all__ = [
     "TargetReader",
     "TargetSystem",
     "TargetValue",
+    "attach_host",
     "canonicalize",
     "check_modern",
     "compiler_mismatch",
+    "detach_host",
     "device_clashes",
     "device_type",
     "env_dependent_keys",
@@ -75,6 +79,7 @@ __all__ = [
     "second_target_message",
     "split_list",
     "to_legacy",
+    "tvm_target",
 ]
 
 # Name → the submodule that defines it, imported when the name is first used: `config validate`
@@ -96,6 +101,9 @@ _SUBMODULE = {
     "canonicalize": "canonical",
     "device_type": "canonical",
     "host_problem": "canonical",
+    "attach_host": "hosting",
+    "detach_host": "hosting",
+    "tvm_target": "hosting",
     "ParsedTarget": "parse",
     "parse_target": "parse",
     "to_legacy": "printer",

@@ -14,6 +14,7 @@ from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
+from tvmc.targets.hosting import detach_host
 from tvmc.targets.machine import NO_MACHINE, Machine, tvm_machine
 from tvmc.targets.parse import parse_legacy_strict
 from tvmc.targets.spec import Spec as Spec
@@ -269,7 +270,7 @@ def second_target(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> in
     for index, (target, compiler) in enumerate(targets):
         if compiler is not None or str(target["kind"]) not in registry.kinds():
             continue
-        plain = {k: v for k, v in target.items() if k != "host"}
+        plain = detach_host(target)
         if first is None:
             first = plain
         elif plain != first:
@@ -349,6 +350,12 @@ def _check_compiler(
 
 
 COMPILER_MISMATCH = "compiler-mismatch"  # the rule id of a `compiler_mismatch`
+
+
+def check_compiler(value: Any, target: Mapping[str, Any], source: Location | None = None) -> str:
+    """The `compiler` of a top-level canonical target (given without it), checked as `canonicalize`
+    checks it: a known BYOC codegen that can refine the target. TargetError otherwise."""
+    return _check_compiler(value, dict(target), registry.all_kinds()[target["kind"]], source, "", True)
 
 
 def compiler_mismatch(comp: registry.Compiler, target: Mapping[str, Any]) -> str | None:

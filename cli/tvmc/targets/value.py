@@ -22,8 +22,9 @@ from tvmc.targets.parse import parse_target
 class TargetValue:
     """A target as written (`raw`), parsed (`spec`, `lifted`, `notes`) and canonical.
 
-    `canonical` is TVM 0.27's export of the target without its `compiler` (checked by its own rule,
-    compiler-mismatch); `with_compiler()` is the target a build uses. Read-only: share, never mutate."""
+    `canonical` is TVM 0.27's export of the target without its `compiler` (not checked here: the
+    rule engine has its own rule for it, compiler-mismatch, and `resolve_system` checks it as
+    `canonicalize` does); `with_compiler()` is the target a build uses. Read-only: never mutate."""
 
     raw: Any
     spec: Mapping[str, Any]
@@ -46,10 +47,11 @@ def read_target(raw: Any, source: Location | None = None) -> TargetValue:
     parsed = parse_target(raw, source=source)
     spec = parsed.spec
     compiler = spec.get("compiler") if isinstance(spec, dict) else None
+    if compiler is not None and not isinstance(compiler, str):
+        raise T.type_error("compiler", "str", compiler, source, "")
     bare = {k: v for k, v in spec.items() if k != "compiler"} if compiler is not None else spec
     canonical = canonicalize(bare, source=source)
-    named = compiler if isinstance(compiler, str) else None
-    return TargetValue(raw, spec, parsed.lifted, parsed.notes, canonical, named)
+    return TargetValue(raw, spec, parsed.lifted, parsed.notes, canonical, compiler)
 
 
 class TargetReader:

@@ -196,16 +196,13 @@ def main_target(config: Config) -> tuple[int, dict[str, Any]] | None:
     """(index, the TVM target as TVM takes it, without host) of the first non-BYOC entry."""
     for index, entry in enumerate(config.targets):
         if not is_codegen(entry):
-            stripped = strip_tvmc_keys(entry)
-            stripped.pop("host", None)
-            return index, stripped
+            return index, strip_tvmc_keys(entry)  # a resolved config's targets carry no host
     return None
 
 
 def host_of(config: Config, index: int, main: Mapping[str, Any]) -> dict[str, Any] | None:
     """The host old TVM gets as a second target; None for a CPU target that is its own host."""
-    nested = config.targets[index].get("host")
-    host = nested if isinstance(nested, dict) else config.host
+    host = config.host  # the build's one host (targets carry none)
     main_kind = registry.kind(str(main["kind"]))
     is_cpu = main_kind is not None and main_kind.device_type == registry.CPU_DEVICE
     if host and not (is_cpu and strip_tvmc_keys(host) == main):  # a CPU target is its own host by default
@@ -276,7 +273,6 @@ def _target_problems(config: Config, gen: registry.Generation) -> Iterator[Probl
         if "compiler" in entry:
             yield from _codegen_problems(gen, str(entry["compiler"]), {}, join(pointer, "compiler"))
         stripped = strip_tvmc_keys(entry)
-        stripped.pop("host", None)
         if found is not None and index != found[0] and stripped != found[1] and "compiler" not in entry:
             yield Problem(
                 pointer,
