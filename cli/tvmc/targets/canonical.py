@@ -15,6 +15,7 @@ from tvmc.errors import Location, TargetError, did_you_mean
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
 from tvmc.targets.hosting import detach_host
+from tvmc.targets.hosting import device_type as device_type  # re-exported: its home before tvmc.targets.hosting
 from tvmc.targets.machine import NO_MACHINE, Machine, tvm_machine
 from tvmc.targets.parse import parse_legacy_strict
 from tvmc.targets.spec import Spec as Spec
@@ -318,14 +319,6 @@ def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     """`mtriple 'x86_64-linux-gnu' vs 'aarch64-linux-gnu'`: the first keys on which two targets differ."""
     keys = [k for k in dict.fromkeys([*a, *b]) if k != "keys" and a.get(k) != b.get(k)] or ["keys"]
     return ", ".join(f"{k} {a.get(k)!r} vs {b.get(k)!r}" for k in keys[:2])
-
-
-def device_type(canonical: Mapping[str, Any]) -> int:
-    """TVM's GetTargetDeviceType: the `target_device_type` attr, else the kind's."""
-    explicit = canonical.get("target_device_type")
-    if isinstance(explicit, int):
-        return explicit
-    return registry.all_kinds()[canonical["kind"]].device_type
 
 
 def _check_compiler(

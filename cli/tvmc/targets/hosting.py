@@ -18,6 +18,14 @@ from typing import Any
 from tvmc import registry
 
 
+def device_type(canonical: Mapping[str, Any]) -> int:
+    """TVM's GetTargetDeviceType: the `target_device_type` attr, else the kind's."""
+    explicit = canonical.get("target_device_type")
+    if isinstance(explicit, int):
+        return explicit
+    return registry.all_kinds()[canonical["kind"]].device_type
+
+
 def detach_host(target: Mapping[str, Any]) -> dict[str, Any]:
     """The target without its `host` (a new dict; the values are shared)."""
     return {k: v for k, v in target.items() if k != "host"}
@@ -34,8 +42,6 @@ def tvm_target(target: Mapping[str, Any], host: Mapping[str, Any] | None) -> dic
     """The target as `tvm.target.Target` takes it with the build's host: a CPU target that is its
     own host needs none (TVM's default, so written out or not it is one meaning); any other target
     carries `host` (or its own host, which equals it)."""
-    from tvmc.targets.canonical import device_type  # here: the config model imports this module
-
     bare = detach_host(target)
     own = target.get("host", host)
     if own is None or (own == bare and device_type(bare) == registry.CPU_DEVICE):
