@@ -757,43 +757,56 @@ def test_issue26_one_legacy_string_grammar_for_flag_env_and_file(tmp_path: Path,
 
 PARSE_COUNT = """
 import sys
-from tvmc.targets import parse as parsing
+from tvmc.targets import canonical, parse as parsing
 from tvmc.cli.app import app
 from typer.testing import CliRunner
-calls = []
+calls, canonicalizations = [], []
 def profile(frame, event, arg):
     if event == "call" and frame.f_code is parsing.parse_target.__code__:
         calls.append(repr(frame.f_locals.get("value")))
+    elif event == "call" and frame.f_code is canonical.canonicalize.__code__:
+        canonicalizations.append(1)
 sys.setprofile(profile)
-result = CliRunner().invoke(app, ["config", "show", "-c", "aws/c5"])
+result = CliRunner().invoke(app, ["config", "show", *sys.argv[1:]])
 sys.setprofile(None)
 assert result.exit_code == 0, result.output
-print(len(calls), len(set(calls)))
+print(len(calls), len(set(calls)), len(canonicalizations))
 """
 
 
-def _parse_calls() -> tuple[int, int]:
-    """(calls, distinct values) of `parse_target` while a fresh process runs `config show -c
-    aws/c5`, as cProfile counts them (a fresh process: no memo of an earlier test helps)."""
+def _parse_calls(*configs: str) -> tuple[int, int, int]:
+    """(calls, distinct values) of `parse_target`, and the calls of `canonicalize`, while a fresh
+    process runs `config show -c CONFIG...` (a fresh process: no memo of an earlier test helps)."""
     import subprocess
     import sys
 
     from testkit import cli_env
 
+    args = [a for config in configs for a in ("-c", config)]
     done = subprocess.run(
-        [sys.executable, "-c", PARSE_COUNT], env=cli_env(), capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", PARSE_COUNT, *args],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
-    calls, distinct = done.stdout.split()
-    return int(calls), int(distinct)
+    calls, distinct, canonicalizations = done.stdout.split()
+    return int(calls), int(distinct), int(canonicalizations)
 
 
-def test_issue26_parse_calls_for_one_target_are_bounded() -> None:
-    """`config show -c aws/c5` (one target input): the rule engine and canonicalization parse it
-    once each (5 calls on main before issue 26; nothing else parses it again)."""
-    calls, distinct = _parse_calls()
-    assert distinct == 1 and calls <= 2, calls
-
-
-def test_issue26_one_parse_per_distinct_target_input() -> None:
-    """Invariant 5: one `parse_target` per distinct target input for `config show -c aws/c5`."""
-    assert _parse_calls() == (1, 1)
+@pytest.mark.parametrize(
+    ("configs", "targets"),
+    [
+        (["aws/c5"], 1),
+        (["nvidia/jetson-nano"], 2),  # a GPU target and a written host
+        (["nvidia/jetson-agx-orin-64gb"], 1),  # a board's tag carrying its own host
+        (["aws/c5", "nvidia/geforce-rtx-4090"], 2),  # a host derived from the replaced CPU
+    ],
+    ids=" ".join,
+)
+def test_issue26_one_parse_per_distinct_target_input(configs: list[str], targets: int) -> None:
+    """Invariant 5: one `parse_target` (and one canonicalization) per distinct target input for
+    `config show` (for `-c aws/c5`: 5 parses before issue 26, 2 after its first round, 1 since a
+    tree's targets are read once, `targets.TargetReader`)."""
+    assert _parse_calls(*configs) == (targets, targets, targets)
