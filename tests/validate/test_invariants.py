@@ -803,7 +803,7 @@ def _parse_calls(*configs: str) -> tuple[int, int, int]:
         (["nvidia/jetson-agx-orin-64gb"], 1),  # a board's tag carrying its own host
         (["aws/c5", "nvidia/geforce-rtx-4090"], 2),  # a host derived from the replaced CPU
     ],
-    ids=" ".join,
+    ids=["c5", "jetson-nano", "orin", "c5-then-4090"],
 )
 def test_issue26_one_parse_per_distinct_target_input(configs: list[str], targets: int) -> None:
     """Invariant 5: one `parse_target` (and one canonicalization) per distinct target input for
