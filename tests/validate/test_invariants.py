@@ -810,3 +810,10 @@ def test_issue26_one_parse_per_distinct_target_input(configs: list[str], targets
     `config show` (for `-c aws/c5`: 5 parses before issue 26, 2 after its first round, 1 since a
     tree's targets are read once, `targets.TargetReader`)."""
     assert _parse_calls(*configs) == (targets, targets, targets)
+
+
+def test_issue26_a_legacy_config_is_parsed_once_too() -> None:
+    """A config for TVM <= 0.19: its legacy rules read the target system from the same values
+    (`validate.legacy.view` with the tree's reader), not from a parse of their own."""
+    calls, distinct, _ = _parse_calls("boards/nucleo-l4r5zi")
+    assert (calls, distinct) == (1, 1)

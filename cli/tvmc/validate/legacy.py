@@ -142,22 +142,23 @@ class View(NamedTuple):
     build: dict[str, Any]
 
 
-def view(data: Mapping[str, Any]) -> tuple[View, dict[str, str]] | None:
+def view(data: Mapping[str, Any], reader: tg.TargetReader | None = None) -> tuple[View, dict[str, str]] | None:
     """A resolved tree that validation found no error in, as the rules read a config (its target
     system resolved as canonicalization resolves it), and where each pass config is written; None
-    without targets (a mixin)."""
+    without targets (a mixin). `reader`: the tree's targets, read once (by the rule engine)."""
+    read = (reader or tg.TargetReader()).read
     raw = data.get("targets")
     if not isinstance(raw, list) or not raw:
         return None
     sections: dict[str, Any] = {s: component_table(data.get(s)) for s in ("executor", "runtime")}
     specs = []
     for entry in raw:
-        parsed = tg.parse_target(entry)
-        specs.append(parsed.spec)
+        parsed = read(entry)
+        specs.append(parsed)
         for section, settings in parsed.lifted.items():
             sections[section] = with_lifted(section, settings, sections[section])
     host = data.get("host")
-    system = tg.resolve_system(specs, tg.parse_target(host).spec if host is not None else None)
+    system = tg.resolve_system(specs, read(host) if host is not None else None)
     table = data.get("pass-config")
     entries = list(pass_config_entries(table if isinstance(table, dict) else {}, "legacy"))
     build = data.get("build")

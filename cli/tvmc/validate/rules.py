@@ -369,7 +369,7 @@ class _Rules:
 
         try:
             gen = legacy.choose(self.data.get("tvm-version"), None)
-            found = legacy.view(self.data)
+            found = legacy.view(self.data, self.reader)
         except TvmcError:  # a release tvmc has no rules for
             return
         if found is None:  # no targets: a mixin
