@@ -482,6 +482,33 @@ def test_row8_a_host_problem_a_flag_or_the_env_causes_is_blamed_on_it(
     assert code == 1 and problems and all(line.startswith(blamed.rstrip(": ")) for line in problems), out
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "rule"),
+    [
+        (
+            ["-c", "nvidia/jetson-agx-orin-64gb"],
+            {"TVMC_TARGET_HOST": "llvm -mtriple=aarch64-linux-gnu -mcpu=x"},
+            "unknown-cpu",
+        ),
+        (["-c", "nvidia/jetson-agx-orin-64gb", "--target-host", "cuda"], {}, "host-not-cpu"),
+        (["FILE"], {}, "unknown-cpu"),
+    ],
+    ids=["env-over-a-tags-host", "flag-over-a-tags-host", "a-file-writing-one-host-twice"],
+)
+def test_row8_a_host_problem_is_reported_once_at_the_host(
+    write: Write, monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], rule: str
+) -> None:
+    # The host a later layer writes over a tag's own host, or a target's own host equal to the
+    # config's, is one host: one problem, at `host`, not a second one at targets[0].host.
+    path = write("c.toml", 'targets = [{ kind = "cuda", host = "llvm -mcpu=x" }]\nhost = "llvm -mcpu=x"\n')
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, out, _ = tvmc("config", "validate", *[str(path) if a == "FILE" else a for a in args])
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and len(problems) == 1 and f"[{rule}]" in problems[0], out
+    assert ": error: host" in problems[0], problems
+
+
 # ---- row 9: a later layer's target string wins over a lower layer's table ----------------------
 
 

@@ -200,12 +200,16 @@ class _Rules:
         if problem := tg.compiler_mismatch(comp, target.canonical):
             self.add(tg.COMPILER_MISMATCH, where, problem)
 
-    def llvm_names(self, target: Target) -> None:
+    def llvm_names(self, target: Target, config_host: Mapping[str, Any] | None = None) -> None:
         """mcpu, mattr and cuda arch are names TVM's LLVM knows (tvmc.targets.llvm_names); a config
-        for legacy TVM is built by another LLVM, whose names tvmc does not have."""
+        for legacy TVM is built by another LLVM, whose names tvmc does not have. A target's own
+        host that is the config's host is checked once, as the host (`config_host`)."""
         if self.legacy_ok:
             return
+        same_host = config_host is not None and target.canonical.get("host") == config_host
         for problem in name_problems(target.canonical):
+            if same_host and problem.path[:1] == ("host",):
+                continue
             raw, pointer = target.raw, target.pointer
             for key in problem.path:  # as deep as the written target goes
                 inside = raw.get(key) if isinstance(raw, dict) and isinstance(key, str) else None
@@ -232,8 +236,8 @@ class _Rules:
         conflicts = tg.host_conflicts(own_hosts, host.canonical if host is not None else None)
         against_host = {c.target: c for c in conflicts if c.other is None}
         for index, (t, own) in enumerate(zip(targets, own_hosts, strict=True)):
-            if own is None:
-                continue
+            if own is None or (host is not None and own == host.canonical):
+                continue  # none, or the config's host: checked once, as the host
             where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
             self.cpu_side(
                 own,
@@ -411,7 +415,7 @@ class _Rules:
         for t in targets:
             self.compiler(t)
         for t in [*targets, *([host] if host else [])]:
-            self.llvm_names(t)
+            self.llvm_names(t, host.canonical if host is not None and t is not host else None)
         self.hosts(targets, host)
         self.devices(targets)
         self.one_plain_target(targets)
