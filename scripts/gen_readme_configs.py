@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Write the catalogue of `configs/` into README.md, between `<!-- configs:begin -->` and
-`<!-- configs:end -->`. With --check, change nothing and exit 1 if the README is stale.
+`<!-- configs:end -->`, and the rule table (from the one rule registry) between `<!-- rules:begin -->`
+and `<!-- rules:end -->` when the README has that section. With --check, change nothing and exit 1
+if the README is stale.
 
 One table row per config: its name (what --config takes), its description, the TVM tags it
-builds on (as a target or host) and the configs it extends.
+builds on (as a target or host) and the configs it extends. One row per rule: its id, the
+severity it reports at and its one-line doc (what `tvmc config validate --help` lists).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from tvmc.sources import native
 ROOT = Path(__file__).resolve().parents[1]
 
 BEGIN, END = "<!-- configs:begin -->", "<!-- configs:end -->"
+RULES_BEGIN, RULES_END = "<!-- rules:begin -->", "<!-- rules:end -->"
 
 
 def _tags(data: dict[str, Any]) -> list[str]:
@@ -69,6 +73,14 @@ def render(root: Path) -> str:
     return "\n".join([BEGIN, intro, "", *rows, END])
 
 
+def render_rules() -> str:
+    from tvmc.validate.diagnostics import REGISTRY
+
+    rows = ["| rule | severity | what it means |", "|---|---|---|"]
+    rows.extend(f"| `{rule.id}` | {rule.severity} | {_cell(rule.doc)} |" for rule in REGISTRY.values())
+    return "\n".join([RULES_BEGIN, *rows, RULES_END])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if README.md is not current")
@@ -82,9 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
     updated = head + render(args.configs) + tail
+    if RULES_BEGIN in updated and RULES_END in updated:
+        head, rest = updated.split(RULES_BEGIN, 1)
+        _, tail = rest.split(RULES_END, 1)
+        updated = head + render_rules() + tail
     if args.check:
         if updated != text:
-            print(f"{args.readme}: the configs section is stale; run scripts/gen_readme_configs.py", file=sys.stderr)
+            print(f"{args.readme}: a generated section is stale; run scripts/gen_readme_configs.py", file=sys.stderr)
             return 1
         return 0
     if updated != text:

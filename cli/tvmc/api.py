@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -32,12 +32,46 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
-from tvmc.validate.diagnostics import Finding
+from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
 
 if TYPE_CHECKING:
     from tvmc.doctor import Report
     from tvmc.explain import Explanation
+
+# The public API: what the CLI calls and what users import. Everything else here is a helper of
+# these (its name may change); tests/core/test_api_public.py holds this list to what exists.
+__all__ = [
+    "EMIT_FORMS",
+    "ENGINES",
+    "Emitted",
+    "Inputs",
+    "Participation",
+    "PruneVerdict",
+    "Resolved",
+    "build",
+    "canonical_origins",
+    "check",
+    "compile",
+    "doctor",
+    "emit",
+    "explain",
+    "from_library",
+    "inputs",
+    "participation",
+    "prune_verdicts",
+    "require_inputs",
+    "resolve",
+    "resolve_inputs",
+    "resolve_tree",
+    "run",
+    "shipped_cross_compilers",
+    "source_pointer",
+    "tune",
+    "validate",
+    "validate_config",
+    "validate_paths",
+]
 
 ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
@@ -316,7 +350,7 @@ def resolve_inputs(given: Inputs) -> Resolved:
         config, notes = canonicalize_config(tree.data, tree.origins, reader)
     except TvmcError as err:
         _hint_old_json(err, tree)
-        raise _blame_flags(err, tree) from None
+        raise
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
     origins = canonical_origins(config.to_dict(), tree)
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
@@ -340,18 +374,6 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
             pointer=finding.pointer or None,
         )
     return findings
-
-
-def _blame_flags(err: TvmcError, tree: Tree) -> TvmcError:
-    """An error in a value a flag or `TVMC_*` variable set is a usage error (exit 2) naming it."""
-    if isinstance(err, UsageError) or err.location is None:
-        return err
-    if not any(o.kind in ("flag", "env") and o.location() == err.location for o in tree.origins.values()):
-        return err
-    usage = UsageError(
-        err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule, pointer=err.pointer
-    )
-    return usage
 
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:
@@ -497,6 +519,110 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
     return out
 
 
+# ---- validation (`tvmc config validate`): the problems, returned, never printed -------------------
+
+ENGINES = ("fast", "jsonschema")  # the compiled checks, or python-jsonschema over the generated schema
+
+
+def _validator(
+    strict: object, engine: object, rewrite_list: object, env: object, search: object, isolated: object
+) -> Any:
+    from tvmc.validate.runner import Settings, Validator  # lazy: only validation needs the runner
+
+    if not isinstance(strict, bool) or not isinstance(isolated, bool):
+        raise TypeError("strict and isolated: expected bools")
+    if engine not in ENGINES:
+        raise TypeError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    checked_env = _environment(env)
+    isolated = isolated or sources.is_isolated(checked_env)
+    edits = tuple(_rewrites(rewrite_list))
+    return Validator(Settings(strict, str(engine), edits), _search(search, checked_env, isolated))
+
+
+def validate_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    strict: bool = False,
+    engine: str = "fast",
+    jobs: int = 1,
+    stdin: BinaryIO | None = None,
+    stdin_name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+) -> Iterator[FileResult]:
+    """`tvmc config validate PATH...`: each input's result (its file name and diagnostics), in
+    order, as they are found. A directory is every *.toml/*.json below it (one holding none is an
+    error); `-` reads `stdin` (default: the process's standard input) named `stdin_name`. Each file
+    is checked alone and through its `extends` chain, with `rewrite_list` applied on top; `jobs`
+    processes share the files (the results are the same). A parent's error is reported once, not
+    once per file extending it. Bad input is never raised: it is in the results."""
+    if isinstance(paths, str | os.PathLike) or not isinstance(paths, Sequence):
+        raise TypeError(f"paths: expected a list of file or directory paths, got {_type_name(paths)}")
+    given = [os.fspath(p) for p in paths]
+    if not all(isinstance(p, str) for p in given):
+        raise TypeError("paths: expected str paths")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise TypeError(f"jobs: expected a positive int, got {jobs!r}")
+    validator = _validator(strict, engine, rewrite_list, env, search, isolated)
+    stream = sys.stdin.buffer if stdin is None and "-" in given and sys.stdin is not None else stdin
+    results: Iterator[FileResult] = validator.paths(given, stdin=stream, stdin_name=stdin_name, jobs=jobs)
+    return results
+
+
+def validate_config(
+    configs: Sequence[ConfigRef] | str = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    strict: bool = False,
+    engine: str = "fast",
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    stdin: BinaryIO | sources.Layer | None = None,
+    isolated: bool = False,
+) -> FileResult:
+    """`tvmc config validate --config ...`: the config `configs` and `rewrite_list` resolve to (and
+    the TVMC_* environment, unless isolated), validated whole: it must be complete. A rewrite that
+    does not apply is a UsageError (raised: the command line is at fault, not a config)."""
+    validator = _validator(strict, engine, (), env, search, isolated)
+    names = [ref for ref, _ in _refs(configs)]
+
+    def tree() -> Tree:  # in the validator: what does not resolve is a diagnostic, not raised
+        return resolve_tree(configs, rewrite_list, env=env, search=validator.dirs, stdin=stdin, isolated=isolated)
+
+    return validator.resolved(names, tree)  # type: ignore[no-any-return]
+
+
+def validate(
+    configs: Sequence[ConfigRef] | str = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    paths: Sequence[str | os.PathLike[str]] = (),
+    strict: bool = False,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+) -> list[Diagnostic]:
+    """The problems of a config, returned, never printed nor raised: the rule engine's errors and
+    warnings (each a `Diagnostic`: rule id of the registry, severity, pointer, message, file, line,
+    column, suggestion); no error means every command accepts it. Either `configs` (names, paths,
+    tags, with `rewrite_list` on top: the config they resolve to) or `paths` (config files, each
+    alone and through its `extends`), as `tvmc config validate` takes them.
+
+        >>> from tvmc.api import validate
+        >>> [(d.rule, d.path) for d in validate([], [("--target", "llvm"), ("-O", "7")], env={})]
+        [('invalid-value', 'opt-level')]
+    """
+    if paths and configs:
+        raise TypeError("validate: give configs or paths, not both")
+    if paths:
+        results = validate_paths(paths, rewrite_list, strict=strict, env=env, search=search, isolated=isolated)
+        return [d for result in results for d in result.diagnostics]
+    result = validate_config(configs, rewrite_list, strict=strict, env=env, search=search, isolated=isolated)
+    return list(result.diagnostics)
+
+
 # ---- a library's own config (issue 27): the manifest `tvmc compile` links into it ------------------
 
 
@@ -518,7 +644,9 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
     try:
         config, _notes = canonicalize_config(data, recorded)
     except TvmcError as err:
-        raise TvmcError(f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY") from None
+        raise TvmcError(
+            f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY", rule=err.rule
+        ) from None
     origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
     env = environment if isinstance(environment, dict) else {}
     variables, users = env.get("variables"), env.get("user-configs")
@@ -626,6 +754,105 @@ def compile(
     )
     result.warnings[:0] = notes
     return result
+
+
+# The forms `tvmc compile --emit FORM` prints (a registry: `--emit` takes its choices from it).
+EMIT_FORMS: dict[str, str] = {
+    "python": "a Python script that builds the model with TVM >= 0.25 (and links its manifest)",
+    "plan": "the build plan as JSON (TVM >= 0.25)",
+    "tvmc": "the old tvmc command line (TVM 0.18/0.19)",
+    "relay": "a Python script of the Relay build (TVM 0.18/0.19)",
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Emitted:
+    """The text of an emitted build, the config it is for, and the files read to make it (which
+    `-o` must never overwrite)."""
+
+    text: str
+    resolved: Resolved
+    inputs: frozenset[Any]  # pathlib.Path
+
+
+def emit(
+    model: str | os.PathLike[str],
+    configs: Sequence[ConfigRef] = (),
+    rewrite_list: Sequence[RewriteLike] = (),
+    *,
+    form: str,
+    model_format: str | None = None,
+    input_shapes: str | None = None,
+    tvm_version: str | None = None,
+    tuning: bool = True,
+    database: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    search: Sequence[sources.SearchDir] | None = None,
+    isolated: bool = False,
+    on_warning: Callable[[str], None] = _no_note,
+) -> Emitted:
+    """`tvmc compile MODEL --emit FORM`: the build as text, no TVM needed (`EMIT_FORMS`): python or
+    plan for TVM >= 0.25 (tuning records applied as compile would, unless `tuning=False`), tvmc or
+    relay for TVM 0.18/0.19 (`tvm_version` picks one). Notes and warnings go to `on_warning`."""
+    from pathlib import Path
+
+    from tvmc.build.model import model_spec
+    from tvmc.shapes import parse_input_shapes
+
+    if form not in EMIT_FORMS:
+        raise UsageError(f"unknown form {form!r} ({', '.join(EMIT_FORMS)})", "--emit")
+    if tvm_version is not None and form not in ("tvmc", "relay"):
+        raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
+    shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
+    spec = model_spec(os.fspath(model), model_format, shapes)  # the model's errors first, as compile
+    resolved = resolve(configs, rewrite_list, env=env, search=search, isolated=isolated)
+    for note in resolved.notes:
+        on_warning(note)
+    if form in ("python", "plan"):
+        from tvmc.build.plan import plan_build
+        from tvmc.tune.apply import choose
+
+        plan, _ = choose(
+            plan_build(resolved.config, resolved.origins, spec),
+            resolved.config,
+            warn=on_warning,
+            enabled=tuning,
+            database=None if database is None else Path(os.fspath(database)),
+            implicit=not resolved.participation.isolated,
+            copy_if_bad=False,
+        )
+        if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
+            on_warning(
+                "mcpu 'native' is passed to TVM as written: its LLVM does not resolve it (generic code); "
+                "tvmc compile builds for this machine's CPU instead"
+            )
+        if form == "python":
+            from tvmc.build.record import base_manifest
+            from tvmc.emit import python
+
+            base = base_manifest(
+                resolved.config, resolved.origins, resolved.participation.to_dict(), plan, digest=False
+            )
+            text, notes = python.render(plan, manifest_base=base)
+        else:
+            from tvmc.emit import plan as plan_json
+
+            text, notes = plan_json.render(plan, resolved.to_dict())
+    else:
+        from tvmc.emit.legacy import plan_legacy
+
+        legacy = plan_legacy(resolved.config, resolved.origins, spec, tvm_version)
+        if form == "tvmc":
+            from tvmc.emit import tvmc_argv
+
+            text, notes = tvmc_argv.render(legacy)
+        else:
+            from tvmc.emit import relay
+
+            text, notes = relay.render(legacy)
+    for note in notes:
+        on_warning(note)
+    return Emitted(text, resolved, frozenset({*resolved.tree.inputs, Path(spec.path)}))
 
 
 def _no_event(_event: Mapping[str, Any]) -> None:

@@ -130,19 +130,28 @@ def _check(value: Any, spec: KeySpec, what: str, origins: Origins, pointer: str)
     try:
         value = check_value(value, spec.type)
     except ValueTypeError as err:
-        raise ConfigError(f"{what}: {err}", _where(origins, pointer)) from None
+        raise ConfigError(f"{what}: {err}", _where(origins, pointer), rule="wrong-type") from None
     if spec.enum and value not in spec.enum and not isinstance(value, list):
         raise ConfigError(
             f"{what}: {value!r} is not one of {', '.join(spec.enum)}",
             _where(origins, pointer),
             suggestions=did_you_mean(str(value), spec.enum),
+            rule="invalid-value",
         )
     if isinstance(value, list) and spec.enum:
         for item in value:
             if item not in spec.enum:
-                raise ConfigError(f"{what}: {item!r} is not one of {', '.join(spec.enum)}", _where(origins, pointer))
+                raise ConfigError(
+                    f"{what}: {item!r} is not one of {', '.join(spec.enum)}",
+                    _where(origins, pointer),
+                    rule="invalid-value",
+                )
     if spec.minimum is not None and isinstance(value, int) and not spec.minimum <= value <= (spec.maximum or value):
-        raise ConfigError(f"{what}: {value} is not in {spec.minimum}..{spec.maximum}", _where(origins, pointer))
+        raise ConfigError(
+            f"{what}: {value} is not in {spec.minimum}..{spec.maximum}",
+            _where(origins, pointer),
+            rule="invalid-value",
+        )
     return value
 
 
@@ -154,16 +163,23 @@ def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
         value = {"kind": value}
     if not isinstance(value, dict):
         raise ConfigError(
-            f"{section}: expected a table with 'kind', got {type(value).__name__}", _where(origins, pointer)
+            f"{section}: expected a table with 'kind', got {type(value).__name__}",
+            _where(origins, pointer),
+            rule="wrong-type",
         )
     name = value.get("kind")
     if not isinstance(name, str):
-        raise ConfigError(f"{section}: 'kind' is required (one of {', '.join(known)})", _where(origins, pointer))
+        raise ConfigError(
+            f"{section}: 'kind' is required (one of {', '.join(known)})",
+            _where(origins, pointer),
+            rule="missing-key",
+        )
     if name not in known:
         raise ConfigError(
             f"{section}.kind: unknown {section} {name!r} (known: {', '.join(known)})",
             _where(origins, join(pointer, "kind")),
             suggestions=did_you_mean(name, list(known)),
+            rule="unknown-executor" if section == "executor" else "unknown-runtime",
         )
     entry = known[name]
     out: dict[str, Any] = {"kind": name}
@@ -178,6 +194,7 @@ def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
                 _where(origins, join(pointer, opt)),
                 suggestions=did_you_mean(opt, list(entry.options)),
                 hint=hint,
+                rule="wrong-kind-option" if others else "unknown-option",
             )
         spec = entry.options[opt]
         out[opt] = _check(
@@ -209,12 +226,14 @@ def canonical_pass_config(
                 f"pass-config.{entry.name}: {which[generation]} no PassContext config of this name",
                 where,
                 suggestions=did_you_mean(entry.canonical, list(known)),
+                rule="unknown-pass-config",
             )
         value = _check(entry.value, KeySpec(entry.type, ""), f"pass-config.{entry.name}", origins, entry.pointer)
         if entry.canonical in out and out[entry.canonical] != value:
             raise ConfigError(
                 f"pass-config.{entry.name}: the same config as {written[entry.canonical]!r}, with another value",
                 where,
+                rule="pass-config-type",
             )
         if entry.canonical != entry.name and not legacy and entry.name.startswith("tir."):
             notes.append(f"pass-config {entry.name!r} is {entry.canonical!r} in TVM >= 0.25")
@@ -240,16 +259,23 @@ def canonicalize_config(
     for key in data:
         if key not in TOP_LEVEL:
             raise ConfigError(
-                f"unknown key {key!r}", _where(origins, join("", key)), suggestions=did_you_mean(key, list(TOP_LEVEL))
+                f"unknown key {key!r}",
+                _where(origins, join("", key)),
+                suggestions=did_you_mean(key, list(TOP_LEVEL)),
+                rule="unknown-key",
             )
     notes: list[str] = []
     executor = dict(data["executor"]) if isinstance(data.get("executor"), dict) else data.get("executor")
     runtime = dict(data["runtime"]) if isinstance(data.get("runtime"), dict) else data.get("runtime")
     raw_targets = data.get("targets")
     if raw_targets is None:
-        raise ConfigError("no targets: give --target, --config NAME, or a 'targets' key", None)
+        raise ConfigError("no targets: give --target, --config NAME, or a 'targets' key", None, rule="missing-key")
     if not isinstance(raw_targets, list) or not raw_targets:
-        raise ConfigError("targets: expected a non-empty list of targets", _where(origins, "/targets"))
+        raise ConfigError(
+            "targets: expected a non-empty list of targets",
+            _where(origins, "/targets"),
+            rule="wrong-type",
+        )
     specs = []
     for index, entry in enumerate(raw_targets):
         parsed = read(entry, f"/targets/{index}")
@@ -272,17 +298,22 @@ def canonicalize_config(
     # system.notes only explain which target became the host; `--origin` shows that already.
     build = data.get("build", {})
     if not isinstance(build, dict):
-        raise ConfigError("build: expected a table", _where(origins, "/build"))
+        raise ConfigError("build: expected a table", _where(origins, "/build"), rule="wrong-type")
     for key in build:
         if key not in BUILD_OPTIONS:
             raise ConfigError(
                 f"build.{key}: unknown build option",
                 _where(origins, join("/build", key)),
                 suggestions=did_you_mean(key, list(BUILD_OPTIONS)),
+                rule="unknown-key",
             )
     pass_config = data.get("pass-config", {})
     if not isinstance(pass_config, dict):
-        raise ConfigError("pass-config: expected a table of name = value", _where(origins, "/pass-config"))
+        raise ConfigError(
+            "pass-config: expected a table of name = value",
+            _where(origins, "/pass-config"),
+            rule="wrong-type",
+        )
     plain = {
         k: _check(data[k], TOP_LEVEL[k], k, origins, join("", k))
         for k in ("description", "tvm-version", "disabled-pass", "opt-level")

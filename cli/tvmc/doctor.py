@@ -335,7 +335,7 @@ def paths(env: Mapping[str, str] | None = None) -> dict[str, str]:
     from tvmc.tune import store
 
     env = os.environ if env is None else env
-    native_file = native.cache_dir(env) / f"native-{native.machine_key()}.toml"
+    native_file = native.cache_path(env, ask=False)  # never imports TVM here: the probe child does
     user = search.user_config_dir(env)
     shipped = sources.shipped_config_dir()
 

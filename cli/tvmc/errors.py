@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from tvmc.pointers import display_path
 
@@ -33,6 +33,11 @@ class TvmcError(Exception):
     """Base of all errors tvmc reports to users (exit code 1 unless a subclass says otherwise)."""
 
     exit_code = 1
+    # The rule id (of the one registry, `tvmc.validate.diagnostics.REGISTRY`) an error of this class
+    # stands for when its raiser names no finer one; None: the class is not a config problem by
+    # itself, and a raiser refusing a config passes `rule=`. Only the rule engine refuses a config:
+    # every error about one carries the id of the rule that refuses it.
+    default_rule: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -48,7 +53,7 @@ class TvmcError(Exception):
             location = Location(location)
         # One problem record: the rule id (when a rule of the one rule engine raised it) and the
         # JSON pointer of the value at fault (when it is one), never recovered from the message.
-        self.rule = rule
+        self.rule = rule if rule is not None else self.default_rule
         self.pointer = pointer
         self.message = message
         self.location = location
@@ -80,13 +85,19 @@ class UsageError(TvmcError):
 class ConfigSyntaxError(TvmcError):
     """A config file that is not valid TOML/JSON, or has duplicate keys, bad encoding, ..."""
 
+    default_rule = "syntax"
+
 
 class ConfigNotFoundError(TvmcError):
     """A named config that is not on the search path, or a path that does not exist."""
 
+    default_rule = "config-not-found"
+
 
 class ConfigLayerError(TvmcError):
     """`extends` problems: cycles, bad entries, depth or fan-out beyond the limits."""
+
+    default_rule = "extends-unresolved"
 
 
 class TargetError(TvmcError):
@@ -95,6 +106,8 @@ class TargetError(TvmcError):
     `option` is the key of the top-level target table the error is about (None for a nested
     target's or when no one key is at fault): validation points at it without reading the message.
     """
+
+    default_rule = "invalid-target"
 
     def __init__(
         self, message: str, location: Location | str | None = None, *, option: str | None = None, **record: Any
@@ -106,9 +119,13 @@ class TargetError(TvmcError):
 class RewriteError(TvmcError):
     """A rewrite that cannot be applied to the config (no target of that kind, bad path...)."""
 
+    default_rule = "rewrite"
+
 
 class LimitError(TvmcError):
     """Input beyond a documented limit (file size, nesting depth, number of rewrites...)."""
+
+    default_rule = "limit"
 
 
 class BuildError(TvmcError):

@@ -112,6 +112,11 @@ class BuildProblem(NamedTuple):
     message: str
     legacy_only: bool  # the option exists, but only TVM <= 0.19 builds with it
 
+    @property
+    def rule(self) -> str:
+        """The rule id the rule engine and the build plan both report it with."""
+        return "legacy-option" if self.legacy_only else "invalid-value"
+
 
 def modern_build_problems(build: Mapping[str, Any]) -> list[BuildProblem]:
     """What the build of TVM >= 0.25 (relax) cannot do with a canonical `build` table: the one list

@@ -99,7 +99,7 @@ def test_host_native_is_listed_though_no_file_holds_it(tmp_path: Path) -> None:
     doc = json.loads(run("config", "list", "--format", "json", env=env)[1])
     (entry,) = [e for e in doc["configs"] if e["name"] == "host/native"]
     assert entry["origin"] == "detected" and entry["description"] == native.DESCRIPTION
-    assert entry["path"] == str(tmp_path / "cache" / "tvmc" / f"native-{native.machine_key()}.toml")
+    assert entry["path"] == str(native.cache_path(env, ask=False))  # as far as known without TVM
     assert entry["shadowed"] is False
     assert not (tmp_path / "cache").exists()  # listed, not detected
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tvmc import api
-from tvmc.errors import UsageError
+from tvmc.errors import TvmcError, UsageError
+from tvmc.validate.diagnostics import RULES
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
 
 
@@ -110,27 +111,32 @@ def test_options_of_the_default_kind_imply_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("configs", "flags"),
+    ("configs", "flags", "code"),
     [
-        (["nvidia/nvidia-a100"], [("--target-cuda-arch", "80")]),
-        (["aws/c5"], [("--set", "targets[0].compiler=cublass")]),
-        (["aws/c5"], [("--set", "targets[0].mcpu+=x")]),
-        (["aws/c5"], [("--unset", "targets[0]")]),
-        ([], [("-O", "x")]),
-        ([], [("-O", "7")]),
-        ([], [("--executor-vm-exec-mode", "bogus")]),
-        ([], [("--set", "executor.kind=bogus")]),
-        ([], [("--pass-config", "tirx.no_such_config=1")]),
+        # the rule engine refuses the value, as it would in a file: invalid input, exit 1
+        (["nvidia/nvidia-a100"], [("--target-cuda-arch", "80")], 1),
+        (["aws/c5"], [("--set", "targets[0].compiler=cublass")], 1),
+        (["aws/c5"], [("--unset", "targets[0]")], 1),
+        ([], [("-O", "7")], 1),
+        ([], [("--executor-vm-exec-mode", "bogus")], 1),
+        ([], [("--set", "executor.kind=bogus")], 1),
+        ([], [("--pass-config", "tirx.no_such_config=1")], 1),
+        # the command line itself is malformed (not the flag's type, a rewrite that cannot apply): exit 2
+        (["aws/c5"], [("--set", "targets[0].mcpu+=x")], 2),
+        ([], [("-O", "x")], 2),
     ],
 )
-def test_a_mistake_in_a_flag_exits_2_naming_the_flag(configs: list[str], flags: list[tuple[str, str]]) -> None:
-    with pytest.raises(UsageError) as err:
+def test_a_mistake_in_a_flag_names_the_flag(configs: list[str], flags: list[tuple[str, str]], code: int) -> None:
+    with pytest.raises(TvmcError) as err:
         api.resolve(configs, flags, env={})
     flag = flags[-1][0]
-    assert err.value.exit_code == 2 and str(err.value.location).startswith(flag), err.value.one_line()
+    assert err.value.exit_code == code and str(err.value.location).startswith(flag), err.value.one_line()
+    assert isinstance(err.value, UsageError) == (code == 2)
+    assert err.value.rule in RULES  # one problem record, its rule id registered
 
 
-def test_a_mistake_in_a_tvmc_variable_exits_2_naming_it() -> None:
-    with pytest.raises(UsageError) as err:
+def test_a_mistake_in_a_tvmc_variable_names_it() -> None:
+    with pytest.raises(TvmcError) as err:
         api.resolve([], [], env={"TVMC_OPT_LEVEL": "9"})
+    assert err.value.exit_code == 1 and err.value.rule == "invalid-value"
     assert str(err.value.location) == "env TVMC_OPT_LEVEL"

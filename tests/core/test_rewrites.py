@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tvmc import api
-from tvmc.errors import UsageError
+from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import Origin
 from tvmc.rewrites import Index, Key, Select, parse_path, parse_set
 
@@ -99,10 +99,11 @@ def test_bad_values_are_usage_errors_naming_the_flag(flag: str, value: str) -> N
 
 
 def test_opt_level_range_checked() -> None:
-    # A bad value from a flag is a usage error (exit 2) naming the flag, as `-O x` is (issue 15).
-    with pytest.raises(UsageError, match="opt-level") as err:
+    # A value the rule engine refuses is invalid input (exit 1) wherever it came from, named by
+    # its flag; `-O x` (not an integer: a malformed command line) is a usage error (exit 2).
+    with pytest.raises(TvmcError, match="opt-level") as err:
         resolve(("-O", "7"))
-    assert str(err.value.location) == "-O 7" and err.value.exit_code == 2
+    assert str(err.value.location) == "-O 7" and err.value.exit_code == 1 and err.value.rule == "invalid-value"
 
 
 def test_executor_option_for_other_kind_is_an_error() -> None:

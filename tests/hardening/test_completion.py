@@ -293,3 +293,60 @@ def test_real_bash_completes_name_part(tmp_path: Path) -> None:
         assert screen_has("sm_86"), tmux("capture-pane", "-p")
     finally:
         tmux("kill-server")
+
+
+_COUNTING_CHILD = """
+import atexit, sys
+from tvmc.cli import rewrite_options
+built = []
+original = rewrite_options._all_generated
+def counted():
+    built.append(1)
+    return original()
+rewrite_options._all_generated = counted
+if sys.argv[1] == "all":  # the command as before: every generated flag for every TAB
+    rewrite_options._generated_for = lambda args, ctx, no_args_is_help: counted()
+atexit.register(lambda: sys.stderr.write(f"all-generated={len(built)}\\n"))
+sys.argv = ["tvmc"]
+from tvmc.cli.entry import main
+main()
+"""
+
+
+def _complete_counting(line: str, mode: str, shell: str) -> tuple[list[str], bool]:
+    words = line.split()
+    cword = len(words) if line.endswith(" ") else len(words) - 1
+    variables = {"_TVMC_COMPLETE": f"complete_{shell}", "COMP_WORDS": line, "COMP_CWORD": str(cword)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _COUNTING_CHILD, mode],
+        capture_output=True,
+        text=True,
+        env=cli_env(**variables, _TYPER_COMPLETE_ARGS=line),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout.split(), "all-generated=0" not in proc.stderr
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+@pytest.mark.parametrize(
+    ("line", "needs_all"),
+    [
+        ("tvmc config show --config aws/", False),
+        ("tvmc compile m.onnx -c aws/c5 --isolated --set targets[0].mc", False),
+        ("tvmc config show --target-llvm-mcpu skylake --target-llvm-mattr +avx2 --config aws/c", False),
+        ("tvmc config show --target-llvm-mcpu sky", False),
+        ("tvmc config validate --target-cuda-arch ", False),
+        ("tvmc config show --target-llvm-m", True),
+        ("tvmc config show --target-llvm-mcpu=sky", True),
+        ("tvmc config show --target-no-such-flag x --config aws/", True),
+        ("tvmc config show --", True),
+    ],
+)
+def test_a_tab_builds_the_generated_flags_only_when_the_word_may_be_one(line: str, needs_all: bool, shell: str) -> None:
+    """Completing a value needs only the generated flags the line names (~370 options are most of
+    a TAB's time); an option's name, or an unknown flag, needs them all. The offers are the same."""
+    offered, built_all = _complete_counting(line, "named", shell)
+    assert built_all == needs_all
+    assert offered == _complete_counting(line, "all", shell)[0]

@@ -72,7 +72,7 @@ def digest(paths: list[Path]) -> dict[Path, str]:
 
 @pytest.fixture
 def failing_replace(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    def replace(_src: object, _dst: object) -> None:
+    def replace(_src: object, _dst: object, **_dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", replace)

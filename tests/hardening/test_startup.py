@@ -57,7 +57,7 @@ def test_each_command_imports_what_it_needs_only() -> None:
         m
         for m in help_
         if m.startswith(("tvmc.cli.", "tvmc.rewrites", "tvmc.registry"))
-        and m not in ("tvmc.cli.app", "tvmc.cli.common")
+        and m not in ("tvmc.cli.app", "tvmc.cli.common", "tvmc.cli.exiting")
     }
     emit = imported("compile", str(MODEL), "--config", "aws/c5", "--emit", "python")
     assert "tvmc.emit.python" in emit and not heavy(emit) and "tvmc.cli.config_cmd" not in emit
@@ -81,6 +81,24 @@ def test_config_validate_imports_what_it_needs_only() -> None:
         }
         & validate
     )
+
+
+def test_config_show_leaves_the_other_config_commands_unloaded() -> None:
+    modules = imported("config", "show", "--config", "aws/c5", "--format", "json")
+    unloaded = {"tvmc.cli.validate_cmd", "tvmc.cli.tooling_cmd", "tvmc.validate.reporters"}
+    assert "tvmc.cli.config_cmd" in modules and not unloaded & modules
+    assert "tvmc.cli.validate_cmd" in imported("config", "validate", "--help")
+
+
+def test_the_config_commands_other_modules_register_are_named_in_order() -> None:
+    import importlib
+
+    import typer
+
+    for module, names in app_module.CONFIG_REGISTERED.items():
+        holder = typer.Typer()
+        importlib.import_module(f"tvmc.cli.{module}_cmd").register(holder)
+        assert tuple(info.name for info in holder.registered_commands) == names, module
 
 
 def test_static_summaries_match_the_commands() -> None:

@@ -45,7 +45,8 @@ def test_stdin(tvmc: Invoke, in_corpus: Path) -> None:
     named = tvmc(
         "validate", "-", "--stdin-filename", "extends/from-stdin.toml", input='extends = "../lib/typo-base.toml"\n'
     )  # relative to the stdin file's directory
-    assert named.stdout.startswith("lib/typo-base.toml:5:1: error: opt_level") and named.exit_code == 1
+    assert named.stdout.startswith("extends/from-stdin.toml:1:1: error: extends: invalid through what it extends")
+    assert "\nlib/typo-base.toml:5:1: error: opt_level" in named.stdout and named.exit_code == 1
     as_json = tvmc("validate", "-", "--stdin-filename", "x.json", input='{"targets": ["llvm"],}')
     assert as_json.stdout.startswith("x.json:1:21: error: invalid JSON") and as_json.exit_code == 1
     assert tvmc("validate", "-", input='targets = ["llvm"]\n').exit_code == 0

@@ -194,13 +194,26 @@ class Planner:
         self.notes: list[str] = []
 
     def refuse(
-        self, pointer: str, message: str, *, hint: str | None = LEGACY_HINT, suggestions: list[str] | None = None
+        self,
+        pointer: str,
+        message: str,
+        *,
+        rule: str,
+        hint: str | None = LEGACY_HINT,
+        suggestions: list[str] | None = None,
     ) -> BuildError:
+        """The plan's refusal of a config the rule engine let through (a bug if it ever is: validate
+        ok <=> plan ok), with the id of the rule that refuses the same thing."""
         origin = origin_of(self.origins, pointer)
         if hint == LEGACY_HINT:
             hint = legacy_hint(self.config.tvm_version)
         return BuildError(
-            message, origin.location() if origin else None, hint=hint, suggestions=suggestions or (), pointer=pointer
+            message,
+            origin.location() if origin else None,
+            hint=hint,
+            suggestions=suggestions or (),
+            pointer=pointer,
+            rule=rule,
         )
 
     def plan(self, model: ModelSpec) -> BuildPlan:
@@ -212,7 +225,10 @@ class Planner:
         for code in ("ll", "asm"):
             if code in dumps and "llvm" not in kinds:
                 raise self.refuse(
-                    "/build/dump-code", f"{code!r} is LLVM output: it needs an llvm target or host", hint=None
+                    "/build/dump-code",
+                    f"{code!r} is LLVM output: it needs an llvm target or host",
+                    hint=None,
+                    rule="invalid-value",
                 )
         return BuildPlan(
             model=model,
@@ -240,7 +256,11 @@ class Planner:
     def check_version(self) -> None:
         spec = self.config.tvm_version
         if not versions.admits(spec, versions.MODERN_SINCE):
-            raise self.refuse("/tvm-version", f"the config is written for TVM {spec}, which excludes TVM >= 0.25")
+            raise self.refuse(
+                "/tvm-version",
+                f"the config is written for TVM {spec}, which excludes TVM >= 0.25",
+                rule="unsupported-tvm-version",
+            )
 
     def target(self) -> tuple[dict[str, Any], tuple[Partition, ...]]:
         base: dict[str, Any] | None = None
@@ -260,14 +280,17 @@ class Planner:
         second = targets.second_target([(t, t.get("compiler")) for t in self.targets])
         if second is not None:
             message = targets.second_target_message(str(self.targets[second]["kind"]))
-            raise self.refuse(f"/targets/{second}", message, hint=targets.SECOND_TARGET_HINT)
+            raise self.refuse(f"/targets/{second}", message, hint=targets.SECOND_TARGET_HINT, rule="invalid-target")
         if self.host:
             self.check_modern_kinds(self.host, "/host")
         base_kind = registry.kinds()[str(base["kind"])]
         for part in partitions:
             if base_kind.device_type not in registry.compilers()[part.compiler].device_types:
                 raise self.refuse(
-                    part.pointer, f"compiler {part.compiler!r} cannot offload from a {base['kind']} target", hint=None
+                    part.pointer,
+                    f"compiler {part.compiler!r} cannot offload from a {base['kind']} target",
+                    hint=None,
+                    rule="compiler-mismatch",
                 )
         host = strip_tvmc_keys(self.host) if self.host else None
         # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
@@ -283,10 +306,10 @@ class Planner:
             name = str(target.get("kind"))
             legacy = registry.legacy_kinds().get(name)
             if legacy is None:  # the legacy kind is deeper, in a composite's device
-                raise self.refuse(pointer, err.message) from None
+                raise self.refuse(pointer, err.message, rule="legacy-kind") from None
             last = f" (last in TVM {legacy.last_version})" if legacy.last_version else ""
             raise self.refuse(
-                join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25" + last
+                join(pointer, "kind"), f"target kind {name!r} does not exist in TVM >= 0.25" + last, rule="legacy-kind"
             ) from None
         host = target.get("host")
         if isinstance(host, Mapping):
@@ -297,17 +320,24 @@ class Planner:
         entry = known.get(compiler)
         if entry is None:
             raise self.refuse(
-                pointer, f"unknown compiler {compiler!r}", hint=None, suggestions=did_you_mean(compiler, list(known))
+                pointer,
+                f"unknown compiler {compiler!r}",
+                hint=None,
+                suggestions=did_you_mean(compiler, list(known)),
+                rule="unknown-compiler",
             )
         if entry.partition is None:
             raise self.refuse(
-                pointer, f"compiler {compiler!r} has no relax partition function in TVM {registry.tvm_version()}"
+                pointer,
+                f"compiler {compiler!r} has no relax partition function in TVM {registry.tvm_version()}",
+                rule="compiler-mismatch",
             )
         if device_type not in entry.device_types:
             raise self.refuse(
                 pointer,
                 f"compiler {compiler!r} does not run on {registry.DEVICE_NAMES.get(device_type, device_type)} targets",
                 hint=None,
+                rule="compiler-mismatch",
             )
         return Partition(compiler, entry.partition, pointer)
 
@@ -331,6 +361,7 @@ class Planner:
                 f"/{section}/kind",
                 f"{section} {component.name!r} has no TVM >= 0.25 equivalent (it is a Relay {section}, TVM <= 0.19)",
                 hint=f"{legacy_hint(self.config.tvm_version)}, or use --{section} {instead}",
+                rule="legacy-component",
             )
         self.no_other_options(f"/{section}", table, mapped)
         return table
@@ -338,7 +369,7 @@ class Planner:
     def no_other_options(self, pointer: str, table: Mapping[str, Any], mapped: tuple[str, ...]) -> None:
         for option in table:
             if option != "kind" and option not in mapped:
-                raise self.refuse(join(pointer, option), "no TVM >= 0.25 equivalent")
+                raise self.refuse(join(pointer, option), "no TVM >= 0.25 equivalent", rule="legacy-option")
 
     def pass_config(self) -> dict[str, Any]:
         known = registry.pass_configs()
@@ -351,6 +382,7 @@ class Planner:
                     f"not a PassContext config of TVM {registry.tvm_version()}",
                     hint=None,
                     suggestions=did_you_mean(name, list(known)),
+                    rule="unknown-pass-config",
                 )
             if modern != name:
                 self.notes.append(f"pass-config {name!r} is {modern!r} in TVM >= 0.25")
@@ -358,7 +390,9 @@ class Planner:
                 try:
                     value = check_value(value, known[modern])
                 except ValueTypeError as err:
-                    raise self.refuse(join("/pass-config", name), str(err), hint=None) from None
+                    raise self.refuse(
+                        join("/pass-config", name), str(err), hint=None, rule="pass-config-type"
+                    ) from None
             out[modern] = value
         return out
 
@@ -370,7 +404,7 @@ class Planner:
             hint = LEGACY_HINT if problem.legacy_only else None
             if problem.pointer.startswith("/build/cross-compiler"):
                 hint = "use output-format so"
-            raise self.refuse(problem.pointer, problem.message, hint=hint)
+            raise self.refuse(problem.pointer, problem.message, hint=hint, rule=problem.rule)
         fmt = str(build.get("output-format", "so"))
         cc = build.get("cross-compiler")
         options = tuple(build.get("cross-compiler-options", ()))
@@ -394,6 +428,7 @@ class Planner:
                 f"{value} is a file: TVM >= 0.25 cannot apply AutoTVM/auto-scheduler logs; "
                 "give a tvmc tuning database directory (tvmc tune --database DIR)",
                 hint=None,
+                rule="invalid-value",
             )
         return str(path)
 

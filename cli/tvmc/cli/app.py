@@ -7,13 +7,11 @@ Each loader registers its commands exactly as an eager app would (`x_cmd.registe
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any, NoReturn
 
 import click
@@ -21,17 +19,51 @@ import typer
 
 from tvmc import __version__
 from tvmc.cli.common import LazyGroup, lazy_group
+from tvmc.cli.exiting import exit_now
+
+# The `config` commands that other modules register (`x_cmd.register(app)`), in their order: the
+# module is imported when one of them is built, not for `config show` (validate's module loads
+# the rule tables and reporters). tests/hardening/test_startup.py checks the names against them.
+CONFIG_REGISTERED: dict[str, tuple[str, ...]] = {
+    "validate": ("validate", "schema"),
+    "tooling": ("diff", "migrate", "detect"),
+}
 
 
 # Each loader runs once per process (typer builds a new root group per invocation), as the eager
 # registration at import did: registering into `config_cmd.app` twice would add every command again.
 @cache
 def _config() -> click.Command:
-    from tvmc.cli import config_cmd, tooling_cmd, validate_cmd
+    from tvmc.cli import config_cmd
 
-    validate_cmd.register(config_cmd.app)
-    tooling_cmd.register(config_cmd.app)
-    return lazy_group(config_cmd.app)
+    group = lazy_group(config_cmd.app)
+    assert isinstance(group, LazyGroup)
+    for module, names in CONFIG_REGISTERED.items():
+        for name in names:
+            group.add_lazy(name, partial(_registered_in, module, name))
+    return group
+
+
+@cache
+def _registered_group(module: str) -> click.Group:
+    """A group of the commands `tvmc.cli.MODULE_cmd.register` adds, made as the `config` group is
+    (lazy_group: each command is built when asked for)."""
+    from tvmc.cli import config_cmd
+
+    holder = typer.Typer(
+        cls=LazyGroup,
+        rich_markup_mode=config_cmd.app.rich_markup_mode,
+        pretty_exceptions_short=config_cmd.app.pretty_exceptions_short,
+    )
+    importlib.import_module(f"tvmc.cli.{module}_cmd").register(holder)
+    return lazy_group(holder)
+
+
+def _registered_in(module: str, name: str) -> click.Command:
+    group = _registered_group(module)
+    command = group.get_command(click.Context(group), name)
+    assert command is not None, f"tvmc.cli.{module}_cmd registers no {name!r} (see CONFIG_REGISTERED)"
+    return command
 
 
 @cache
@@ -239,33 +271,3 @@ def main() -> NoReturn:
         sys.stderr.write(f"tvmc: error: cannot write the output: {err.strerror or err}\n")
         exit_now(1)
     exit_now(0)
-
-
-def exit_now(code: str | int | None) -> NoReturn:
-    """Exit as `sys.exit(code)` does, without the interpreter's teardown when that is safe.
-
-    Tearing down frees every module and object one by one: ~15 ms per run, more than validating a
-    hundred files. It is safe once the exit handlers have run and stdout/stderr are flushed, while no
-    other Python thread runs and TVM is not loaded (its native code may hold buffered output and
-    static destructors that only a normal exit runs)."""
-    threading = sys.modules.get("threading")
-    if "tvm" in sys.modules or (threading is not None and threading.active_count() > 1):
-        sys.exit(code)
-    if code is None or isinstance(code, int):
-        status = code or 0
-    else:  # what sys.exit does with a message
-        sys.stderr.write(f"{code}\n")
-        status = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:  # the reader went away (`| head`): end quietly
-            pass
-        except (OSError, ValueError) as err:  # a full disk; a stream closed by a handler
-            if status == 0:  # an output error not reported yet
-                with contextlib.suppress(OSError, ValueError):
-                    sys.stderr.write(f"tvmc: error: cannot write the output: {getattr(err, 'strerror', err)}\n")
-                    sys.stderr.flush()
-                status = 1
-    os._exit(status & 0xFF)

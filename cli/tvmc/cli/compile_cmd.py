@@ -14,9 +14,7 @@ from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatO
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
-    from tvmc.api import Resolved
     from tvmc.build.compile import Compiled
-    from tvmc.build.model import ModelSpec
 
 OUTPUT_HELP = (
     "The library to write (default: MODEL's name with .so or .tar, here); with --emit, the text (default: stdout)."
@@ -30,65 +28,6 @@ class EmitFormat(StrEnum):
     tvmc = "tvmc"
     relay = "relay"
     plan = "plan"
-
-
-def _inputs(resolved: Resolved, model: str) -> set[Path]:
-    """Files tvmc read: never overwritten by -o."""
-    return {*resolved.tree.inputs, Path(model)}
-
-
-def _emit(
-    fmt: EmitFormat,
-    resolved: Resolved,
-    spec: ModelSpec,
-    tvm_version: str | None = None,
-    tuning: tuple[bool, Path | None] = (True, None),
-) -> str:
-    if fmt in (EmitFormat.python, EmitFormat.plan):
-        from tvmc.build.plan import plan_build
-        from tvmc.tune.apply import choose
-
-        plan, _ = choose(
-            plan_build(resolved.config, resolved.origins, spec),
-            resolved.config,
-            warn=warn,
-            enabled=tuning[0],
-            database=tuning[1],
-            implicit=not resolved.participation.isolated,
-            copy_if_bad=False,
-        )
-        if any(n.get("kind") == "llvm" and n.get("mcpu") == "native" for n in (plan.target, plan.host or {})):
-            warn(
-                "mcpu 'native' is passed to TVM as written: its LLVM does not resolve it (generic code); "
-                "tvmc compile builds for this machine's CPU instead"
-            )
-        if fmt is EmitFormat.python:
-            from tvmc.build.record import base_manifest
-            from tvmc.emit import python
-
-            base = base_manifest(
-                resolved.config, resolved.origins, resolved.participation.to_dict(), plan, digest=False
-            )
-            text, notes = python.render(plan, manifest_base=base)
-        else:
-            from tvmc.emit import plan as plan_json
-
-            text, notes = plan_json.render(plan, resolved.to_dict())
-    else:
-        from tvmc.emit.legacy import plan_legacy
-
-        legacy = plan_legacy(resolved.config, resolved.origins, spec, tvm_version)
-        if fmt is EmitFormat.tvmc:
-            from tvmc.emit import tvmc_argv
-
-            text, notes = tvmc_argv.render(legacy)
-        else:
-            from tvmc.emit import relay
-
-            text, notes = relay.render(legacy)
-    for note in notes:
-        warn(note)
-    return text
 
 
 def _size(n: int) -> str:
@@ -141,11 +80,9 @@ def compile_command(
 ) -> None:
     """Compile MODEL with the config that --config and the rewrites resolve to."""
     from tvmc import api
-    from tvmc.build.model import model_spec
     from tvmc.errors import UsageError
-    from tvmc.shapes import parse_input_shapes
 
-    if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):
+    if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):  # before a build starts
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
     if tune is not None and tune < 1:
         raise UsageError(f"--tune {tune}: give a number of trials, 1 or more", "--tune")
@@ -179,21 +116,26 @@ def compile_command(
             display.close()
         write_stdout(summary(compiled))
         return
-    shapes = parse_input_shapes(input_shapes) if input_shapes is not None else None
-    spec = model_spec(model, model_format.value if model_format else None, shapes)
-    resolved = api.resolve(
-        config or [], ordered_rewrite_flags(ctx), search=search_dirs(search, isolated=isolated), isolated=isolated
+    emitted = api.emit(
+        model,
+        config or [],
+        ordered_rewrite_flags(ctx),
+        form=emit.value,
+        model_format=model_format.value if model_format else None,
+        input_shapes=input_shapes,
+        tvm_version=tvm_version,
+        tuning=not no_tuning,
+        database=database,
+        search=search_dirs(search, isolated=isolated),
+        isolated=isolated,
+        on_warning=warn,
     )
-    for note in resolved.notes:
-        warn(note)
-    path = Path(output) if output is not None else None
-    text = _emit(emit, resolved, spec, tvm_version, (not no_tuning, database))
-    if path is None:
-        write_stdout(text)
+    if output is None:
+        write_stdout(emitted.text)
         return
     from tvmc.fileio import write_atomic
 
-    write_atomic(path, text, inputs=_inputs(resolved, spec.path))
+    write_atomic(Path(output), emitted.text, inputs=emitted.inputs)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,65 +8,23 @@ name typed so far), never from reading a config file; tags, kinds and options fr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import click
 from click.shell_completion import CompletionItem
+
+from tvmc.cli.config_names import config_names
 
 if TYPE_CHECKING:
     from tvmc.sources import SearchDir
 
 Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
 
-_SUFFIXES = (".toml", ".json")
-_PATH_STARTS = ("/", "./", "../", "~")
-
-
-def _entries(directory: str) -> Iterator[os.DirEntry[str]]:
-    try:
-        with os.scandir(directory) as it:
-            yield from it
-    except OSError:  # missing, unreadable, not a directory: nothing to offer
-        return
-
-
-def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> list[str]:
-    """Names on the search path (`dirs`, default the usual one) that start with `incomplete`, a
-    level at a time: `aws/` for the directory, `aws/c5` for `aws/c5.toml`; then TVM tags. Paths
-    are left to the shell."""
-    if incomplete.startswith(_PATH_STARTS) or incomplete.lower().endswith(_SUFFIXES):
-        return []
-    from tvmc.sources import name_problem, search_path
-    from tvmc.sources.native import NATIVE
-
-    head, _, _ = incomplete.rpartition("/")
-    prefix = f"{head}/" if head else ""
-    if head and name_problem(head) is not None:  # `..`, absolute names: nothing to list
-        return []
-    found: dict[str, None] = {}
-    for directory in search_path() if dirs is None else dirs:
-        for entry in _entries(os.path.join(directory.path, head)):
-            if entry.name.startswith("."):
-                continue
-            stem, suffix = os.path.splitext(entry.name)
-            if suffix in _SUFFIXES and entry.is_file():
-                name = prefix + stem
-            elif not suffix and entry.is_dir():
-                name = prefix + entry.name + "/"
-            else:
-                continue
-            if name.startswith(incomplete) and name_problem(name.rstrip("/")) is None:
-                found[name] = None
-    # host/native has no file until first used (sources.native), so no listing shows it.
-    native_head, _, _ = NATIVE.rpartition("/")
-    offered = NATIVE if head == native_head else f"{native_head}/" if not head else None
-    if offered is not None and offered.startswith(incomplete):
-        found[offered] = None
-    from tvmc import registry
-
-    tags = [t for t in registry.tag_names() if t.startswith(incomplete)]
-    return sorted(found) + [t for t in tags if t not in found]
+# The word a shell's TAB completes, while its completion runs (None otherwise): a command needs only
+# the options its command line names to find where that word belongs (tvmc.cli.rewrite_options).
+completing: ContextVar[str | None] = ContextVar("completing", default=None)
 
 
 def _isolated(ctx: click.Context | None) -> bool:
@@ -450,6 +408,25 @@ def register_shells() -> None:
 
     completion_init()
     click.shell_completion.add_completion_class(_bash_class(), "bash")
+    for shell in SHELLS:
+        found = click.shell_completion.get_completion_class(shell)
+        if found is not None:
+            click.shell_completion.add_completion_class(_noting_the_word(found), shell)
+
+
+def _noting_the_word(
+    shell: type[click.shell_completion.ShellComplete],
+) -> type[click.shell_completion.ShellComplete]:
+    """`shell`, setting `completing` to the word being completed while it completes."""
+
+    def get_completions(self: click.shell_completion.ShellComplete, args: list[str], incomplete: str) -> Any:
+        token = completing.set(incomplete)
+        try:
+            return shell.get_completions(self, args, incomplete)
+        finally:
+            completing.reset(token)
+
+    return type(shell.__name__, (shell,), {"get_completions": get_completions, "__doc__": shell.__doc__})
 
 
 def install_completion(shell: str | None, *, show: bool) -> str:

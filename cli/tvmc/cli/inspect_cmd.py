@@ -9,9 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.options import format_option
 
 _Library = Annotated[Path, typer.Argument(metavar="LIBRARY", help="A library `tvmc compile` wrote (.so or .tar).")]
-_Format = Annotated[str, typer.Option("--format", "-f", help="text or json (the manifest itself).")]
+_Format = Annotated[str, format_option(("text", "json"), "text or json (the manifest itself).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -26,10 +27,7 @@ def inspect_command(library: _Library, fmt: _Format = "text") -> None:
     config and where each value came from, inputs and outputs, CPU features, tuning. No TVM needed.
     """
     from tvmc import manifest
-    from tvmc.errors import UsageError
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
     doc = manifest.require(library)
     if fmt == "json":
         write_stdout(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")

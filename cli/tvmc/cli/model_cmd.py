@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.options import format_option
 
 app = typer.Typer(name="model", help="Look inside models.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -17,7 +18,7 @@ app = typer.Typer(name="model", help="Look inside models.", no_args_is_help=True
 @reports_errors
 def inspect(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="An ONNX model.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    format: Annotated[str, format_option(("text", "json"), "text or json.")] = "text",
 ) -> None:
     """List the model's inputs and outputs: names, shapes (a dynamic dimension by its name, or ?)
     and dtypes. A dynamic input dimension is what --input-shapes can fix."""
@@ -26,8 +27,6 @@ def inspect(
     from tvmc.errors import UsageError
     from tvmc.text import one_line
 
-    if format not in ("text", "json"):
-        raise UsageError(f"unknown format {format!r} (text or json)", "--format")
     if not model.is_file():
         raise UsageError(f"{model} is not a file", "MODEL")
     kind = guess_format_or_none(str(model))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -52,6 +52,14 @@ RpcTracker = Annotated[
     str | None, typer.Option("--rpc-tracker", metavar="HOST:PORT", help="Use a device of this RPC tracker.")
 ]
 RpcKey = Annotated[str | None, typer.Option("--rpc-key", metavar="KEY", help="The tracker's device key.")]
+
+
+def format_option(choices: tuple[str, ...], help: str) -> Any:
+    """`--format`/`-f`, declared once: each command names the formats it writes (a registry's keys)
+    and the parser refuses any other (a one-line usage error, exit 2)."""
+    import click  # typer's own dependency, loaded with it
+
+    return typer.Option("--format", "-f", click_type=click.Choice(list(choices)), help=help)
 
 
 def rpc_device(tracker: str | None, key: str | None) -> tuple[str, int, str] | None:

@@ -126,11 +126,17 @@ def _all_generated() -> list[_RewriteOption]:
 
 
 def _generated_for(args: list[str] | None, ctx: click.Context, no_args_is_help: bool) -> list[_RewriteOption]:
-    """The generated options an invocation needs: all of them for help, completion and a flag that
-    is not one (click's did-you-mean needs them); else only those its argv names. Building and
-    parsing ~370 options costs more than validating a few dozen files."""
-    if args is None or ctx.resilient_parsing or (not args and no_args_is_help):
+    """The generated options an invocation needs: all of them for help, for completing an option
+    (its name, or `--opt=VALUE`: the word may name any of them) and for a flag that is not one
+    (click's did-you-mean needs them); else only those its argv names, also when a TAB completes
+    a value or an argument (the options its command line names are all the parse can meet).
+    Building and parsing ~370 options costs more than validating a few dozen files."""
+    if args is None or (not args and no_args_is_help):
         return _all_generated()
+    if ctx.resilient_parsing:
+        word = completion.completing.get()
+        if word is None or word.startswith("-"):  # an option's name, or not a shell's TAB
+            return _all_generated()
     wanted: dict[FlagSpec, None] = {}
     for token in args:
         if token == "--":

@@ -12,7 +12,7 @@ import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
 from tvmc.cli.completion import choices
-from tvmc.cli.options import InputShapes, RpcKey, RpcTracker, rpc_device
+from tvmc.cli.options import InputShapes, RpcKey, RpcTracker, format_option, rpc_device
 
 if TYPE_CHECKING:
     from tvmc.build.run import OpProfile, RunResult
@@ -48,7 +48,7 @@ _Check = Annotated[
 _Profile = Annotated[
     bool, typer.Option("--profile", help="Per-function VM profile over --repeat runs: calls, time, shapes.")
 ]
-_Format = Annotated[str, typer.Option("--format", "-f", help="text or json.", autocompletion=choices(FORMATS))]
+_Format = Annotated[str, format_option(FORMATS, "text or json.")]
 _Rtol = Annotated[
     float | None, typer.Option("--rtol", help="--check: relative tolerance of floats (default: by dtype).")
 ]
@@ -98,8 +98,12 @@ def run_command(
     from tvmc.cli.progress import Progress
     from tvmc.errors import UsageError
 
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r} (text or json)", "--format")
+    if device is not None and device not in DEVICES:  # a choice that is none: the command line's error
+        from tvmc.errors import did_you_mean
+
+        raise UsageError(
+            f"unknown device {device!r} ({', '.join(DEVICES)})", "--device", suggestions=did_you_mean(device, DEVICES)
+        )
     from tvmc.build.run import writable_file
 
     rpc = rpc_device(rpc_tracker, rpc_key)

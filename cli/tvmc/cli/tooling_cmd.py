@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tvmc.cli.common import reports_errors, warn, write_stdout
-from tvmc.cli.options import Isolated, SearchPaths, search_dirs
+from tvmc.cli.options import Isolated, SearchPaths, format_option, search_dirs
 from tvmc.text import one_line
 
 DIFF_HELP = """Show how two resolved configs differ, key path by key path, with the origin of each side.
@@ -86,8 +86,8 @@ def diff_command(
 ) -> None:
     from tvmc import api, manifest, rewrites
     from tvmc import diff as diffing
-    from tvmc.errors import TvmcError, UsageError
-    from tvmc.provenance import Origin
+    from tvmc.errors import Location, TvmcError, UsageError
+    from tvmc.provenance import Origin, printable
 
     try:
         sides = []
@@ -104,7 +104,9 @@ def diff_command(
                     raise UsageError(f"{ref} is a library: its config is as built (no --set on its side)")
                 sides.append(api.from_library(ref))
             else:
-                sides.append(api.resolve([ref], rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
+                # The side as the user typed it (an argument, not a --config they did not type).
+                named = [(ref, Location(printable(ref)))]
+                sides.append(api.resolve(named, rws, search=search_dirs(search, isolated=isolated), isolated=isolated))
     except TvmcError as err:
         # Like diff(1): 1 means "different", so trouble of any kind is 2.
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
@@ -141,18 +143,15 @@ _DetectOutput = Annotated[
 ]
 
 
-_DetectFormatOption = Annotated[str, typer.Option("--format", "-f", help="toml or json.")]
+_DetectFormatOption = Annotated[str, format_option(("toml", "json"), "toml or json.")]
 
 
 @reports_errors
 def detect_command(output: _DetectOutput = None, format: _DetectFormatOption = "toml") -> None:
     from tvmc.emit.canonical import to_json
-    from tvmc.errors import UsageError
     from tvmc.sources.detect import detect, to_toml
     from tvmc.sources.installed import schema_directive
 
-    if format not in ("toml", "json"):
-        raise UsageError(f"unknown format {format!r} (toml or json)", "--format")
     detected = detect()
     text = to_json(detected.config) if format == "json" else to_toml(detected, schema_directive())
     if output is None:

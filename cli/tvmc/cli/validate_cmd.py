@@ -9,9 +9,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable
 from enum import StrEnum
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,7 +21,7 @@ from tvmc.cli.common import reports_errors, write_stdout
 from tvmc.cli.options import Configs, Isolated, SearchPaths, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 from tvmc.errors import UsageError
-from tvmc.validate.diagnostics import RULES
+from tvmc.validate.diagnostics import REGISTRY
 from tvmc.validate.reporters import FORMATS
 
 if TYPE_CHECKING:
@@ -34,9 +33,10 @@ PATHS_HELP = (
 )
 EPILOG = (
     "Problems are located at the key or value of the file that set it (also through 'extends'). Rule ids: "
-    + ", ".join(RULES)
-    + ". Warnings: unknown-pass-config and the "
-    "legacy-* rules; legacy-* are errors with --strict or when tvm-version says >= 0.25, and silent when it "
+    + ", ".join(REGISTRY)
+    + ". Warnings: "
+    + ", ".join(rule.id for rule in REGISTRY.values() if rule.severity == "warning")
+    + "; the legacy-* ones are errors with --strict or when tvm-version says >= 0.25, and silent when it "
     "says < 0.25. Exit codes: 0 every input valid (warnings allowed), 1 an input is invalid, 2 usage error."
 )
 
@@ -88,7 +88,6 @@ def validate(
     from tvmc.validate.diagnostics import Summary
     from tvmc.validate.parallel import default_jobs
     from tvmc.validate.reporters import make_reporter, summary_line
-    from tvmc.validate.runner import Settings, Validator, directories_among
 
     paths = paths or []
     config = config or []
@@ -97,42 +96,34 @@ def validate(
         raise UsageError("give PATHs or --config, not both", "--config")
     if not paths and not config and not flags:
         raise UsageError("nothing to validate: give PATH..., '-' (stdin), or --config NAME")
-    if paths.count("-") > 1:
-        raise UsageError("'-' (stdin) can be given once", "-")
-    # A missing input is invalid input (exit 1), reported in its place: the other files are checked.
-    dirs, _missing = directories_among(paths)
-    applied: tuple[object, ...] = ()
-    if paths and flags:  # rewrites applied on top of every file
-        from tvmc import rewrites
+    dirs = search_dirs(search, isolated=isolated)
+    stream: Iterable[FileResult]
+    if paths:  # rewrites applied on top of every file
+        # What `tvmc.api.validate_paths` runs, without importing tvmc.api (and the stages only a
+        # resolution needs): validating files starts in the time the start-up budget allows.
+        from tvmc import sources
+        from tvmc.validate.runner import Settings, Validator
 
-        applied = tuple(rewrites.argv_rewrites(flags))
-    settings = Settings(strict=strict, engine=engine.value, rewrites=applied)
-    from tvmc import sources
+        applied: tuple[object, ...] = ()
+        if flags:
+            from tvmc import rewrites
 
-    isolated = isolated or sources.is_isolated()
-    given_dirs = search_dirs(search, isolated=isolated)
-    validator = Validator(settings, sources.search_path(isolated=isolated) if given_dirs is None else given_dirs)
-    results: list[FileResult] | None = None
-    if not paths:  # resolved before the report starts: a flag that does not apply is a usage error
-        from functools import partial
-
+            applied = tuple(rewrites.argv_rewrites(flags))
+        isolated = isolated or sources.is_isolated()
+        validator = Validator(
+            Settings(strict=strict, engine=engine.value, rewrites=applied),
+            sources.search_path(isolated=isolated) if dirs is None else dirs,
+        )
+        stream = validator.paths(paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs())
+    else:  # resolved before the report starts: a flag that does not apply is a usage error
         from tvmc import api
 
-        env = sources.isolated_env(os.environ) if isolated else None
-        results = [validator.resolved(config, partial(api.resolve_tree, config, flags, env=env, search=validator.dirs))]
+        stream = [
+            api.validate_config(config, flags, strict=strict, engine=engine.value, search=dirs, isolated=isolated)
+        ]
     reporter = make_reporter(format, sys.stdout, sys.stderr, os.environ)
     summary = Summary()
     reporter.start()
-    stream = (
-        chain(
-            validator.run(
-                paths, stdin=sys.stdin.buffer, stdin_name=stdin_filename, jobs=jobs or default_jobs(), dirs=dirs
-            ),
-            _empty_directories(paths, dirs),
-        )
-        if results is None
-        else results
-    )
     try:
         for result in stream:
             if quiet:
@@ -153,17 +144,6 @@ def errors_only(result: FileResult) -> FileResult:
     from tvmc.validate.diagnostics import FileResult
 
     return FileResult(result.name, result.errors)
-
-
-def _empty_directories(paths: list[str], dirs: set[str]) -> Iterator[FileResult]:
-    """A directory holding no config is an input that found nothing: an error, not silence."""
-    from tvmc.validate.diagnostics import Diagnostic, FileResult
-    from tvmc.validate.runner import iter_paths
-
-    for path in dict.fromkeys(p for p in paths if p in dirs):
-        if next(iter_paths([path], dirs), None) is None:
-            message = "no config found: the directory holds no *.toml or *.json file"
-            yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
 
 
 def schema(

@@ -88,9 +88,12 @@ class LegacyPlanner:
         self.requested = version
         self.gen = registry.generation(gens.LAST_TVMC)
 
-    def refuse(self, pointer: str, message: str, hint: str | None = MODERN_HINT) -> BuildError:
+    def refuse(
+        self, pointer: str, message: str, hint: str | None = MODERN_HINT, *, rule: str = gens.RULE
+    ) -> BuildError:
+        """A refusal with the id of the rule that refuses the same (the release rules: `legacy-release`)."""
         origin = origin_of(self.origins, pointer)
-        return BuildError(message, origin.location() if origin else None, hint=hint, pointer=pointer)
+        return BuildError(message, origin.location() if origin else None, hint=hint, pointer=pointer, rule=rule)
 
     def plan(self, model: ModelSpec) -> LegacyPlan:
         check_legacy(model)
@@ -99,7 +102,8 @@ class LegacyPlanner:
         except UsageError:
             raise
         except TvmcError as err:
-            raise self.refuse("/tvm-version", err.message, hint=None if self.requested else MODERN_HINT) from None
+            hint = None if self.requested else MODERN_HINT
+            raise self.refuse("/tvm-version", err.message, hint, rule="unsupported-tvm-version") from None
         problem = next(gens.problems(self.view, self.gen), None)
         if problem is not None:
             raise self.refuse(problem.pointer, problem.message, problem.hint)

@@ -41,7 +41,7 @@ class Problem(NamedTuple):
 
 
 def raise_problem(problem: Problem) -> None:
-    if problem.error.rule is None and isinstance(problem.error, ConfigLayerError | ConfigNotFoundError):
+    if isinstance(problem.error, ConfigLayerError | ConfigNotFoundError):
         problem.error.rule = problem.rule  # the record keeps its rule id (a syntax error keeps its own)
     raise problem.error
 

@@ -166,7 +166,11 @@ class Workspace:
         result = self.validator.text(path, doc.text.encode())
         doc.chain = self.resolver.read
         name = sources.loader.display_path(path)
-        return [self._place(doc, name, d) for d in result.diagnostics]
+        # An editor shows a parent's own errors at this file's `extends` (`_place`): the line saying
+        # that this file is invalid through them (`extends-invalid`) would repeat them.
+        inherited = any(d.source not in (name, None) and d.line is not None for d in result.diagnostics)
+        shown = [d for d in result.diagnostics if not (inherited and d.rule == "extends-invalid")]
+        return [self._place(doc, name, d) for d in shown]
 
     def _place(self, doc: _Document, name: str, d: Diagnostic) -> Problem:
         lines = doc.text.split("\n")

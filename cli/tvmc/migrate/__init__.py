@@ -143,7 +143,9 @@ def _legacy_pass_configs(passes: dict[str, Any]) -> list[tuple[str, str]]:
 def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[dict[str, Any], list[str]]:
     """The config document: typed, `tvm-version` set for legacy-only configs, checked to resolve."""
     passes = data.get("pass-config")
-    config, _ = canonicalize_config({k: v for k, v in data.items() if k != "pass-config"}, {})
+    bare = {k: v for k, v in data.items() if k != "pass-config"}
+    _check(bare)  # the rule engine decides first; canonicalization then only normalizes
+    config, _ = canonicalize_config(bare, {})
     legacy = legacy_features(config) + (_legacy_pass_configs(passes) if isinstance(passes, dict) else [])
     notes: list[str] = []
     doc: dict[str, Any] = {"description": f"Migrated from {about}"}
@@ -162,7 +164,13 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
             name: value for name, value in (_pass_config(n, v, not legacy, notes) for n, v in passes.items())
         }
     doc.update({k: data[k] for k in writer.ORDER if k in data})
-    # The migrated config must be valid on its own: the rule engine every command runs decides.
+    _check(doc)
+    return doc, notes
+
+
+def _check(doc: dict[str, Any]) -> None:
+    """The migrated config must be valid on its own: the rule engine every command runs decides
+    (`config validate` ok <=> `config show` ok, so what migrate writes, every command reads)."""
     error = next((f for f in config_findings(doc) if f.severity == "error"), None)
     if error is not None:
         raise TvmcError(
@@ -171,8 +179,6 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
             pointer=error.pointer or None,
             suggestions=(error.suggestion,) if error.suggestion else (),
         )
-    canonicalize_config(doc, {})
-    return doc, notes
 
 
 def _pass_config(name: str, value: Any, modern: bool, notes: list[str]) -> tuple[str, Any]:

@@ -507,6 +507,8 @@ def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
             apply(tree, rw)
         except UsageError as err:
             _blame_order(err, rw, applied[index + 1 :])
+            if err.rule is None:  # a flag that does not apply to this config: the `rewrite` rule
+                err.rule = "rewrite"
             raise
         tree.notes.extend(rw.notes)
     tree.notes.extend(discarded_warnings(tree, applied))

@@ -451,6 +451,7 @@ def list_configs(dirs: Sequence[SearchDir], *, with_native: bool = False) -> lis
     if with_native:
         detected = SearchDir(native.cache_dir(), "detected")
         shadowed = native.NATIVE in winners
-        entries.append(ConfigEntry(native.NATIVE, native.cache_path(), detected, native.DESCRIPTION, shadowed=shadowed))
+        cached = native.cache_path(ask=False)  # never imports TVM to list
+        entries.append(ConfigEntry(native.NATIVE, cached, detected, native.DESCRIPTION, shadowed=shadowed))
     entries.sort(key=lambda e: e.name)  # stable: search order is kept within a name
     return entries

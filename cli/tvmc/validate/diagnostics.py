@@ -8,59 +8,145 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from tvmc.errors import Location, suggestion_text
+from tvmc.errors import Location, TvmcError, suggestion_text
 from tvmc.pointers import display_path
 
 Severity = Literal["error", "warning"]
 
-# id → what it means. Documented in `tvmc config validate --help` and the README.
-RULES: dict[str, str] = {
-    # reading the file
-    "syntax": "The file is not valid TOML/JSON (or has duplicate keys, bad UTF-8, a non-object document).",
-    "limit": "The file is beyond a documented input limit (size, nesting, integer range, string length).",
-    "unreadable": "The file cannot be read (missing, a directory, permissions).",
-    # structure (what the JSON Schema says)
-    "unknown-key": "A top-level key or build option that tvmc does not know.",
-    "wrong-type": "A value of the wrong type (TVM's spelling: str, int, bool, Array<str>, ...).",
-    "invalid-value": "A value outside its enum, range or pattern (opt-level, output-format, tvm-version).",
-    "missing-key": "A required key is missing (a target's 'kind' or 'tag'; a resolved executor's 'kind').",
-    "unknown-kind": "A target kind that neither modern nor legacy TVM has.",
-    "unknown-tag": "A target string that is neither a TVM tag nor a target string starting with a kind.",
-    "unknown-option": "An option the target kind (or executor/runtime) does not have.",
-    "wrong-kind-option": "An executor/runtime option that belongs to another kind than the chosen one.",
-    "unknown-executor": "An executor name that is not graph, aot or vm.",
-    "unknown-runtime": "A runtime name that is not cpp or crt.",
-    "unknown-compiler": "A target 'compiler' that is not a known BYOC codegen.",
-    "pass-config-type": "A PassContext config value of the wrong type.",
-    "unknown-pass-config": "A PassContext config name TVM does not register (warning).",
-    # semantics (over the resolved config)
-    "unsupported-tvm-version": "A tvm-version that admits no TVM release tvmc supports (0.18, 0.19 for --emit "
-    "tvmc/relay; >= 0.25).",
-    "invalid-target": "A target TVM would reject (canonicalization error from tvmc.targets).",
-    "aot-interface-api": "The aot executor with interface-api = 'c' needs unpacked-api = true.",
-    "host-conflict": "A target's own host differs from the config's host (or from another target's host).",
-    "host-not-cpu": "The host (or a target's host) is not a CPU-side kind (device type cpu, or hexagon).",
-    "duplicate-device": "Two plain targets for the same device type without a distinguishing 'compiler' (or "
-    "the same compiler twice).",
-    "compiler-mismatch": "A 'compiler' that cannot refine the target kind it is set on.",
-    "unknown-cpu": "An mcpu, an mattr feature (or one without +/-) or a cuda arch that TVM's LLVM does not know.",
-    # The legacy-* rules are warnings; errors with --strict or when tvm-version says >= 0.25; silent when
-    # tvm-version says < 0.25 (the config is meant for legacy TVM).
-    "legacy-kind": "A target kind only legacy TVM has.",
-    "legacy-option": "A target option only legacy TVM has (tvmc moves it to the executor/runtime).",
-    "legacy-tag": "A tag name only legacy TVM has (renamed since).",
-    "legacy-component": "An executor or runtime only legacy TVM has (graph, aot, crt).",
-    "legacy-release": "In a config written for TVM <= 0.19: what the release it is for (the newest of 0.19 and 0.18 "
-    "its tvm-version admits) lacks: a target kind or attribute, a BYOC codegen or option, a second TVM target, an "
-    "executor, runtime or option, a PassContext config, an output format.",
-    "extends-unresolved": "An 'extends' entry that names no config on the search path, no file and no tag.",
-    "extends-cycle": "An 'extends' chain that comes back to a config already in it.",
-    "extends-order": "Configs that order a shared base in opposite ways, so no order applies each file once "
-    "(C3 linearization, as Python's MRO).",
-    "config-not-found": "A --config name or path that does not resolve.",
-    "rewrite": "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
-    "internal": "tvmc failed on this input (a bug: please report it).",
+
+class Rule(NamedTuple):
+    """A declared rule of the one rule engine: its stable id, the severity it reports at (the
+    legacy-* warnings become errors with --strict or a tvm-version that says >= 0.25), and its
+    one-line doc (`config validate --help`, the README's rule table, SARIF's rule help)."""
+
+    id: str
+    severity: Severity
+    doc: str
+
+
+# The one registry of rule ids. Every problem a config can get names one of these (a test walks
+# the code for rule ids and error constructions: tests/validate/test_rule_registry.py).
+REGISTRY: dict[str, Rule] = {
+    rule.id: rule
+    for rule in (
+        # reading the file
+        Rule(
+            "syntax",
+            "error",
+            "The file is not valid TOML/JSON (or has duplicate keys, bad UTF-8, a non-object document).",
+        ),
+        Rule(
+            "limit",
+            "error",
+            "The file is beyond a documented input limit (size, nesting, integer range, string length).",
+        ),
+        Rule("unreadable", "error", "The file cannot be read (missing, a directory, permissions)."),
+        # structure (what the JSON Schema says)
+        Rule("unknown-key", "error", "A top-level key or build option that tvmc does not know."),
+        Rule("wrong-type", "error", "A value of the wrong type (TVM's spelling: str, int, bool, Array<str>, ...)."),
+        Rule(
+            "invalid-value",
+            "error",
+            "A value outside its enum, range or pattern (opt-level, output-format, tvm-version).",
+        ),
+        Rule(
+            "missing-key",
+            "error",
+            "A required key is missing (a target's 'kind' or 'tag'; a resolved executor's 'kind').",
+        ),
+        Rule("unknown-kind", "error", "A target kind that neither modern nor legacy TVM has."),
+        Rule(
+            "unknown-tag",
+            "error",
+            "A target string that is neither a TVM tag nor a target string starting with a kind.",
+        ),
+        Rule("unknown-option", "error", "An option the target kind (or executor/runtime) does not have."),
+        Rule(
+            "wrong-kind-option", "error", "An executor/runtime option that belongs to another kind than the chosen one."
+        ),
+        Rule("unknown-executor", "error", "An executor name that is not graph, aot or vm."),
+        Rule("unknown-runtime", "error", "A runtime name that is not cpp or crt."),
+        Rule("unknown-compiler", "error", "A target 'compiler' that is not a known BYOC codegen."),
+        Rule("pass-config-type", "error", "A PassContext config value of the wrong type."),
+        Rule("unknown-pass-config", "warning", "A PassContext config name TVM does not register (warning)."),
+        # semantics (over the resolved config)
+        Rule(
+            "unsupported-tvm-version",
+            "error",
+            "A tvm-version that admits no TVM release tvmc supports (0.18, 0.19 for --emit tvmc/relay; >= 0.25).",
+        ),
+        Rule("invalid-target", "error", "A target TVM would reject (canonicalization error from tvmc.targets)."),
+        Rule("aot-interface-api", "error", "The aot executor with interface-api = 'c' needs unpacked-api = true."),
+        Rule(
+            "host-conflict",
+            "error",
+            "A target's own host differs from the config's host (or from another target's host).",
+        ),
+        Rule(
+            "host-not-cpu",
+            "error",
+            "The host (or a target's host) is not a CPU-side kind (device type cpu, or hexagon).",
+        ),
+        Rule(
+            "duplicate-device",
+            "error",
+            "Two plain targets for the same device type without a distinguishing 'compiler' (or the same compiler "
+            "twice).",
+        ),
+        Rule("compiler-mismatch", "error", "A 'compiler' that cannot refine the target kind it is set on."),
+        Rule(
+            "unknown-cpu",
+            "error",
+            "An mcpu, an mattr feature (or one without +/-) or a cuda arch that TVM's LLVM does not know.",
+        ),
+        # legacy-* are warnings; errors with --strict or when tvm-version says >= 0.25; silent when it says < 0.25
+        Rule("legacy-kind", "warning", "A target kind only legacy TVM has."),
+        Rule(
+            "legacy-option", "warning", "A target option only legacy TVM has (tvmc moves it to the executor/runtime)."
+        ),
+        Rule("legacy-tag", "warning", "A tag name only legacy TVM has (renamed since)."),
+        Rule("legacy-component", "warning", "An executor or runtime only legacy TVM has (graph, aot, crt)."),
+        Rule(
+            "legacy-release",
+            "error",
+            "In a config written for TVM <= 0.19: what the release it is for (the newest of 0.19 and 0.18 its "
+            "tvm-version admits) lacks: a target kind or attribute, a BYOC codegen or option, a second TVM target, "
+            "an executor, runtime or option, a PassContext config, an output format.",
+        ),
+        # layering and resolution
+        Rule(
+            "extends-unresolved",
+            "error",
+            "An 'extends' entry that names no config on the search path, no file and no tag.",
+        ),
+        Rule("extends-cycle", "error", "An 'extends' chain that comes back to a config already in it."),
+        Rule(
+            "extends-order",
+            "error",
+            "Configs that order a shared base in opposite ways, so no order applies each file once (C3 "
+            "linearization, as Python's MRO).",
+        ),
+        Rule(
+            "extends-invalid",
+            "error",
+            "An 'extends' entry naming a config that has errors of its own (reported once, at that config).",
+        ),
+        Rule("config-not-found", "error", "A --config name or path that does not resolve."),
+        Rule(
+            "rewrite",
+            "error",
+            "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
+        ),
+        Rule("internal", "error", "tvmc failed on this input (a bug: please report it)."),
+    )
 }
+# id → its doc, in the registry's order.
+RULES: dict[str, str] = {rule.id: rule.doc for rule in REGISTRY.values()}
+
+
+def rule_of(err: TvmcError) -> str:
+    """The rule id a core error carries (its raiser's or its class's); none is a bug: `internal`."""
+    return err.rule if err.rule is not None else "internal"
 
 
 class Finding(NamedTuple):

@@ -64,11 +64,16 @@ def choose(spec: str | None, requested: str | None) -> registry.Generation:
         if wanted not in versions:
             raise UsageError(f"tvmc writes old tvmc/Relay output for TVM {shown} only", f"--tvm-version {requested}")
         if not admits_series(spec, wanted):
-            raise TvmcError(f"the config is written for TVM {spec}, which excludes TVM {wanted} (--tvm-version)")
+            raise TvmcError(
+                f"the config is written for TVM {spec}, which excludes TVM {wanted} (--tvm-version)",
+                rule="unsupported-tvm-version",
+            )
         return registry.generation(wanted)
     allowed = [v for v in versions if admits_series(spec, v)]
     if not allowed:
-        raise TvmcError(f"the config is written for TVM {spec}, which excludes TVM {shown}")
+        raise TvmcError(
+            f"the config is written for TVM {spec}, which excludes TVM {shown}", rule="unsupported-tvm-version"
+        )
     return registry.generation(max(allowed, key=_key))
 
 
@@ -89,7 +94,9 @@ def narrow(target: Mapping[str, Any], gen: registry.Generation) -> dict[str, Any
     name = str(target["kind"])
     kind = gen.kinds.get(name)
     if kind is None or name in gen.codegens:
-        raise TvmcError(f"TVM {gen.version} has no target kind {name!r}", hint=_elsewhere(lambda g: name in g.kinds))
+        raise TvmcError(
+            f"TVM {gen.version} has no target kind {name!r}", hint=_elsewhere(lambda g: name in g.kinds), rule=RULE
+        )
     whole = _canonical(target)
     minimal = dict(target)
     if whole is not None:
@@ -106,6 +113,7 @@ def narrow(target: Mapping[str, Any], gen: registry.Generation) -> dict[str, Any
                 raise TvmcError(
                     f"TVM {gen.version} has no attribute {key!r} of target kind {name!r}",
                     hint=_elsewhere(_has_option(name, key)),
+                    rule=RULE,
                 )
             continue
         if key not in minimal and key in kind.defaults and kind.defaults[key] != value:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol, TextIO
 
 from tvmc import __version__
 from tvmc.text import one_line
-from tvmc.validate.diagnostics import RULES, Diagnostic, FileResult, Summary
+from tvmc.validate.diagnostics import REGISTRY, RULES, Diagnostic, FileResult, Summary
 
 ANNOTATIONS_PER_FILE = 10  # GitHub shows at most 10 annotations of a type per step; the summary has all
 
@@ -333,11 +333,12 @@ class GithubReporter:
 
 
 LEVELS = {"error": "error", "warning": "warning"}  # SARIF result levels
-WARNING_RULES = ("unknown-pass-config", "legacy-")  # warnings unless --strict / tvm-version says otherwise
 
 
 def default_level(rule: str) -> str:
-    return "warning" if rule.startswith(WARNING_RULES) else "error"
+    """The severity the rule registry declares (the legacy-* warnings are errors with --strict)."""
+    declared = REGISTRY.get(rule)
+    return declared.severity if declared is not None else "error"
 
 
 def _uri(path: str) -> tuple[str, str | None]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from tvmc import layering, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, TvmcError
 from tvmc.layering import Node, Problem, Tree
-from tvmc.validate.diagnostics import Diagnostic
+from tvmc.validate.diagnostics import Diagnostic, rule_of
 
 CACHE_SIZE = 256
 
@@ -59,8 +59,10 @@ class Resolver:
         else:
             self._cache.move_to_end(key)
         if isinstance(hit, TvmcError):
-            # A fresh copy: the expander locates it at the entry, and the cached one serves others.
-            raise type(hit)(hit.message, None, suggestions=hit.suggestions, hint=hit.hint)
+            # A fresh copy: the expander locates a missing config at the entry naming it (the cached
+            # one serves others); a parent that does not load keeps its own place (file:line:col).
+            where = None if isinstance(hit, ConfigNotFoundError) else hit.location
+            raise type(hit)(hit.message, where, suggestions=hit.suggestions, hint=hit.hint, rule=hit.rule)
         return hit
 
     def chain(self, layer: sources.Layer) -> Chain:
@@ -71,25 +73,34 @@ class Resolver:
         def collect(problem: Problem) -> None:
             if problem.structural and problem.layer is layer:
                 return  # the file's own `extends` shape: its structural check reports it
-            diag = _diagnostic(problem)
-            if diag not in diagnostics:
-                diagnostics.append(diag)
+            for diag in _diagnostics(problem):
+                if diag not in diagnostics:
+                    diagnostics.append(diag)
 
         nodes = layering.Expander(self.load, collect).file(layer)
         return Chain(nodes, diagnostics)
 
 
-def _diagnostic(problem: Problem) -> Diagnostic:
+def _diagnostics(problem: Problem) -> list[Diagnostic]:
     err = problem.error
     where = problem.layer.locate(problem.pointer) if problem.layer is not None else err.location
-    message, suggestion = err.message, None
+    message, suggestion, rule = err.message, None, problem.rule
+    parents: list[Diagnostic] = []
     if isinstance(err, ConfigNotFoundError):
         message += f"; {err.hint}" if err.hint else ""
         suggestion = err.suggestions[0] if err.suggestions else None
     elif not isinstance(err, ConfigLayerError):  # a parent that does not load (syntax, limits)
-        message = f"cannot load the config named here: {err.one_line()}"
-    return Diagnostic(
-        problem.rule,
+        at = err.location
+        if at is not None and at.line is not None and (where is None or at.source != where.source):
+            # The parent's own error, where it is (reported once for a run: `validate.once`), and
+            # here the entry naming it: invalid because its parent is.
+            text = err.message + (f"; {err.hint}" if err.hint else "")
+            parents.append(Diagnostic(rule_of(err), "error", "", text, at.source, at.line, at.col))
+            message, rule = f"names {at.source}, which does not load (its error is reported there)", "extends-invalid"
+        else:
+            message = f"cannot load the config named here: {err.one_line()}"
+    here = Diagnostic(
+        rule,
         "error",
         problem.pointer,
         message,
@@ -98,3 +109,4 @@ def _diagnostic(problem: Problem) -> Diagnostic:
         where.col if where is not None else None,
         suggestion,
     )
+    return [*parents, here]

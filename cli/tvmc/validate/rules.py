@@ -361,8 +361,7 @@ class _Rules:
         if not modern or not isinstance(build, dict) or not self.clean("/build"):
             return
         for problem in modern_build_problems(canonical_build(build, "modern")):
-            rule = "legacy-option" if problem.legacy_only else "invalid-value"
-            self.add(rule, problem.pointer, f"{problem.message}{self.legacy_why}")
+            self.add(problem.rule, problem.pointer, f"{problem.message}{self.legacy_why}")
 
     def release(self) -> None:
         """For a config written for TVM <= 0.19: what the release it is for lacks

@@ -13,17 +13,14 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from tvmc import sources
 from tvmc.errors import (
-    ConfigLayerError,
     ConfigNotFoundError,
-    ConfigSyntaxError,
-    LimitError,
     Location,
-    TargetError,
     TvmcError,
     UsageError,
 )
@@ -32,7 +29,7 @@ from tvmc.provenance import node_at, origin_of
 from tvmc.sources.search import entry_is_dir
 from tvmc.validate import parallel
 from tvmc.validate.checks import check_document, completeness_findings, component_kind_findings
-from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
+from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding, rule_of
 from tvmc.validate.resolve import Resolver
 from tvmc.validate.rules import semantic_findings
 
@@ -119,22 +116,7 @@ def directories_among(paths: Iterable[str]) -> tuple[set[str], list[str]]:
 _LIST_FROM = 8  # arguments in one directory from which listing it is cheaper than a stat each
 
 
-def rule_for(err: TvmcError) -> str:
-    """The rule id of a core error that ends a file's (or a resolution's) validation: the one it
-    carries, else the one its type stands for."""
-    if err.rule is not None:
-        return err.rule
-    if isinstance(err, ConfigSyntaxError):
-        return "syntax"
-    if isinstance(err, LimitError):
-        return "limit"
-    if isinstance(err, ConfigNotFoundError):
-        return "extends-unresolved" if err.location is not None and err.location.line else "config-not-found"
-    if isinstance(err, ConfigLayerError):
-        return "extends-unresolved"  # the expander names its other rules itself
-    if isinstance(err, TargetError):
-        return "invalid-target"
-    return "internal"
+rule_for = rule_of  # the rule id of a core error that ends a file's (or a resolution's) validation
 
 
 def error_diagnostic(err: TvmcError, rule: str, name: str) -> Diagnostic:
@@ -252,6 +234,18 @@ class Validator:
         for path in found:
             yield self.stdin(stdin, stdin_name) if path == "-" else self.file(path)
 
+    def paths(
+        self, paths: Sequence[str], *, stdin: BinaryIO | None = None, stdin_name: str | None = None, jobs: int = 1
+    ) -> Iterator[FileResult]:
+        """`tvmc config validate PATH...` (`tvmc.api.validate_paths`): each input's result in order,
+        a parent's error reported once (`once`), then a result for each directory that holds no
+        config. The arguments are checked before the first result (a UsageError: '-' twice)."""
+        if list(paths).count("-") > 1:
+            raise UsageError("'-' (stdin) can be given once", "-")
+        dirs, _missing = directories_among(paths)  # a missing input is reported in its place
+        results = self.run(paths, stdin=stdin, stdin_name=stdin_name, jobs=jobs, dirs=dirs)
+        return chain(once(results), _empty_directories(paths, dirs))
+
     def file(self, path: str) -> FileResult:
         # A relative path is shown as given (normalised), an absolute one relative to the cwd.
         name = os.path.normpath(path) if not os.path.isabs(path) else sources.loader.display_path(path)
@@ -361,7 +355,7 @@ class Validator:
         # The merged tree holds the file's own values too: same place and rule → one diagnostic
         # (the merged one, which knows the kind chosen by a parent).
         found.update({_dedupe_key(d): d for d in (located(f, locate(f.pointer)) for f in [*merged, *semantic])})
-        return _ordered(layer.source, list(found.values()))
+        return _ordered(layer.source, [*found.values(), *_invalid_parents(layer, found.values())])
 
     def _resolved(self, name: str, tree_of: Callable[[], Tree]) -> list[Diagnostic]:
         tree = tree_of()
@@ -370,6 +364,55 @@ class Validator:
         semantic = semantic_findings(tree.data, structural, strict=self.settings.strict, string_start=start)
         diagnostics = [located(f, locate(f.pointer)) for f in [*structural, *semantic]]
         return _ordered(name, diagnostics, parent_warnings=True)  # every file here is the config
+
+
+def _invalid_parents(layer: sources.Layer, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The file's own error for errors located in its parents: it is invalid because they are, and
+    a run reports each parent's error once (`once`), not once per file extending it."""
+    parents = sorted(
+        {
+            d.source
+            for d in diagnostics
+            if d.source is not None and _elsewhere(d, layer.source) and d.severity == "error"
+        }
+    )
+    if not parents:
+        return []
+    at = layer.locate("/extends")
+    shown = " and ".join(parents)
+    message = f"invalid through what it extends: errors located in {shown}"
+    return [Diagnostic("extends-invalid", "error", "/extends", message, at.source, at.line, at.col)]
+
+
+def _elsewhere(d: Diagnostic, name: str) -> bool:
+    """Located at a line of another file than `name` (a parent), not at a flag or the file itself."""
+    return d.source is not None and d.line is not None and d.source != name
+
+
+def once(results: Iterable[FileResult]) -> Iterator[FileResult]:
+    """The results of a run with each parent's error reported once, not once per file extending
+    it: an error located in another file than the one validated (a parent, through `extends`) is
+    left out when an earlier result reported it (that file's own, or another child's). The file
+    stays invalid by its own `extends-invalid` error at its `extends`."""
+    reported: set[tuple[str, int | None, int | None, str, str]] = set()
+    for result in results:
+        kept = []
+        for d in result.diagnostics:
+            key = (os.path.realpath(d.source) if d.source else "", d.line, d.col, d.rule, d.message)
+            if d.source is not None and _elsewhere(d, result.name) and d.severity == "error" and key in reported:
+                continue
+            if d.severity == "error":
+                reported.add(key)
+            kept.append(d)
+        yield result if len(kept) == len(result.diagnostics) else FileResult(result.name, kept)
+
+
+def _empty_directories(paths: Sequence[str], dirs: Container[str]) -> Iterator[FileResult]:
+    """A directory holding no config is an input that found nothing: an error, not silence."""
+    for path in dict.fromkeys(p for p in paths if p in dirs):
+        if next(iter_paths([path], dirs), None) is None:
+            message = "no config found: the directory holds no *.toml or *.json file"
+            yield FileResult(path, [Diagnostic("config-not-found", "error", "", message, path)])
 
 
 def _dedupe_key(d: Diagnostic) -> tuple[str, int, int, str]:

@@ -1,0 +1,106 @@
+"""One voice for errors (issue 26): the same bad input exits with the same code in every command
+(1: the rule engine refuses the config, wherever the value came from; 2: the command line itself
+is malformed), a message names only what the user typed, and a parent's error is reported once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tvmc.cli.app import app
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+MODEL = "m.onnx"  # never read: every case fails while resolving the config
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout + result.stderr
+
+
+def commands(flags: list[str], tmp_path: Path) -> dict[str, list[str]]:
+    model = str(tmp_path / MODEL)
+    (tmp_path / MODEL).write_bytes(b"not read")
+    return {
+        "validate": ["config", "validate", *flags],
+        "show": ["config", "show", *flags],
+        "get": ["config", "get", "opt-level", *flags],
+        "explain": ["config", "explain", "opt-level", *flags],
+        "compile": ["compile", model, *flags, "-o", str(tmp_path / "m.so")],
+    }
+
+
+@pytest.mark.parametrize(
+    ("flags", "code"),
+    [
+        (["--target", "bogus"], 1),  # an unknown target kind: invalid-target
+        (["--target", "llvm", "-O", "7"], 1),  # an integer out of range: invalid-value
+        (["--target", "llvm -mcpu=notacpu"], 1),  # unknown-cpu
+        (["-c", "aws/c5", "--set", "executor.kind=bogus"], 1),  # unknown-executor
+        (["-c", "aws/c55"], 1),  # config-not-found
+        (["--target", "llvm", "-O", "x"], 2),  # not an integer: the flag's own type
+        (["-c", "aws/c5", "--set", "targets[0].mcpu+=x"], 2),  # a rewrite that cannot apply
+        (["-c", "aws/c5", "--set", "opt-level"], 2),  # not PATH=VALUE
+    ],
+)
+def test_the_same_bad_input_exits_with_the_same_code_in_every_command(
+    flags: list[str], code: int, tmp_path: Path
+) -> None:
+    for name, args in commands(flags, tmp_path).items():
+        exit_code, output = run(*args)
+        assert exit_code == code, (name, output)
+        assert "Traceback" not in output
+    assert not (tmp_path / "m.so").exists()
+
+
+def test_diff_names_the_argument_not_a_flag_the_user_did_not_type() -> None:
+    code, output = run("config", "diff", "aws/c5", "aws/c55")
+    assert code == 2  # diff(1): 1 means "different", trouble is 2 (README)
+    assert "--config" not in output
+    assert output.startswith("tvmc: error: aws/c55: config 'aws/c55' not found")
+
+
+def test_run_refuses_a_device_that_is_none_as_a_usage_error(tmp_path: Path) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"not read: the device is refused first")
+    code, output = run("run", str(library), "--device", "tpu")
+    assert code == 2
+    assert output == (
+        "tvmc: error: --device: unknown device 'tpu' (cpu, cuda, rocm, vulkan, opencl, metal) (did you mean 'cpu'?)\n"
+    )
+
+
+def _family(tmp_path: Path, base: str, children: int = 3) -> Path:
+    (tmp_path / "base.toml").write_text(base, encoding="utf-8")
+    for index in range(children):
+        (tmp_path / f"c{index}.toml").write_text(f'extends = "./base.toml"\ndescription = "c{index}"\n')
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("base", "rule"),
+    [('targets = ["llvm"]\nopt-level = 9\n', "invalid-value"), ('targets = ["llvm"]\n[[ \n', "syntax")],
+)
+def test_a_parents_error_is_reported_once(tmp_path: Path, base: str, rule: str) -> None:
+    folder = _family(tmp_path, base)
+    code, output = run("config", "validate", "--jobs", "1", str(folder))
+    assert code == 1
+    lines = output.splitlines()
+    assert sum(1 for line in lines if line.endswith(f"[{rule}]")) == 1, output
+    assert lines[0].startswith(f"{folder / 'base.toml'}:")  # the base's own report, in full
+    for index in range(3):  # each child is still invalid, at its own extends entry, naming the base
+        mine = [line for line in lines if line.startswith(f"{folder / f'c{index}.toml'}:1:")]
+        assert len(mine) == 1 and "[extends-invalid]" in mine[0] and "base.toml" in mine[0], output
+    assert "3 files" not in output and "checked 4 files: 0 valid, 4 invalid" in output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", "lib.so"], ["inspect", "lib.so"], ["model", "inspect", "m.onnx"], ["config", "detect"]],
+)
+def test_format_is_declared_once_and_refused_by_the_parser(args: list[str]) -> None:
+    code, output = run(*args, "--format", "xml")
+    assert code == 2 and output.startswith("tvmc: error: Invalid value for '--format' / '-f': 'xml' is not one of")
+    assert len(output.strip().splitlines()) == 1
