@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
+from tvmc import targets as tg
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.keys import pass_config_aliases
@@ -344,9 +345,10 @@ def resolve_inputs(given: Inputs) -> Resolved:
     """`resolve` for checked inputs."""
     given = require_inputs(given)
     tree = build(given)
+    reader = tree.reader  # each target read once: by layering, the rule engine and canonicalization
     try:
-        warnings = check(tree)
-        config, notes = canonicalize_config(tree.data, tree.origins)
+        warnings = check(tree, reader)
+        config, notes = canonicalize_config(tree.data, tree.origins, reader)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise
@@ -355,11 +357,11 @@ def resolve_inputs(given: Inputs) -> Resolved:
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
 
 
-def check(tree: Tree) -> list[Finding]:
+def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes). Returns the
     engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
-    findings = config_findings(tree.data)
+    findings = config_findings(tree.data, reader=reader)
     for finding in findings:
         if finding.severity != "error":
             continue
@@ -418,10 +420,7 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
 def _mirror(canonical: Mapping[str, Any]) -> int | None:
     """The index of the target the canonical host is a copy of, if any."""
     host = canonical.get("host")
-    return next(
-        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
-        None,
-    )
+    return next((i for i, t in enumerate(canonical.get("targets", [])) if t == host), None)  # targets carry no host
 
 
 def source_pointer(resolved: Resolved, pointer: str) -> str | None:
@@ -465,7 +464,7 @@ def _host_carrier(tree: Tree, host: Any) -> int | None:
     """The index of the written target whose own host (inside a tag) is the canonical host."""
     entries = tree.data.get("targets")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        own = canonical_entry(entry)
+        own = canonical_entry(entry, tree.reader)
         if own is not None and own.get("host") == host:
             return index
     return None
@@ -510,7 +509,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
                 return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
         if pointer.startswith("/host") and mirror is None and (index := carrier()) is not None:
-            return tree.origins.get(f"/targets/{index}", Origin.default())
+            # Where that target wrote its host: its `host` key (a table or a string), else its tag.
+            return origin_of_node(f"/targets/{index}{pointer}")
         owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
         kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
         return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")

@@ -95,11 +95,11 @@ def check_names(resolved: Resolution, on_warning: Notify) -> None:
 def check_cpu_architectures(resolved: Resolution) -> None:
     """An `mcpu` of another architecture than its target's triple (or this machine's) stops the build
     at the key that set it: LLVM would ignore it and build generic code (issue 27)."""
-    for index, node in enumerate(resolved.config.targets):
-        for pointer, target in ((f"/targets/{index}", node), (f"/targets/{index}/host", node.get("host"))):
-            problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
-            if problem is not None:
-                raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
+    nodes = [(f"/targets/{index}", node) for index, node in enumerate(resolved.config.targets)]
+    for pointer, target in [*nodes, ("/host", resolved.config.host)]:  # the host is a field, not in a target
+        problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
+        if problem is not None:
+            raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
 
 
 def _native(node: Mapping[str, Any], cpu: str) -> dict[str, Any]:
