@@ -662,8 +662,8 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
 # ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
 
 if TYPE_CHECKING:
-    from tvmc.build.compile import Compiled
-    from tvmc.build.run import Fill, RunResult
+    from tvmc.backend.compile import Compiled
+    from tvmc.backend.run import Fill, RunResult
 
 
 def _no_note(_text: str) -> None:
@@ -703,8 +703,8 @@ def compile(
     Raises the CLI's errors: UsageError (bad arguments), TvmcError (anything else).
     """
     # lazy: only building needs the build stage (`config show` does not)
-    from tvmc.build import compile as building
-    from tvmc.build.model import model_spec
+    from tvmc.backend import compile as building
+    from tvmc.backend.model import model_spec
     from tvmc.shapes import parse_input_shapes
 
     if isinstance(input_shapes, str):
@@ -798,7 +798,7 @@ def emit(
     relay for TVM 0.18/0.19 (`tvm_version` picks one). Notes and warnings go to `on_warning`."""
     from pathlib import Path
 
-    from tvmc.build.model import model_spec
+    from tvmc.backend.model import model_spec
     from tvmc.shapes import parse_input_shapes
 
     if form not in EMIT_FORMS:
@@ -811,7 +811,7 @@ def emit(
     for note in resolved.notes:
         on_warning(note)
     if form in ("python", "plan"):
-        from tvmc.build.plan import plan_build
+        from tvmc.backend.plan import plan_build
         from tvmc.tune.apply import choose
 
         plan, _ = choose(
@@ -829,7 +829,7 @@ def emit(
                 "tvmc compile builds for this machine's CPU instead"
             )
         if form == "python":
-            from tvmc.build.record import base_manifest
+            from tvmc.backend.record import base_manifest
             from tvmc.emit import python
 
             base = base_manifest(
@@ -862,7 +862,7 @@ def _no_event(_event: Mapping[str, Any]) -> None:
 
 
 if TYPE_CHECKING:
-    from tvmc.build.reproduce import Reproduction
+    from tvmc.backend.reproduce import Reproduction
 
 
 def reproduce(
@@ -882,7 +882,7 @@ def reproduce(
     keeps the rebuilt library."""
     from pathlib import Path
 
-    from tvmc.build import reproduce as reproducing
+    from tvmc.backend import reproduce as reproducing
 
     return reproducing.reproduce(
         from_library(library),
@@ -927,10 +927,10 @@ def tune(
     `rpc_timeout` seconds, before any work (TVM's runner would wait for the key forever)."""
     from pathlib import Path
 
-    from tvmc.build import frontends
-    from tvmc.build.compile import resolve_native
-    from tvmc.build.model import check_exists, model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend import frontends
+    from tvmc.backend.compile import resolve_native
+    from tvmc.backend.model import check_exists, model_spec
+    from tvmc.backend.plan import plan_build
     from tvmc.shapes import parse_input_shapes
     from tvmc.tune import session, store
 
@@ -967,7 +967,7 @@ def tune(
         if isinstance(c, str | os.PathLike) and os.fspath(c) != "-" and os.path.isfile(os.fspath(c))
     ]
     if rpc is not None:
-        from tvmc.build import remote
+        from tvmc.backend import remote
 
         remote.check_device(rpc, remote.check_timeout(rpc_timeout))
     outcome = session.tune(
@@ -1049,7 +1049,7 @@ def run(
     Warnings are in `result.notes`. Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
-    from tvmc.build import run as running  # lazy: only `tvmc run` needs it
+    from tvmc.backend import run as running  # lazy: only `tvmc run` needs it
     from tvmc.shapes import parse_input_shapes
 
     shapes = parse_input_shapes(input_shapes) if isinstance(input_shapes, str) else input_shapes

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from tvmc import api, registry, versions
-from tvmc.build.model import model_spec
-from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[2]

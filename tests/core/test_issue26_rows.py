@@ -325,7 +325,7 @@ def test_row10_what_migrate_writes_validates_and_shows(tmp_path: Path) -> None:
 
 
 def test_compile_reads_the_engine_warnings_of_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tvmc.build import compile as building
+    from tvmc.backend import compile as building
     from tvmc.validate import rules
 
     resolved = api.resolve(["riscv/spacemit-k3"])

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from targets import corpus as target_corpus
 from targets.helpers import plain, strip_paths
 from tvmc import api, registry
-from tvmc.build.model import model_spec
-from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.emit import relay, tvmc_argv
 from tvmc.emit.legacy import Inexpressible, plan_legacy
 from tvmc.emit.plan import document as emitted_plan

@@ -1,6 +1,6 @@
 """The modern build plan: what `tvmc compile` does with TVM >= 0.25, derived from a config. No TVM here.
 
-One plan feeds the real build (`tvmc.build.runner`), `--emit python` and `--emit plan`, so the
+One plan feeds the real build (`tvmc.backend.runner`), `--emit python` and `--emit plan`, so the
 three cannot drift apart. Every config value is either mapped to a TVM argument or refused with
 an error naming the key and where it was set; nothing is dropped silently.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import registry, targets, versions
-from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
+from tvmc.backend.model import LEGACY_HINT, ModelSpec, check_modern, import_step
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.frozen import thaw
