@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
+from tvmc import targets as tg
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.keys import pass_config_aliases
@@ -344,9 +345,10 @@ def resolve_inputs(given: Inputs) -> Resolved:
     """`resolve` for checked inputs."""
     given = require_inputs(given)
     tree = build(given)
+    reader = tree.reader  # each target read once: by layering, the rule engine and canonicalization
     try:
-        warnings = check(tree)
-        config, notes = canonicalize_config(tree.data, tree.origins)
+        warnings = check(tree, reader)
+        config, notes = canonicalize_config(tree.data, tree.origins, reader)
     except TvmcError as err:
         _hint_old_json(err, tree)
         raise
@@ -355,11 +357,11 @@ def resolve_inputs(given: Inputs) -> Resolved:
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
 
 
-def check(tree: Tree) -> list[Finding]:
+def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes). Returns the
     engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
-    findings = config_findings(tree.data)
+    findings = config_findings(tree.data, reader=reader)
     for finding in findings:
         if finding.severity != "error":
             continue
@@ -418,10 +420,7 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
 def _mirror(canonical: Mapping[str, Any]) -> int | None:
     """The index of the target the canonical host is a copy of, if any."""
     host = canonical.get("host")
-    return next(
-        (i for i, t in enumerate(canonical.get("targets", [])) if {k: v for k, v in t.items() if k != "host"} == host),
-        None,
-    )
+    return next((i for i, t in enumerate(canonical.get("targets", [])) if t == host), None)  # targets carry no host
 
 
 def source_pointer(resolved: Resolved, pointer: str) -> str | None:
@@ -465,7 +464,7 @@ def _host_carrier(tree: Tree, host: Any) -> int | None:
     """The index of the written target whose own host (inside a tag) is the canonical host."""
     entries = tree.data.get("targets")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        own = canonical_entry(entry)
+        own = canonical_entry(entry, tree.reader)
         if own is not None and own.get("host") == host:
             return index
     return None
@@ -510,7 +509,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
                 return tree.origins.get(join(src, "tag"), tree.origins[src])
             break
         if pointer.startswith("/host") and mirror is None and (index := carrier()) is not None:
-            return tree.origins.get(f"/targets/{index}", Origin.default())
+            # Where that target wrote its host: its `host` key (a table or a string), else its tag.
+            return origin_of_node(f"/targets/{index}{pointer}")
         owner = "/".join(pointer.split("/")[:3]) if pointer.startswith("/targets/") else "/host"
         kind = node_at(canonical, owner + "/kind") if pointer.startswith(("/targets/", "/host/")) else None
         return Origin.default(f"target kind {kind}" if isinstance(kind, str) else "tvmc")
@@ -662,8 +662,8 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
 # ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
 
 if TYPE_CHECKING:
-    from tvmc.build.compile import Compiled
-    from tvmc.build.run import Fill, RunResult
+    from tvmc.backend.compile import Compiled
+    from tvmc.backend.run import Fill, RunResult
 
 
 def _no_note(_text: str) -> None:
@@ -703,8 +703,8 @@ def compile(
     Raises the CLI's errors: UsageError (bad arguments), TvmcError (anything else).
     """
     # lazy: only building needs the build stage (`config show` does not)
-    from tvmc.build import compile as building
-    from tvmc.build.model import model_spec
+    from tvmc.backend import compile as building
+    from tvmc.backend.model import model_spec
     from tvmc.shapes import parse_input_shapes
 
     if isinstance(input_shapes, str):
@@ -798,7 +798,7 @@ def emit(
     relay for TVM 0.18/0.19 (`tvm_version` picks one). Notes and warnings go to `on_warning`."""
     from pathlib import Path
 
-    from tvmc.build.model import model_spec
+    from tvmc.backend.model import model_spec
     from tvmc.shapes import parse_input_shapes
 
     if form not in EMIT_FORMS:
@@ -811,7 +811,7 @@ def emit(
     for note in resolved.notes:
         on_warning(note)
     if form in ("python", "plan"):
-        from tvmc.build.plan import plan_build
+        from tvmc.backend.plan import plan_build
         from tvmc.tune.apply import choose
 
         plan, _ = choose(
@@ -829,7 +829,7 @@ def emit(
                 "tvmc compile builds for this machine's CPU instead"
             )
         if form == "python":
-            from tvmc.build.record import base_manifest
+            from tvmc.backend.record import base_manifest
             from tvmc.emit import python
 
             base = base_manifest(
@@ -862,7 +862,7 @@ def _no_event(_event: Mapping[str, Any]) -> None:
 
 
 if TYPE_CHECKING:
-    from tvmc.build.reproduce import Reproduction
+    from tvmc.backend.reproduce import Reproduction
 
 
 def reproduce(
@@ -882,7 +882,7 @@ def reproduce(
     keeps the rebuilt library."""
     from pathlib import Path
 
-    from tvmc.build import reproduce as reproducing
+    from tvmc.backend import reproduce as reproducing
 
     return reproducing.reproduce(
         from_library(library),
@@ -927,10 +927,10 @@ def tune(
     `rpc_timeout` seconds, before any work (TVM's runner would wait for the key forever)."""
     from pathlib import Path
 
-    from tvmc.build import frontends
-    from tvmc.build.compile import resolve_native
-    from tvmc.build.model import check_exists, model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend import frontends
+    from tvmc.backend.compile import resolve_native
+    from tvmc.backend.model import check_exists, model_spec
+    from tvmc.backend.plan import plan_build
     from tvmc.shapes import parse_input_shapes
     from tvmc.tune import session, store
 
@@ -967,7 +967,7 @@ def tune(
         if isinstance(c, str | os.PathLike) and os.fspath(c) != "-" and os.path.isfile(os.fspath(c))
     ]
     if rpc is not None:
-        from tvmc.build import remote
+        from tvmc.backend import remote
 
         remote.check_device(rpc, remote.check_timeout(rpc_timeout))
     outcome = session.tune(
@@ -1050,7 +1050,7 @@ def run(
     Warnings are in `result.notes`. Raises UsageError / TvmcError as the CLI reports them."""
     from pathlib import Path
 
-    from tvmc.build import run as running  # lazy: only `tvmc run` needs it
+    from tvmc.backend import run as running  # lazy: only `tvmc run` needs it
     from tvmc.shapes import parse_input_shapes
 
     shapes = parse_input_shapes(input_shapes) if isinstance(input_shapes, str) else input_shapes

@@ -20,7 +20,7 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.errors import TvmcError, did_you_mean
+from tvmc.errors import TargetError, TvmcError, did_you_mean
 from tvmc.frozen import FrozenDict, freeze, thaw
 from tvmc.keys import (
     BUILD_OPTIONS,
@@ -34,6 +34,7 @@ from tvmc.keys import (
 )
 from tvmc.pointers import join
 from tvmc.provenance import Origin, Origins, origin_of
+from tvmc.targets.hosting import attach_host
 from tvmc.values import ValueTypeError, check_value
 
 
@@ -75,10 +76,9 @@ class CompilationConfig:
         out: dict[str, Any] = {
             "description": self.description,
             "tvm-version": self.tvm_version,
-            # A target's host that is the config's host is written once, at the config level: the
-            # form `show` prints then reads back to itself (a host given at the config level is
-            # nested into the targets when read, a derived one is not).
-            "targets": [_without_host(t) if t.get("host") == self.host else t for t in self.targets],
+            # The host is written once, at the config level: resolution detaches it from the
+            # targets (`targets.resolve_system`), so `show` reads back to itself.
+            "targets": self.targets,
             "host": self.host,
             "executor": self.executor,
             "runtime": self.runtime,
@@ -95,7 +95,7 @@ class CompilationConfig:
         its own host is built with the config's host, so writing the default host out (or putting
         it on the target) does not change the meaning. `==`, `hash()` and `fingerprint` read it."""
         meaning = self.to_dict()
-        meaning["targets"] = [t if "host" in t else {**t, "host": meaning["host"]} for t in meaning["targets"]]
+        meaning["targets"] = [attach_host(t, meaning["host"]) for t in meaning["targets"]]
         return meaning
 
     def _key(self) -> str:
@@ -116,10 +116,6 @@ class CompilationConfig:
         import hashlib  # here: only --hash needs it, and its import costs a few ms of start-up
 
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in target.items() if k != "host"}
 
 
 def sort_keys(value: Any) -> Any:
@@ -247,8 +243,19 @@ def canonical_pass_config(
     return canonical
 
 
-def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[CompilationConfig, list[str]]:
-    """Resolved tree → canonical CompilationConfig (plus notes about conversions made)."""
+def canonicalize_config(
+    data: Mapping[str, Any], origins: Origins, reader: tg.TargetReader | None = None
+) -> tuple[CompilationConfig, list[str]]:
+    """Resolved tree → canonical CompilationConfig (plus notes about conversions made). `reader`
+    holds the targets the rule engine read from `data`, so that each is parsed once."""
+    reader = reader if reader is not None else tg.TargetReader()
+
+    def read(entry: Any, pointer: str) -> tg.TargetValue:
+        try:
+            return reader.read(entry)
+        except TargetError:  # read again with its location (the rule engine reports it first)
+            return tg.read_target(entry, _where(origins, pointer))
+
     for key in data:
         if key not in TOP_LEVEL:
             raise ConfigError(
@@ -271,8 +278,8 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
         )
     specs = []
     for index, entry in enumerate(raw_targets):
-        parsed = tg.parse_target(entry, source=_where(origins, f"/targets/{index}"))
-        specs.append(parsed.spec)
+        parsed = read(entry, f"/targets/{index}")
+        specs.append(parsed)
         notes.extend(parsed.notes)
         for section, settings in parsed.lifted.items():
             merged = with_lifted(section, settings, executor if section == "executor" else runtime)
@@ -281,7 +288,7 @@ def canonicalize_config(data: Mapping[str, Any], origins: Origins) -> tuple[Comp
             else:
                 runtime = merged
     host = data.get("host")
-    host_spec = tg.parse_target(host, source=_where(origins, "/host")).spec if host is not None else None
+    host_spec = read(host, "/host") if host is not None else None
     system = tg.resolve_system(
         specs,
         host_spec,

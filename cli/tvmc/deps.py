@@ -110,7 +110,7 @@ FEATURES: dict[str, Feature] = {
     )
 }
 
-# The model formats `tvmc compile` imports with TVM >= 0.25 (tvmc.build.model.FORMATS) → feature.
+# The model formats `tvmc compile` imports with TVM >= 0.25 (tvmc.backend.model.FORMATS) → feature.
 FORMAT_FEATURES = {"onnx": "compile-onnx", "tflite": "compile-tflite", "pytorch": "compile-torch"}
 
 

@@ -1,6 +1,6 @@
 """`tvmc doctor`: what this installation can do, and the one command that fixes what it cannot.
 
-The facts come from a child process (`tvmc.build.probe`): it imports each optional package for real
+The facts come from a child process (`tvmc.backend.probe`): it imports each optional package for real
 and asks TVM for its version, its LLVM and this CPU, so a broken or crashing install is reported,
 not inherited. The rest is cheap and local: the known-bad version combinations (`tvmc.deps`), the
 cross compilers the shipped configs name (the caller resolves them: `tvmc.api.doctor`), and where
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import __version__, deps, sources
-from tvmc.build import preflight
+from tvmc.backend import preflight
 from tvmc.errors import UsageError, did_you_mean
 
-PROBE = "tvmc.build.probe"
+PROBE = "tvmc.backend.probe"
 PROBE_TIMEOUT = 300.0  # seconds: importing torch and TVM on a slow disk
 
 
@@ -212,7 +212,7 @@ def run_probe(
     env: Mapping[str, str] | None = None, timeout: float = PROBE_TIMEOUT
 ) -> tuple[list[dict[str, Any]], str | None]:
     """The probe's records, and why it ended early (a crash, a timeout), if it did."""
-    from tvmc.build.isolated import _env
+    from tvmc.backend.isolated import _env
 
     try:
         proc = subprocess.run(

@@ -122,11 +122,27 @@ def one_match(path_text: str, matches: list[tuple[str, Any]]) -> tuple[str, Any]
     return matches[0] if matches else None
 
 
+def target_host_path(canonical: Mapping[str, Any], path: Sequence[Segment]) -> tuple[Segment, ...] | None:
+    """`targets[0].host.mcpu` as the config's `host.mcpu`: a canonical config holds the one host of
+    the build once, as `host` (every target's own host equals it: the host-conflict rule), so a
+    PATH into one target's host reads the host. None for any other PATH, or when the PATH's target
+    is not there."""
+    if len(path) < 3 or path[0] != Key("targets") or isinstance(path[1], Key) or path[2] != Key("host"):
+        return None
+    if len(lookup(canonical, path[:2])) != 1:
+        return None
+    return (Key("host"), *path[3:])
+
+
 def get(canonical: Mapping[str, Any], origins: Mapping[str, Origin], path_text: str) -> Found | None:
     """The value at `path_text` in a canonical config, or None when it is unset."""
     if not isinstance(canonical, Mapping) or not isinstance(origins, Mapping):
         raise TypeError("get: expected the canonical config and its origins as mappings (Resolved.to_dict(), .origins)")
-    match = one_match(path_text, lookup(canonical, parse(path_text)))
+    path = parse(path_text)
+    matches = lookup(canonical, path)
+    if not matches and (host_path := target_host_path(canonical, path)) is not None:
+        matches = lookup(canonical, host_path)
+    match = one_match(path_text, matches)
     if match is None:
         return None
     pointer, value = match
@@ -234,7 +250,8 @@ def _expanded_from(data: Any, pointer: str) -> str | None:
     node = data
     for index, token in enumerate(tokens):
         here = "".join(join("", t) for t in tokens[:index])
-        if index and _is_target_slot(here) and expand_target(node) is not node:
+        written_here = isinstance(node, dict) and token in node  # `{ tag = …, host = … }`: the host is its own
+        if index and _is_target_slot(here) and not written_here and expand_target(node) is not node:
             return node if isinstance(node, str) else f"tag {node.get('tag')}"
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -289,6 +306,12 @@ def history(path_text: str, given: Replay, resolve: Callable[[], Resolution]) ->
     except TvmcError as err:
         return Explanation(path_text, tuple(steps), None, (), err)
     final = get(resolved.canonical, resolved.origins, path_text)
+    host_path = target_host_path(resolved.canonical, path)
+    if final is not None and host_path is not None and final.pointer.startswith("/host"):
+        notes.append(f"{path_text} is {final.path}: a build has one host, the config's")
+        if not lookup(tree.data, path, expand=True):  # no target wrote a host: follow the config's
+            path = host_path
+            steps, tree = _replay(path, given)
     if final is not None and not lookup(tree.data, path, expand=True):
         # Written elsewhere: a host no file wrote is the CPU target (TVM's rule), a target's
         # host the config's host.
@@ -308,6 +331,11 @@ def history(path_text: str, given: Replay, resolve: Callable[[], Resolution]) ->
                 notes.append(f"{final.path} is the host written in targets[{index}]")
                 steps, _ = _replay(inner, given)
                 break
+    if final is not None and not steps and final.origin.kind != "default":
+        # Filled in from a tag or target string a layer wrote (a tag's keys, a kind's defaults):
+        # that layer set it, as `config show --origin` says.
+        steps = [Step("set", final.pointer, copy.deepcopy(final.value), str(final.origin), final.origin)]
+        notes.append(f"{final.path} is filled in from the target written at {final.origin}")
     if final is not None and not steps:
         notes.append(f"no layer sets {final.path}: it is a default ({final.origin})")
     return Explanation(path_text, tuple(steps), final, tuple(notes))

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from testkit import cli_env
 from tvmc import api, deps, doctor
-from tvmc.build.model import model_spec
-from tvmc.build.plan import plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.errors import BuildError, UsageError
 from tvmc.tune import session, worker
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from tvmc.build.model import guess_format, model_spec
+from tvmc.backend.model import guess_format, model_spec
 from tvmc.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -101,7 +101,7 @@ def test_emit_to_a_file(invoke: Invoke, model: Path, tmp_path: Path) -> None:
         (
             ["m.onnx", "--target", "cuda", "--target-host", "stackvm", "--emit", "plan"],
             1,
-            "targets[0].host.kind: target kind 'stackvm' does not exist in TVM >= 0.25",
+            "--target-host=stackvm: host.kind: target kind 'stackvm' does not exist in TVM >= 0.25",  # the host field
         ),
         (["m.h5"], 1, "TVM >= 0.25 has no Keras frontend"),
         (["m.onnx", "--emit", "relay", "--executor", "vm"], 1, "use --emit python"),
@@ -168,7 +168,7 @@ def test_help_lists_model_and_rewrite_options(invoke: Invoke) -> None:
 def test_output_into_a_directory(invoke: Invoke, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """-o DIR/ (or an existing directory) receives MODEL.so; a missing DIR/ is an error, never a file
     named DIR (issue 16)."""
-    from tvmc.build import frontends, isolated, preflight, runner
+    from tvmc.backend import frontends, isolated, preflight, runner
 
     # No TVM, no onnx needed: the write path is what is tested here.
     monkeypatch.setattr(runner, "require_tvm", lambda: None)
@@ -190,7 +190,7 @@ def test_a_missing_cross_compiler_is_reported_before_the_build(
 ) -> None:
     import shutil
 
-    from tvmc.build import isolated, preflight
+    from tvmc.backend import isolated, preflight
 
     real_which = shutil.which
     monkeypatch.setattr(preflight.shutil, "which", lambda cmd: None if "linux-gnu" in cmd else real_which(cmd))

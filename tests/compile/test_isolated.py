@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from tvmc import api
-from tvmc.build import isolated
-from tvmc.build.model import model_spec
-from tvmc.build.plan import plan_build
+from tvmc.backend import isolated
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.errors import BuildError
 
 CRASH = """
@@ -76,7 +76,7 @@ def test_an_exit_without_a_result_names_its_last_line(
 
 
 def test_the_line_that_says_what_went_wrong_is_kept() -> None:
-    from tvmc.build.runner import short
+    from tvmc.backend.runner import short
 
     link = RuntimeError(
         "Compilation error:\n/usr/bin/ld: lib0.o: Relocations in generic ELF (EM: 183)\n"
@@ -91,7 +91,7 @@ def test_the_line_that_says_what_went_wrong_is_kept() -> None:
 def test_a_crash_names_the_configs_built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """`compile --config X` that crashes TVM says which configs it was building (no TVM needed)."""
     from tvmc import api
-    from tvmc.build import frontends, isolated, preflight, runner
+    from tvmc.backend import frontends, isolated, preflight, runner
 
     def crash(
         plan: object, on_stage: object = None, verbose: bool = False, manifest_base: object = None
@@ -143,7 +143,7 @@ os.replace(os.environ["PID_FILE"] + ".part", os.environ["PID_FILE"])
 time.sleep(120)
 """
 PARENT = """
-from tvmc.build import isolated
+from tvmc.backend import isolated
 from tvmc.errors import BuildError
 isolated.call(("build", {}), on_stage=print, verbose=False, crashed=BuildError, failed=BuildError, child="sleeper")
 """

@@ -76,9 +76,9 @@ def test_llvm_data_comes_from_the_registry_sync() -> None:
 
 
 def test_native_is_resolved_to_this_cpu_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tvmc.build import compile as building
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend import compile as building
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
     from tvmc.targets import llvm_names
 
     monkeypatch.setattr(llvm_names, "native_cpu", lambda: "znver4")

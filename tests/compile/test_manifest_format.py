@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc import manifest
-from tvmc.build import run as running
+from tvmc.backend import run as running
 from tvmc.errors import TvmcError, UsageError
 
 np = pytest.importorskip("numpy")
@@ -169,7 +169,7 @@ def test_nan_equals_nan_in_a_check(tmp_path: Path) -> None:
 
 def test_the_onnx_signature_records_index_ranges(tmp_path: Path) -> None:
     onnx = pytest.importorskip("onnx")
-    from tvmc.build.embed import onnx_signature
+    from tvmc.backend.embed import onnx_signature
 
     table = onnx.numpy_helper.from_array(np.zeros((6, 3), "float32"), "table")
     graph = onnx.helper.make_graph(
@@ -191,7 +191,7 @@ def test_a_runtime_tvm_does_not_know_is_a_runtime_it_lacks() -> None:
     """`--target webgpu`: TVM's `runtime.enabled("webgpu")` raises; preflight says it has none."""
     from types import SimpleNamespace
 
-    from tvmc.build import preflight
+    from tvmc.backend import preflight
 
     def enabled(kind: str) -> bool:
         if kind == "webgpu":
@@ -233,7 +233,7 @@ def test_model_inspect_checks_the_format(tmp_path: Path, app: Any) -> None:
 def test_an_mcpu_of_another_architecture_names_the_triple(
     node: dict[str, str], machine: str, expected: str | None
 ) -> None:
-    from tvmc.build import preflight
+    from tvmc.backend import preflight
 
     problem = preflight.foreign_cpu(node, machine)
     assert (problem is None) if expected is None else (problem is not None and problem.endswith(expected))

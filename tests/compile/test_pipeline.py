@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 from tvmc import api
-from tvmc.build.model import model_spec
-from tvmc.build.plan import FUSED_PASSES, plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import FUSED_PASSES, plan_build
 from tvmc.emit import python as emit_python
 from tvmc.tune.fingerprint import target_fingerprint
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import Result
 
 pytestmark = pytest.mark.tvm
-preflight = pytest.importorskip("tvmc.build.preflight")
+preflight = pytest.importorskip("tvmc.backend.preflight")
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
 
 C5 = {"kind": "llvm", "mcpu": "skylake-avx512", "mtriple": "x86_64-linux-gnu", "keys": ["x86", "cpu"]}
@@ -65,7 +65,7 @@ def test_objects_the_default_compiler_cannot_link_are_refused_before_the_build()
     """aws/c6g without its cross compiler, or a macOS host: said before the build, with the way out."""
     import platform
 
-    from tvmc.build.preflight import link_problem
+    from tvmc.backend.preflight import link_problem
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("the cases are written for an x86-64 build machine")

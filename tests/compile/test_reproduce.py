@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from testkit import cli_env
 from tvmc import manifest
-from tvmc.build.reproduce import compare, differing_parts
-from tvmc.build.runner import deterministic_tar
+from tvmc.backend.reproduce import compare, differing_parts
+from tvmc.backend.runner import deterministic_tar
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.onnx"))
@@ -260,7 +260,7 @@ def test_shape_functions_are_written_in_the_order_of_their_slots() -> None:
     models/mlp.onnx's `H[1] = 64 * batch; H[2] = 16 * batch` came out swapped in 2 of 40 rebuilds,
     and so did the machine code. The build's instrument writes them in slot order."""
     tvm = pytest.importorskip("tvm", reason=TVM_MISSING)
-    from tvmc.build.runner import shape_func_order
+    from tvmc.backend.runner import shape_func_order
 
     tirx = tvm.tirx
     heap = tirx.Var("heap", tvm.ir.PointerType(tvm.ir.PrimType("int64")))

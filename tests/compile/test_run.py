@@ -166,7 +166,7 @@ def test_a_cuda_library_without_cuda_runtime_is_refused_with_the_reason(
 ) -> None:
     import shutil
 
-    from tvmc.build.preflight import no_runtime_here
+    from tvmc.backend.preflight import no_runtime_here
 
     if tvm.runtime.enabled("cuda"):  # a TVM built with CUDA loads it: nothing to refuse
         assert no_runtime_here({"kind": "cuda"}) == []
@@ -191,8 +191,8 @@ def test_a_library_needing_missing_cpu_features_is_refused_before_loading(
     machine's, here a baseline x86-64 CPU, and refuses instead of dying with Illegal instruction
     (--force runs anyway: an fp32 library for sapphirerapids has no AMX instruction)."""
     from tvmc import manifest
-    from tvmc.build import preflight
-    from tvmc.build import run as running
+    from tvmc.backend import preflight
+    from tvmc.backend import run as running
 
     out = tmp_path / "spr.so"
     built = invoke("compile", str(mlp_path), "--target", "llvm -mcpu=sapphirerapids", "-o", str(out))

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tvmc import deps
-from tvmc.build import frontends, runner
-from tvmc.build.model import ModelSpec
+from tvmc.backend import frontends, runner
+from tvmc.backend.model import ModelSpec
 from tvmc.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[2]

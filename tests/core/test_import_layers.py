@@ -21,7 +21,7 @@ layer and those below, never one above:
 | 5     | rewrite         | rewrites, flag_docs                                                           |
 | 6     | validate        | validate                                                                      |
 | 7     | canonicalize    | config                                                                        |
-| 8     | emit/build      | emit, build, tune                                                             |
+| 8     | emit/build      | emit, backend, tune                                                           |
 | 9     | tools           | explain, migrate, doctor                                                      |
 | 10    | api             | api, diff                                                                     |
 | 11    | editor          | lsp                                                                           |
@@ -80,7 +80,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rewrite", ("tvmc.rewrites", "tvmc.flag_docs")),
     ("validate", ("tvmc.validate",)),
     ("canonicalize", ("tvmc.config",)),
-    ("emit/build", ("tvmc.emit", "tvmc.build", "tvmc.tune")),
+    ("emit/build", ("tvmc.emit", "tvmc.backend", "tvmc.tune")),
     ("tools", ("tvmc.explain", "tvmc.migrate", "tvmc.doctor")),
     ("api", ("tvmc.api", "tvmc.diff")),
     ("editor", ("tvmc.lsp",)),
@@ -505,7 +505,7 @@ def _eager() -> dict[str, set[str]]:
 def test_always_loaded_is_the_foundation_and_the_early_stages() -> None:
     always = always_loaded()
     assert {"tvmc", "tvmc.errors", "tvmc.values", "tvmc.provenance", "tvmc.registry", "tvmc.targets"} <= always
-    assert not {"tvmc.api", "tvmc.validate.runner", "tvmc.emit", "tvmc.build", "tvmc.explain"} & always
+    assert not {"tvmc.api", "tvmc.validate.runner", "tvmc.emit", "tvmc.backend", "tvmc.explain"} & always
 
 
 def test_every_lazy_import_of_a_tvmc_module_saves_something() -> None:

@@ -325,7 +325,7 @@ def test_row10_what_migrate_writes_validates_and_shows(tmp_path: Path) -> None:
 
 
 def test_compile_reads_the_engine_warnings_of_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tvmc.build import compile as building
+    from tvmc.backend import compile as building
     from tvmc.validate import rules
 
     resolved = api.resolve(["riscv/spacemit-k3"])
@@ -432,6 +432,85 @@ def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -
     assert code == 1 and "[host-conflict]" in out
 
 
+@pytest.mark.parametrize(
+    ("flags", "env", "origin"),
+    [
+        ([("--target-host", "llvm -mcpu=znver3")], None, "--target-host=llvm -mcpu=znver3"),
+        ([], {"TVMC_TARGET_HOST": "llvm -mcpu=znver3"}, "env TVMC_TARGET_HOST"),
+    ],
+    ids=["flag", "env"],
+)
+def test_row8_a_later_host_overrides_the_host_a_lower_legacy_string_names(
+    write: Write, flags: list[tuple[str, str]], env: dict[str, str] | None, origin: str
+) -> None:
+    path = write("board.toml", "targets = [\"cuda -host='llvm -mcpu=skylake'\"]\n")
+    resolved = api.resolve([str(path)], flags, env=env)
+    assert resolved.config.host["mcpu"] == "znver3" and resolved.config.targets[0]["kind"] == "cuda"
+    assert str(resolved.origin("/host/mcpu")) == origin
+    assert str(resolved.origin("/targets/0/kind")).startswith(f"{path}:1:12 ")  # the string still wrote the target
+    code, out, _ = tvmc("config", "validate", "-c", str(path), *[a for flag in flags for a in flag])
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags", "env", "blamed"),
+    [
+        (["nvidia/jetson-agx-orin-64gb"], [("--target-host", "cuda")], {}, "--target-host=cuda: "),
+        (["nvidia/jetson-agx-orin-64gb"], [], {"TVMC_TARGET_HOST": "cuda"}, "env TVMC_TARGET_HOST: "),
+        (["aws/c5"], [("--target-host", "llvm -mtriple=aarch64-linux-gnu -mcpu=skylake")], {}, "--target-host="),
+        (["raspberry-pi/4b-aarch64"], [], {"TVMC_TARGET_HOST": "llvm -mcpu=notacpu"}, "env TVMC_TARGET_HOST: "),
+        # A target with a host of its own over a host set earlier: the later layer caused the conflict.
+        ([], [("--target-host", "llvm -mcpu=znver3"), ("--target", "cuda -host='llvm -mcpu=x'")], {}, "--target="),
+    ],
+    ids=["flag-not-cpu", "env-not-cpu", "flag-unknown-cpu", "env-unknown-cpu", "later-target"],
+)
+def test_row8_a_host_problem_a_flag_or_the_env_causes_is_blamed_on_it(
+    monkeypatch: pytest.MonkeyPatch,
+    configs: list[str],
+    flags: list[tuple[str, str]],
+    env: dict[str, str],
+    blamed: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    args = [a for c in configs for a in ("-c", c)] + [a for flag in flags for a in flag]
+    code, _, err = tvmc("config", "show", *args)
+    # A value the rule engine refuses exits 1 wherever it came from; the line names the flag or
+    # variable that wrote it, not the shipped config.
+    assert code == 1 and err.startswith(f"tvmc: error: {blamed}"), err
+    assert "configs/" not in err and ".toml" not in err
+    code, out, _ = tvmc("config", "validate", *args)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and problems and all(line.startswith(blamed.rstrip(": ")) for line in problems), out
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "rule"),
+    [
+        (
+            ["-c", "nvidia/jetson-agx-orin-64gb"],
+            {"TVMC_TARGET_HOST": "llvm -mtriple=aarch64-linux-gnu -mcpu=x"},
+            "unknown-cpu",
+        ),
+        (["-c", "nvidia/jetson-agx-orin-64gb", "--target-host", "cuda"], {}, "host-not-cpu"),
+        (["FILE"], {}, "unknown-cpu"),
+    ],
+    ids=["env-over-a-tags-host", "flag-over-a-tags-host", "a-file-writing-one-host-twice"],
+)
+def test_row8_a_host_problem_is_reported_once_at_the_host(
+    write: Write, monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], rule: str
+) -> None:
+    # The host a later layer writes over a tag's own host, or a target's own host equal to the
+    # config's, is one host: one problem, at `host`, not a second one at targets[0].host.
+    path = write("c.toml", 'targets = [{ kind = "cuda", host = "llvm -mcpu=x" }]\nhost = "llvm -mcpu=x"\n')
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, out, _ = tvmc("config", "validate", *[str(path) if a == "FILE" else a for a in args])
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and len(problems) == 1 and f"[{rule}]" in problems[0], out
+    assert ": error: host" in problems[0], problems
+
+
 # ---- row 9: a later layer's target string wins over a lower layer's table ----------------------
 
 
@@ -456,6 +535,131 @@ def test_row9_the_kind_a_string_implies_does_not_replace_a_kind_set_below(write:
     assert api.resolve([str(high)]).config.runtime == {"kind": "crt", "system-lib": True}
     own = write("own.toml", 'targets = ["llvm -system-lib"]\nruntime = { kind = "cpp", system-lib = false }\n')
     assert api.resolve([str(own)]).config.runtime == {"kind": "cpp", "system-lib": False}  # its own table wins
+
+
+# ---- row 15: one legacy-string grammar for every entry point ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('opencl -device="mali"', {"kind": "opencl", "device": "mali"}),
+        ('llvm -mattr="+avx2,+fma" -device="arm_cpu"', {"device": "arm_cpu", "mattr": ["+avx2", "+fma"]}),
+        ("llvm -host='llvm -mtriple=\"aarch64-linux-gnu\"'", {"kind": "llvm"}),
+    ],
+    ids=["device", "two-values", "in-a-nested-host"],
+)
+def test_row15_a_legacy_string_means_one_target_in_a_file_a_flag_the_env_and_migrate(
+    write: Write, text: str, expected: dict[str, object]
+) -> None:
+    from tvmc.migrate import migrate
+
+    toml = f"targets = [{json.dumps(text)}]\n"
+    ways = {
+        "file": api.resolve([str(write("t.toml", toml))], [], env={}),
+        "flag": api.resolve([], [("--target", text)], env={}),
+        "env": api.resolve([], [], env={"TVMC_TARGET": text}),
+    }
+    shown = {way: resolved.to_dict()["targets"] for way, resolved in ways.items()}
+    assert shown["flag"] == shown["file"] == shown["env"], shown
+    target = shown["file"][0]
+    assert all(target[k] == v for k, v in expected.items()), target
+    assert not any('"' in key for key in target["keys"])  # no `"mali"` key
+    if "-host=" in text:
+        assert ways["file"].config.host["mtriple"] == "aarch64-linux-gnu"
+    migrated = write("m.toml", migrate(text).toml_text)
+    assert api.resolve([str(migrated)], [], env={}).to_dict()["targets"] == shown["file"]
+
+
+def test_row15_the_file_keeps_a_double_quote_that_quotes_nothing(write: Write) -> None:
+    # Only old tvmc's `-k="value"` form quotes; `'…'` and a quote inside a word stay TVM's grammar.
+    path = write("t.toml", 'targets = ["llvm -device=a\\"b\\""]\n')
+    assert api.resolve([str(path)], [], env={}).config.targets[0]["device"] == 'a"b"'
+
+
+# ---- row 16: explain on hosts: the winner get and show --origin name, never "not set" after a step --
+
+
+def _leaves(value: object, pointer: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [leaf for key, child in value.items() for leaf in _leaves(child, f"{pointer}/{key}")]
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        return [leaf for index, child in enumerate(value) for leaf in _leaves(child, f"{pointer}/{index}")]
+    return [pointer]
+
+
+_ROW16_FILES = {
+    "tag-string.toml": 'targets = ["nvidia/jetson-agx-orin-64gb"]\n',
+    "host-tag.toml": 'targets = ["cuda"]\nhost = "aws/cpu/c5.large"\n',
+    "host-string.toml": 'targets = ["cuda"]\nhost = "llvm -mcpu=skylake"\n',
+    "same-host.toml": 'host = "llvm -mcpu=skylake"\n',
+    "own-host.toml": 'targets = [{ kind = "cuda", host = "llvm -mcpu=skylake" }]\n',
+}
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags"),
+    [
+        (["tag-string.toml"], []),
+        (["host-tag.toml"], []),
+        (["host-string.toml", "same-host.toml"], []),  # an equal re-set by a later file
+        (["host-string.toml"], [("--set", "host.mcpu=skylake")]),  # an equal re-set by a flag
+        (["own-host.toml"], []),
+        (["nvidia/jetson-agx-orin-64gb"], [("--target-host", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a78")]),
+        (["aws/c5"], [("--target", "nvidia/geforce-rtx-4090")]),
+        (["apple/m1-gpu"], []),
+    ],
+    ids=["tag-string", "host-tag", "equal-file", "equal-flag", "own-host", "target-host", "derived", "m1"],
+)
+def test_row16_explain_names_the_winner_get_and_show_origin_name(
+    write: Write, configs: list[str], flags: list[tuple[str, str]]
+) -> None:
+    from tvmc import explain as explaining
+    from tvmc.pointers import display_path
+
+    files = {name: str(write(name, text)) for name, text in _ROW16_FILES.items()}
+    given = [files.get(c, c) for c in configs]
+    resolved = api.resolve(given, flags, env={})
+    shown = resolved.to_dict()
+    host_paths = ["targets[0]." + display_path(p) for p in _leaves(shown["host"], "/host")]
+    for path in [display_path(p) for p in _leaves(shown)] + host_paths:
+        found = explaining.get(shown, resolved.origins, path)
+        assert found is not None, path  # a path into targets[0]'s host reads the config's host
+        explained = api.explain(given, flags, path, env={})
+        assert explained.final is not None and explained.final.value == found.value, path
+        assert str(explained.final.origin) == str(found.origin), path
+        if found.origin.kind != "default":  # the last step is the winner `show --origin` names
+            last = explained.steps[-1]
+            assert last.action == "set" and last.where == str(found.origin), (path, last, found.origin)
+            assert last.value == found.value or last.expanded_from is not None or isinstance(found.value, list), path
+
+
+def test_row16_a_path_into_a_targets_host_is_the_configs_host_on_the_command_line(write: Write) -> None:
+    path = str(write("own.toml", 'targets = [{ kind = "cuda", host = "llvm -mcpu=skylake" }]\n'))
+    where = f"{path}:1:29 (via --config {path})"  # the host the target wrote, not the target
+    code, out, _ = tvmc("config", "get", "targets[0].host.mcpu", "-c", path, "--origin")
+    assert (code, out) == (0, f"{where}\tskylake\n")
+    code, out, err = tvmc("config", "explain", "targets[0].host.mcpu", "-c", path)
+    assert code == 0 and "not set" not in err, err
+    assert out.splitlines()[-2:] == [
+        f'{where}\ttargets[0].host.mcpu = "skylake"  (expanded from "llvm -mcpu=skylake")',
+        'canonical\thost.mcpu = "skylake"',
+    ]
+    assert f'{where}\thost.mcpu = "skylake"' in tvmc("config", "show", "-c", path, "--origin")[1].splitlines()
+
+
+def test_row16_an_equal_re_set_is_the_winner_everywhere(write: Write) -> None:
+    first = str(write("a.toml", 'targets = ["cuda"]\nhost = "llvm -mcpu=skylake"\n'))
+    second = str(write("b.toml", 'host = "llvm -mcpu=skylake"\n'))
+    code, out, _ = tvmc("config", "explain", "host.mcpu", "-c", first, "-c", second)
+    lines = out.splitlines()
+    assert code == 0 and [line.split("\t")[0] for line in lines] == [
+        f"{first}:2:1 (via --config {first})",
+        f"{second}:1:1 (via --config {second})",
+        "canonical",
+    ]
+    show = tvmc("config", "show", "-c", first, "-c", second, "--origin")[1].splitlines()
+    assert f'{second}:1:1 (via --config {second})\thost.mcpu = "skylake"' in show
 
 
 # ---- one voice for errors: the argument parser's usage errors are one line too -----------------

@@ -14,7 +14,7 @@ import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc import api, registry
-from tvmc.build.model import model_spec
+from tvmc.backend.model import model_spec
 from tvmc.config import CompilationConfig, canonicalize_config
 from tvmc.emit import tvmc_argv
 from tvmc.emit.legacy import plan_legacy

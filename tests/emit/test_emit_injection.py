@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tvmc.build.model import model_spec
-from tvmc.build.plan import plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.config import CompilationConfig
 from tvmc.emit import python, relay, tvmc_argv
 from tvmc.emit.legacy import LegacyPlan, plan_legacy

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from tvmc import api
-from tvmc.build.model import model_spec
-from tvmc.build.plan import plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.emit import plan as plan_json
 from tvmc.emit import python, relay
 from tvmc.emit.legacy import plan_legacy

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tvmc import api
-from tvmc.build.model import model_spec
+from tvmc.backend.model import model_spec
 from tvmc.emit import tvmc_argv
 from tvmc.emit.legacy import plan_legacy
 from tvmc.errors import BuildError

@@ -189,8 +189,8 @@ def check_show_rewrites(case: tuple[tuple[list[str], list[tuple[str, str]]], boo
 
 def render_all(config: CompilationConfig, origins: Any) -> None:
     """Canonical text and every --emit format; emitted code must parse and argv must split."""
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
     from tvmc.emit import plan as plan_json
     from tvmc.emit import python, relay, tvmc_argv
     from tvmc.emit.legacy import plan_legacy

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from testkit import cli_env
 from tvmc import api
-from tvmc.build import frontends, isolated, preflight, runner
+from tvmc.backend import frontends, isolated, preflight, runner
 from tvmc.errors import ConfigNotFoundError
 
 from .harness import MODEL, ROOT, run_cli

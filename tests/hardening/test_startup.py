@@ -46,7 +46,7 @@ def test_config_show_json_imports_nothing_heavy() -> None:
     modules = imported("config", "show", "--config", "aws/c5", "--format", "json")
     assert "tvmc.api" in modules  # it did run
     assert not heavy(modules)
-    assert not {"tvmc.cli.compile_cmd", "tvmc.cli.target_cmd", "tvmc.build.plan", "tvmc.emit.python"} & modules
+    assert not {"tvmc.cli.compile_cmd", "tvmc.cli.target_cmd", "tvmc.backend.plan", "tvmc.emit.python"} & modules
 
 
 def test_each_command_imports_what_it_needs_only() -> None:

@@ -11,17 +11,17 @@ from tvmc.targets import DeviceClash, canonicalize, device_clashes, least_specia
 LLVM = canonicalize("llvm")
 
 
-def test_config_host_is_nested_into_every_target_without_one() -> None:
+def test_the_config_host_is_a_field_not_nested_into_the_targets() -> None:
     system = resolve_system(["cuda", {"kind": "cuda", "compiler": "cutlass"}], {"kind": "llvm", "mcpu": "x"})
     host = canonicalize({"kind": "llvm", "mcpu": "x"})
     assert system.host == host
-    assert all(t["host"] == host for t in system.targets)
+    assert all("host" not in t for t in system.targets)
     assert system.targets[1]["compiler"] == "cutlass"
 
 
-def test_a_target_host_equal_to_the_config_host_is_fine() -> None:
+def test_a_target_host_equal_to_the_config_host_is_fine_and_detached() -> None:
     system = resolve_system([{"kind": "cuda", "host": "llvm"}], "llvm")
-    assert system.targets[0]["host"] == LLVM
+    assert system.host == LLVM and "host" not in system.targets[0]
 
 
 def test_a_different_own_host_is_an_error_naming_both() -> None:
@@ -34,7 +34,7 @@ def test_a_different_own_host_is_an_error_naming_both() -> None:
 def test_without_config_host_the_first_own_host_wins_and_is_not_nested() -> None:
     system = resolve_system(["opencl", {"kind": "cuda", "host": {"kind": "llvm", "mcpu": "a"}}], None)
     assert system.host == canonicalize({"kind": "llvm", "mcpu": "a"})
-    assert "host" not in system.targets[0]
+    assert all("host" not in t for t in system.targets)  # the own host is the build's: a field
     with pytest.raises(TargetError, match=r"targets\[1\]: this target's host differs from the host of targets\[0\]"):
         resolve_system([{"kind": "cuda", "host": "llvm"}, {"kind": "opencl", "host": "c"}], None)
 
@@ -111,7 +111,7 @@ def test_tvmc_byoc_lists_resolve() -> None:
 
 def test_composites_are_containers() -> None:
     system = resolve_system([{"kind": "composite", "devices": ["cuda", "llvm"]}, "llvm"], "llvm")
-    assert system.targets[0]["host"] == LLVM
+    assert system.host == LLVM and "host" not in system.targets[0]
     assert least_specialised(system, "cpu")["kind"] == "llvm"
 
 

@@ -118,8 +118,8 @@ def test_with_xgboost_the_xgboost_cost_model_is_said(monkeypatch: pytest.MonkeyP
 
 def test_compile_without_records_says_the_build_is_not_fast_and_suggests_tune(tmp_path: Path) -> None:
     resolved = api.resolve(["host/default"], [])
-    from tvmc.build.model import ModelSpec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import ModelSpec
+    from tvmc.backend.plan import plan_build
 
     plan = plan_build(resolved.config, resolved.origins, ModelSpec("m.onnx", "onnx"))
     _, line = choose(plan, resolved.config, warn=pytest.fail, database=tmp_path)

@@ -133,8 +133,8 @@ def test_bad_lines_are_skipped_and_named(tmp_path: Path) -> None:
 
 
 def test_compile_applies_a_clean_copy_of_a_partition_with_bad_lines(tmp_path: Path) -> None:
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
 
     resolved = api.resolve([], [])
     plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
@@ -149,8 +149,8 @@ def test_compile_applies_a_clean_copy_of_a_partition_with_bad_lines(tmp_path: Pa
 
 
 def test_a_directory_or_garbage_records_file_is_named(app: typer.Typer, tmp_path: Path) -> None:
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
 
     resolved = api.resolve([], [])
     plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
@@ -275,8 +275,8 @@ def test_progress_on_a_terminal_is_one_line_with_an_eta() -> None:
 
 
 def test_jobs_is_not_the_core_count(tmp_path: Path) -> None:
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
 
     resolved = api.resolve([], [])
     plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))
@@ -419,8 +419,8 @@ def test_recovering_runs_keeps_the_union_of_their_records(spread: list[tuple[int
 def test_records_apply_when_the_runs_cannot_be_merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A database this user cannot write (another user's, shared): its killed runs are not merged
     (the lock cannot be taken), and its records still apply, said in a warning."""
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
     from tvmc.errors import TvmcError
 
     resolved = api.resolve([], [])
@@ -441,8 +441,8 @@ def test_records_apply_when_the_runs_cannot_be_merged(tmp_path: Path, monkeypatc
 
 
 def test_a_model_is_known_by_its_bytes_and_plan_not_its_path(tmp_path: Path) -> None:
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
 
     def key(model: Path, *flags: tuple[str, str]) -> str:
         resolved = api.resolve([], list(flags))

@@ -154,8 +154,8 @@ def test_export_writes_a_plain_metaschedule_database(tmp_path: Path) -> None:
 
 
 def test_compile_applies_only_its_own_fingerprint(tmp_path: Path) -> None:
-    from tvmc.build.model import model_spec
-    from tvmc.build.plan import plan_build
+    from tvmc.backend.model import model_spec
+    from tvmc.backend.plan import plan_build
 
     resolved = api.resolve([], [])
     plan = plan_build(resolved.config, resolved.origins, model_spec("m.onnx", None, None))

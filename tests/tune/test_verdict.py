@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_store import record, workload, write_db
 from tvmc import api
-from tvmc.build.model import model_spec
-from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.tune import compare, store
 from tvmc.tune.apply import choose
 from tvmc.tune.fingerprint import target_fingerprint

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from targets import corpus as target_corpus
 from targets.helpers import plain, strip_paths
 from tvmc import api, registry
-from tvmc.build.model import model_spec
-from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.emit import relay, tvmc_argv
 from tvmc.emit.legacy import Inexpressible, plan_legacy
 from tvmc.emit.plan import document as emitted_plan
@@ -643,6 +643,8 @@ def test_issue26_every_path_get_prints_can_be_set_and_unset(case: tuple[list[str
         assert after is None or after.origin.kind == "default", (path, after)
     explained = api.explain(configs, [], path, env={})
     assert explained.final is not None and explained.final.value == value
+    if found.origin.kind != "default":  # explain's winner is the origin `get` and `show --origin` print
+        assert explained.steps and explained.steps[-1].where == str(found.origin), (path, explained.steps)
 
 
 @pytest.mark.parametrize("shipped", ISSUE26_CONFIGS, ids=" ".join)
@@ -702,50 +704,116 @@ def test_issue26_a_part_is_the_same_layers_then_the_selection(part: list[str], w
     assert [t["kind"] for t in with_part["targets"]] == ["cuda"]
 
 
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789+_.", min_size=1, max_size=6)
+
+
+@st.composite
+def _quoted_value(draw: st.DrawFn) -> str:
+    """A legacy option value as a user writes it: bare, in old tvmc's double quotes, or in TVM's
+    single quotes (the quoted forms may hold commas and spaces)."""
+    words = draw(st.lists(_WORD, min_size=1, max_size=3))
+    form = draw(st.sampled_from(["bare", "double", "single"]))
+    if form == "bare":
+        return ",".join(words)
+    text = draw(st.sampled_from([",", ", ", " "])).join(words)
+    return f'"{text}"' if form == "double" else f"'{text}'"
+
+
+_LEGACY_OPTIONS = {
+    "llvm": ["device", "keys", "libs", "model", "mtriple", "mabi"],
+    "opencl": ["device", "keys", "libs", "model"],
+    "cuda": ["device", "keys", "libs", "model", "arch"],
+}
+
+
+@st.composite
+def _legacy_string(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(sorted(_LEGACY_OPTIONS)))
+    options = draw(st.lists(st.sampled_from(_LEGACY_OPTIONS[kind]), unique=True, max_size=3))
+    return " ".join([kind, *(f"-{option}={draw(_quoted_value())}" for option in options)])
+
+
+def _targets_or_problem(configs: list[str], flags: list[tuple[str, str]], env: dict[str, str]) -> Any:
+    try:
+        resolved = api.resolve(configs, flags, env=env)
+    except TvmcError as err:
+        return ("error", err.rule, err.message)
+    return resolved.to_dict()["targets"], resolved.to_dict()["host"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_legacy_string())
+def test_issue26_one_legacy_string_grammar_for_flag_env_and_file(tmp_path: Path, text: str) -> None:
+    """Row 15 as a property: a legacy string gives the same canonical target (or the same refusal)
+    whether a file's `targets`, `--target` or `TVMC_TARGET` carries it."""
+    path = tmp_path / "t.toml"
+    path.write_text(f"targets = [{json.dumps(text)}]\n", encoding="utf-8")
+    file = _targets_or_problem([str(path)], [], {})
+    flag = _targets_or_problem([], [("--target", text)], {})
+    env = _targets_or_problem([], [], {"TVMC_TARGET": text})
+    event("refused" if file[0] == "error" else "accepted")
+    assert file == flag == env, text
+
+
 PARSE_COUNT = """
 import sys
-from tvmc.targets import parse as parsing
+from tvmc.targets import canonical, parse as parsing
 from tvmc.cli.app import app
 from typer.testing import CliRunner
-calls = []
+calls, canonicalizations = [], []
 def profile(frame, event, arg):
     if event == "call" and frame.f_code is parsing.parse_target.__code__:
         calls.append(repr(frame.f_locals.get("value")))
+    elif event == "call" and frame.f_code is canonical.canonicalize.__code__:
+        canonicalizations.append(1)
 sys.setprofile(profile)
-result = CliRunner().invoke(app, ["config", "show", "-c", "aws/c5"])
+result = CliRunner().invoke(app, ["config", "show", *sys.argv[1:]])
 sys.setprofile(None)
 assert result.exit_code == 0, result.output
-print(len(calls), len(set(calls)))
+print(len(calls), len(set(calls)), len(canonicalizations))
 """
 
 
-def _parse_calls() -> tuple[int, int]:
-    """(calls, distinct values) of `parse_target` while a fresh process runs `config show -c
-    aws/c5`, as cProfile counts them (a fresh process: no memo of an earlier test helps)."""
+def _parse_calls(*configs: str) -> tuple[int, int, int]:
+    """(calls, distinct values) of `parse_target`, and the calls of `canonicalize`, while a fresh
+    process runs `config show -c CONFIG...` (a fresh process: no memo of an earlier test helps)."""
     import subprocess
     import sys
 
     from testkit import cli_env
 
+    args = [a for config in configs for a in ("-c", config)]
     done = subprocess.run(
-        [sys.executable, "-c", PARSE_COUNT], env=cli_env(), capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", PARSE_COUNT, *args],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
-    calls, distinct = done.stdout.split()
-    return int(calls), int(distinct)
+    calls, distinct, canonicalizations = done.stdout.split()
+    return int(calls), int(distinct), int(canonicalizations)
 
 
-def test_issue26_parse_calls_for_one_target_are_bounded() -> None:
-    """`config show -c aws/c5` (one target input): the rule engine and canonicalization parse it
-    once each (5 calls on main before issue 26; nothing else parses it again)."""
-    calls, distinct = _parse_calls()
-    assert distinct == 1 and calls <= 2, calls
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 invariant 5, a known gap: the rule engine and canonicalization each parse the "
-    "target (one immutable parsed target value shared by both is the redesign still to do)",
+@pytest.mark.parametrize(
+    ("configs", "targets"),
+    [
+        (["aws/c5"], 1),
+        (["nvidia/jetson-nano"], 2),  # a GPU target and a written host
+        (["nvidia/jetson-agx-orin-64gb"], 1),  # a board's tag carrying its own host
+        (["aws/c5", "nvidia/geforce-rtx-4090"], 2),  # a host derived from the replaced CPU
+    ],
+    ids=["c5", "jetson-nano", "orin", "c5-then-4090"],
 )
-def test_issue26_one_parse_per_distinct_target_input() -> None:
-    """Invariant 5: one `parse_target` per distinct target input for `config show -c aws/c5`."""
-    assert _parse_calls() == (1, 1)
+def test_issue26_one_parse_per_distinct_target_input(configs: list[str], targets: int) -> None:
+    """Invariant 5: one `parse_target` (and one canonicalization) per distinct target input for
+    `config show` (for `-c aws/c5`: 5 parses before issue 26, 2 after its first round, 1 since a
+    tree's targets are read once, `targets.TargetReader`)."""
+    assert _parse_calls(*configs) == (targets, targets, targets)
+
+
+def test_issue26_a_legacy_config_is_parsed_once_too() -> None:
+    """A config for TVM <= 0.19: its legacy rules read the target system from the same values
+    (`validate.legacy.view` with the tree's reader), not from a parse of their own."""
+    calls, distinct, _ = _parse_calls("boards/nucleo-l4r5zi")
+    assert (calls, distinct) == (1, 1)

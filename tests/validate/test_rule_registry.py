@@ -44,7 +44,7 @@ RULE_FIRST |= {"Problem": "layering/", "_fail": "layering/", "_problem": "layeri
 # The stages that read, layer, rewrite, validate, canonicalize and emit a config: an error they
 # raise is about the config (or the argv that rewrites it).
 CONFIG_STAGES = ("config.py", "keys.py", "api.py", "targets/", "layering/", "rewrites/", "sources/", "validate/")
-CONFIG_STAGES += ("emit/", "migrate/", "build/plan.py")
+CONFIG_STAGES += ("emit/", "migrate/", "backend/plan.py")
 # Errors constructed in those stages with no rule id (neither `rule=` nor their class's): the
 # number may only go down. A UsageError is left out: it refuses the command line (exit 2), not a
 # config (a flag's value the rule engine refuses is the rule's error, exit 1: tests/cli/test_one_voice.py).

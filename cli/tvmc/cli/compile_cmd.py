@@ -14,8 +14,8 @@ from tvmc.cli.options import Configs, InputShapes, Isolated, Model, ModelFormatO
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
 
 if TYPE_CHECKING:
-    from tvmc.build.compile import Compiled
-    from tvmc.build.reproduce import Reproduction
+    from tvmc.backend.compile import Compiled
+    from tvmc.backend.reproduce import Reproduction
 
 OUTPUT_HELP = "The library (default: MODEL's name with .so or .tar, here); with --emit, the text (stdout)."
 REPRODUCE_HELP = "Rebuild LIB from its manifest: identical or not."

@@ -22,8 +22,8 @@ def inspect(
 ) -> None:
     """List the model's inputs and outputs: names, shapes (a dynamic dimension by its name, or ?)
     and dtypes. A dynamic input dimension is what --input-shapes can fix."""
-    from tvmc.build.model import guess_format_or_none
-    from tvmc.build.run import model_tensors
+    from tvmc.backend.model import guess_format_or_none
+    from tvmc.backend.run import model_tensors
     from tvmc.errors import UsageError
     from tvmc.text import one_line
 

@@ -15,7 +15,7 @@ from tvmc.cli.completion import choices
 from tvmc.cli.options import InputShapes, RpcKey, RpcTimeout, RpcTracker, format_option, rpc_device
 
 if TYPE_CHECKING:
-    from tvmc.build.run import OpProfile, RunResult
+    from tvmc.backend.run import OpProfile, RunResult
 
 _Library = Annotated[Path, typer.Argument(metavar="LIBRARY", help="A library `tvmc compile` wrote (.so).")]
 DEVICES = ("cpu", "cuda", "rocm", "vulkan", "opencl", "metal")
@@ -105,7 +105,7 @@ def run_command(
         raise UsageError(
             f"unknown device {device!r} ({', '.join(DEVICES)})", "--device", suggestions=did_you_mean(device, DEVICES)
         )
-    from tvmc.build.run import writable_file
+    from tvmc.backend.run import writable_file
 
     rpc = rpc_device(rpc_tracker, rpc_key)
     if outputs is not None:

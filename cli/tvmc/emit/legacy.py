@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry
-from tvmc.build.model import ModelSpec, check_legacy
+from tvmc.backend.model import ModelSpec, check_legacy
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.frozen import thaw

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from tvmc import __version__
-from tvmc.build.plan import BuildPlan
+from tvmc.backend.plan import BuildPlan
 
 
 def document(plan: BuildPlan, config: dict[str, Any], output: str | None = None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """`--emit python`: a standalone script for TVM >= 0.25 doing exactly what `tvmc compile` does.
 
-Written from the same `BuildPlan` the real build runs (`tvmc.build.runner`): same import, same
+Written from the same `BuildPlan` the real build runs (`tvmc.backend.runner`): same import, same
 PassContext, transforms, partitions, `relax.build` arguments and export. Every value is a Python
 literal (`quoting.py`); the script writes the library atomically and prints its path.
 """
@@ -13,10 +13,10 @@ import textwrap
 from typing import Any
 
 from tvmc import __version__, manifest
-from tvmc.build import embed, record
-from tvmc.build.model import FORMATS
-from tvmc.build.plan import FUSED_PASSES, BuildPlan
-from tvmc.build.preflight import ISA_PATTERN
+from tvmc.backend import embed, record
+from tvmc.backend.model import FORMATS
+from tvmc.backend.plan import FUSED_PASSES, BuildPlan
+from tvmc.backend.preflight import ISA_PATTERN
 from tvmc.emit.quoting import identifier_path, py
 
 HEADER = '''#!/usr/bin/env python3

@@ -9,12 +9,12 @@ part of a TVM target and is reported, one line each, with where it goes instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from tvmc import registry, targets
 from tvmc.config import CompilationConfig
 from tvmc.frozen import thaw
+from tvmc.targets.hosting import tvm_target
 
 
 def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]:
@@ -40,18 +40,10 @@ def to_tvm_target(config: CompilationConfig) -> tuple[dict[str, Any], list[str]]
     host: dict[str, Any] = thaw(config.host)
     targets.check_modern(host, source="host")
     if len(devices) == 1:
-        target = devices[0]
-        if target.get("host") == _without_host(target) and targets.device_type(target) == registry.CPU_DEVICE:
-            target = _without_host(target)  # a CPU target is its own host: written out or not, one meaning
-        if "host" not in target and _without_host(target) != host:
-            target = {**target, "host": host}
+        target = tvm_target(devices[0], host)  # a CPU target that is its own host carries none
     else:
-        # The composite holds the host once; devices keep an own host only if it differs.
-        target = {
-            "kind": "composite",
-            "devices": [d if d.get("host") not in (None, host) else _without_host(d) for d in devices],
-            "host": host,
-        }
+        # The composite holds the host once (a resolved config's targets carry none).
+        target = {"kind": "composite", "devices": devices, "host": host}
     return target, dropped + _not_in_target(config)
 
 
@@ -59,10 +51,6 @@ def to_tvm_target_text(config: CompilationConfig) -> tuple[str, list[str]]:
     """The same as indented JSON text (sorted keys, trailing newline)."""
     target, dropped = to_tvm_target(config)
     return json.dumps(target, indent=2, sort_keys=True, ensure_ascii=False) + "\n", dropped
-
-
-def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in target.items() if k != "host"}
 
 
 def _compiler_line(index: int, compiler: str) -> str:

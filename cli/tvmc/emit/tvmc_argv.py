@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from tvmc import registry
-from tvmc.build.model import ModelSpec
+from tvmc.backend.model import ModelSpec
 from tvmc.emit.legacy import RELAY_HINT, Byoc, Inexpressible, LegacyPlan
 from tvmc.emit.quoting import sh
 from tvmc.shapes import legacy_format

@@ -31,7 +31,7 @@ def _as_sole_target(tree: Tree, value: Any, origins: dict[str, Origin]) -> None:
 def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None:
     """Reduce `tree` (a merged config) to its part `part`, in place; `ref` names it in errors."""
     entries = tree.data.get("targets") or []
-    canon = [canonical_entry(entry) for entry in entries]
+    canon = [canonical_entry(entry, tree.reader) for entry in entries]
     available: set[str] = set()
     chosen: list[int] = []
     for index, (entry, canonical) in enumerate(zip(entries, canon, strict=True)):
@@ -58,7 +58,7 @@ def select_part(tree: Tree, part: str, ref: str, where: Location | None) -> None
         tree.origins["/targets"] = tree.origins.get("/targets/0", Origin.default())
         return
     host = tree.data.get("host")
-    host_canonical = canonical_entry(host) if host is not None else None
+    host_canonical = canonical_entry(host, tree.reader) if host is not None else None
     if host_canonical is not None:
         available |= _labels(host, host_canonical)
         if part in _labels(host, host_canonical):

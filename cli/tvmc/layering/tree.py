@@ -49,6 +49,15 @@ class Tree:
     # Sections whose `kind` a legacy target string implied (`llvm -system-lib`: cpp), not written:
     # a kind set below wins over it (`merge`), as at canonicalization (`keys.with_lifted`).
     implied_kinds: tuple[str, ...] = ()
+    _reader: tg.TargetReader | None = None  # made on first use: `reader`
+
+    @property
+    def reader(self) -> tg.TargetReader:
+        """This tree's targets, each read once (parsed, canonical) by whichever stage asks first:
+        layering, the rule engine, canonicalization, the origins of the canonical config."""
+        if self._reader is None:
+            self._reader = tg.TargetReader()
+        return self._reader
 
     @staticmethod
     def defaults() -> Tree:
@@ -203,12 +212,14 @@ def _merge(
             origins.update({p: over_origins[p] for p, _ in walk(value, here) if p in over_origins})
 
 
-def canonical_entry(entry: Any) -> dict[str, Any] | None:
-    """A target entry as written, canonicalized; None when it cannot be read (validation says why)."""
+def canonical_entry(entry: Any, reader: tg.TargetReader | None = None) -> dict[str, Any] | None:
+    """A target entry as written, canonicalized (a fresh dict, with its `compiler`); None when it
+    cannot be read (validation says why). `reader`: the tree's, so that it is read once."""
     try:
-        return tg.canonicalize(tg.parse_target(entry).spec)
+        value = reader.read(entry) if reader is not None else tg.read_target(entry)
     except TvmcError:
         return None
+    return value.with_compiler()
 
 
 def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
@@ -216,36 +227,26 @@ def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
     return canonical is not None and tg.host_problem(canonical) is None
 
 
-_HOST_CAPABLE: dict[str, bool | None] = {}  # memo of `_is_host_capable`, by the entry's text or repr
-_HOST_CAPABLE_SIZE = 4096  # distinct entries; the configs of one repository share most of theirs
+def _is_host_capable(entry: Any, reader: tg.TargetReader) -> bool | None:
+    """Whether a target entry can be a host; None: it carries its own host, or cannot be read."""
+    try:
+        value = reader.read(entry)
+    except TvmcError:
+        return None
+    if "host" in value.canonical:
+        return None
+    return value.compiler is None and tg.host_problem(value.canonical) is None
 
 
-def _is_host_capable(entry: Any) -> bool | None:
-    """Whether a target entry can be a host; None: it carries its own host, or cannot be read.
-
-    Memoised: every merge that replaces targets asks, and canonicalizing an entry costs more than
-    the rest of the merge (validating a repository merges the same few bases again and again).
-    repr tells plain values apart (1, 1.0, True, "1"); a table in another key order only misses."""
-    key = entry if isinstance(entry, str) else "\0" + repr(entry)
-    if key in _HOST_CAPABLE:
-        return _HOST_CAPABLE[key]
-    canonical = canonical_entry(entry)
-    capable = None if canonical is None or "host" in canonical else runs_on_cpu(canonical)
-    if len(_HOST_CAPABLE) >= _HOST_CAPABLE_SIZE:
-        _HOST_CAPABLE.clear()
-    _HOST_CAPABLE[key] = capable
-    return capable
-
-
-def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any]) -> int | None:
+def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any], reader: tg.TargetReader) -> int | None:
     """The index of the CPU target among `base`'s targets that becomes the host when `over`
     replaces them with device targets (see the module's doc); None when the rule does not apply."""
     old, new = base.get("targets"), over.get("targets")
     if "host" in over or base.get("host") is not None or not isinstance(old, list) or not isinstance(new, list):
         return None
-    if not new or any(_is_host_capable(entry) is not False for entry in new):
+    if not new or any(_is_host_capable(entry, reader) is not False for entry in new):
         return None
-    return next((i for i, entry in enumerate(old) if _is_host_capable(entry)), None)
+    return next((i for i, entry in enumerate(old) if _is_host_capable(entry, reader)), None)
 
 
 def drop_pass_config_aliases(data: dict[str, Any], origins: Origins | None, name: str, keep: str | None) -> list[str]:
@@ -290,11 +291,11 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
     entries = tree.data.get("targets")
     wanted: list[Any] = []  # the canonical new host, computed once when a target carries a host
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        canonical = canonical_entry(entry)
+        canonical = canonical_entry(entry, tree.reader)
         if canonical is None or "host" not in canonical:
             continue
         if not wanted:
-            wanted.append(canonical_entry(host))
+            wanted.append(canonical_entry(host, tree.reader))
         if canonical["host"] == wanted[0]:
             continue  # the same host: nothing to override (and the tag keeps no label)
         if isinstance(entry, dict):
@@ -304,8 +305,20 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
             replaced = {"tag": entry, "host": plain_copy(host)}
             if f"/targets/{index}" in tree.origins:
                 tree.origins[f"/targets/{index}/tag"] = tree.origins[f"/targets/{index}"]
+        elif isinstance(entry, str):
+            # A legacy string naming its host (`cuda -host='llvm …'`): the target it stands for,
+            # written by the same layer, with the later host. Its executor/runtime settings were
+            # lifted when its layer was read (`own_data`, `--target`), so the table loses nothing.
+            try:
+                own = tg.detach_host(tree.reader.read(entry).spec)
+            except TvmcError:
+                continue  # validation reports the string
+            replaced = {**own, "host": plain_copy(host)}
+            written = tree.origins.get(f"/targets/{index}")
+            if written is not None:
+                tree.origins.update(origins_for(own, f"/targets/{index}", lambda _p, o=written: o))
         else:
-            continue  # a legacy string naming its host: validation reports a conflict
+            continue
         entries[index] = replaced  # type: ignore[index]
         tree.origins.update({f"/targets/{index}/host" + p: o for p, o in host_origins.items()})
 
@@ -331,11 +344,11 @@ def derive_host(tree: Tree, incoming: Mapping[str, Any], host_origins: Origins |
     if not isinstance(new, list):
         return
     if tree.derived_host:
-        if not new or any(_is_host_capable(entry) is not False for entry in new):
+        if not new or any(_is_host_capable(entry, tree.reader) is not False for entry in new):
             drop(tree.origins, "/host", tree.data.pop("host", None))
             tree.derived_host = False
         return
-    cpu = _replaced_cpu(tree.data, incoming)
+    cpu = _replaced_cpu(tree.data, incoming, tree.reader)
     if cpu is not None:
         host = tree.data["targets"][cpu]
         if tree.origins:

@@ -122,7 +122,7 @@ def _own_host(tree: Tree) -> dict[str, Any] | None:
     """The host the first target carrying one has (a board's tag such as nvidia/jetson-nano)."""
     entries = tree.data.get("targets")
     for entry in entries if isinstance(entries, list) else []:
-        canonical = canonical_entry(entry)
+        canonical = canonical_entry(entry, tree.reader)
         if canonical is not None and isinstance(canonical.get("host"), dict):
             return dict(canonical["host"])
     return None
@@ -137,7 +137,7 @@ def _materialize_host(tree: Tree, rw: Rewrite) -> dict[str, Any]:
     entries = tree.data.get("targets")
     cpu = None
     if own is None and isinstance(entries, list):
-        cpu = next((i for i, e in enumerate(entries) if runs_on_cpu(canonical_entry(e))), None)
+        cpu = next((i for i, e in enumerate(entries) if runs_on_cpu(canonical_entry(e, tree.reader))), None)
     if own is not None:
         host: Any = own
         tree.origins.update(origins_for(host, "/host", lambda _p: Origin.default("the host a target carries")))

@@ -6,7 +6,9 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
     parse_targets(x)       also old tvmc comma lists → ParsedTargets(targets, host, lifted, notes)
     canonicalize(spec)     → dict equal to `tvm.target.Target(spec).export()` (machine values left out)
     to_legacy(canonical)   → v0.10-style string that parses back to the same canonical target
-    resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics
+    read_target(x)         → TargetValue: parsed once and canonical (TargetReader: each target of a tree once)
+    resolve_system(...)    → TargetSystem(targets, host, notes) with CompilationConfig semantics: the host a field
+    attach_host / detach_host / tvm_target   the one place a host is written on a target or taken off
     device_clashes(...)    → the duplicate-device rule (resolution raises the first, validation reports all)
 """
 
@@ -33,11 +35,13 @@ if TYPE_CHECKING:
         second_target,
         second_target_message,
     )
+    from tvmc.targets.hosting import attach_host, detach_host, tvm_target
     from tvmc.targets.parse import ParsedTarget, parse_target
     from tvmc.targets.printer import to_legacy
     from tvmc.targets.queries import check_modern, env_dependent_keys, is_legacy, kind_of
     from tvmc.targets.system import TargetSystem, is_specialisation, least_specialised, resolve_system
     from tvmc.targets.tvmc_list import ParsedTargets, parse_targets, split_list
+    from tvmc.targets.value import TargetReader, TargetValue, read_target
 
 __all__ = [
     "COMPILER_MISMATCH",
@@ -50,10 +54,14 @@ __all__ = [
     "ParsedTarget",
     "ParsedTargets",
     "Spec",
+    "TargetReader",
     "TargetSystem",
+    "TargetValue",
+    "attach_host",
     "canonicalize",
     "check_modern",
     "compiler_mismatch",
+    "detach_host",
     "device_clashes",
     "device_type",
     "env_dependent_keys",
@@ -65,11 +73,13 @@ __all__ = [
     "least_specialised",
     "parse_target",
     "parse_targets",
+    "read_target",
     "resolve_system",
     "second_target",
     "second_target_message",
     "split_list",
     "to_legacy",
+    "tvm_target",
 ]
 
 # Name → the submodule that defines it, imported when the name is first used: `config validate`
@@ -91,6 +101,9 @@ _SUBMODULE = {
     "canonicalize": "canonical",
     "device_type": "canonical",
     "host_problem": "canonical",
+    "attach_host": "hosting",
+    "detach_host": "hosting",
+    "tvm_target": "hosting",
     "ParsedTarget": "parse",
     "parse_target": "parse",
     "to_legacy": "printer",
@@ -105,6 +118,9 @@ _SUBMODULE = {
     "ParsedTargets": "tvmc_list",
     "parse_targets": "tvmc_list",
     "split_list": "tvmc_list",
+    "TargetReader": "value",
+    "TargetValue": "value",
+    "read_target": "value",
 }
 
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported

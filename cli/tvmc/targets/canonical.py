@@ -14,6 +14,8 @@ from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
+from tvmc.targets.hosting import detach_host
+from tvmc.targets.hosting import device_type as device_type  # re-exported: its home before tvmc.targets.hosting
 from tvmc.targets.machine import NO_MACHINE, Machine, tvm_machine
 from tvmc.targets.parse import parse_legacy_strict
 from tvmc.targets.spec import Spec as Spec
@@ -269,7 +271,7 @@ def second_target(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> in
     for index, (target, compiler) in enumerate(targets):
         if compiler is not None or str(target["kind"]) not in registry.kinds():
             continue
-        plain = {k: v for k, v in target.items() if k != "host"}
+        plain = detach_host(target)
         if first is None:
             first = plain
         elif plain != first:
@@ -319,14 +321,6 @@ def difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} {a.get(k)!r} vs {b.get(k)!r}" for k in keys[:2])
 
 
-def device_type(canonical: Mapping[str, Any]) -> int:
-    """TVM's GetTargetDeviceType: the `target_device_type` attr, else the kind's."""
-    explicit = canonical.get("target_device_type")
-    if isinstance(explicit, int):
-        return explicit
-    return registry.all_kinds()[canonical["kind"]].device_type
-
-
 def _check_compiler(
     value: Any, out: dict[str, Any], kind: registry.Kind, loc: Location | None, where: str, top: bool
 ) -> str:
@@ -349,6 +343,12 @@ def _check_compiler(
 
 
 COMPILER_MISMATCH = "compiler-mismatch"  # the rule id of a `compiler_mismatch`
+
+
+def check_compiler(value: Any, target: Mapping[str, Any], source: Location | None = None) -> str:
+    """The `compiler` of a top-level canonical target (given without it), checked as `canonicalize`
+    checks it: a known BYOC codegen that can refine the target. TargetError otherwise."""
+    return _check_compiler(value, dict(target), registry.all_kinds()[target["kind"]], source, "", True)
 
 
 def compiler_mismatch(comp: registry.Compiler, target: Mapping[str, Any]) -> str | None:

@@ -5,10 +5,15 @@ Interpret, TargetNode::str).
 src/target/target.cc (v0.10–v0.23) character for character; `parse_pairs` is `FromRawString`'s
 key/value loop and `parse_text_value` is `ParseType(string, type)`. Only the single quote quotes;
 a backslash escapes the next character.
+
+One tvmc rule on top, for every entry point (a file's `targets`, `--target`, `TVMC_TARGET`,
+`--target-host`, `config migrate`): `double_quotes_as_single` reads old tvmc's `-k="v, a"` as
+`-k='v, a'`, as old tvmc's tokenizer did, so one string means one target wherever it is written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +71,35 @@ def split_string(text: str, sep: str, loc: Location | None = None, base: int = 0
     if cur:
         words.append(("".join(cur), start))
     return words
+
+
+# Old tvmc's `tokenize_target` (python/tvm/driver/tvmc/target.py, v0.19.0): a value in double quotes
+# holding only these characters. TVM's own grammar reads `"` as an ordinary character, which gives
+# `-device="mali"` the device `"mali"` (quotes included), never what a user means.
+_DOUBLE_QUOTED = re.compile(r'(?<==)"([\w+\-,\s.]+)"(?=[\s,]|$)')
+
+
+def double_quotes_as_single(text: str) -> str:
+    """`-k="v, a"` as TVM's grammar quotes it, `-k='v, a'` (the same value: its contents never hold a
+    quote or a backslash), outside single-quoted parts only (a nested `-host='…'` is read by this
+    rule again when it is parsed). The length is kept, so every offset into `text` stays right."""
+    if '"' not in text:
+        return text
+    inside: set[int] = set()  # offsets of the characters within single quotes
+    quoted = False
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == ESCAPE:
+            if quoted:
+                inside.update((i, i + 1))
+            i += 2
+            continue
+        if text[i] == QUOTE:
+            quoted = not quoted
+        elif quoted:
+            inside.add(i)
+        i += 1
+    return _DOUBLE_QUOTED.sub(lambda m: m.group(0) if m.start() in inside else f"'{m.group(1)}'", text)
 
 
 def is_quoted(text: str) -> bool:

@@ -16,7 +16,7 @@ from tvmc import registry
 from tvmc.errors import LimitError, Location, TargetError, did_you_mean
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
-from tvmc.targets.legacy import TypeOf, ValueContext, parse_pairs
+from tvmc.targets.legacy import TypeOf, ValueContext, double_quotes_as_single, parse_pairs
 from tvmc.targets.spec import Spec, as_location, load_json_object, tag_base, unknown_options
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
@@ -58,7 +58,8 @@ def parse_target(value: str | Mapping[str, Any], *, source: str | Location | Non
     Accepted: a tag name; JSON object text; a dict/TOML table (`{"kind": ...}` or
     `{"tag": ..., <overrides>}`); a legacy string in TVM's v0.10+ grammar (single quotes,
     `\\` escapes, `-k=v`, `--k=v`, `-k v`, bare flags, comma arrays, `-host='llvm -mcpu=x'`,
-    tags as host values). tvmc extensions: a tag followed by options (`nvidia/nvidia-a100
+    tags as host values) with old tvmc's double quotes (`-k="a, b"` is `-k='a, b'`), one grammar
+    wherever the string comes from. tvmc extensions: a tag followed by options (`nvidia/nvidia-a100
     -l2_cache_size_bytes=5` → tag with overrides) and `-compiler=<byoc>`.
 
     A bare tag name gives the tag's registered config, so it canonicalizes with `tag: ""`
@@ -179,7 +180,7 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
         return type_of
 
     values = ValueContext(parse_target=lambda text, at: _parse_nested(text, at, ctx), notes=ctx.notes)
-    _, pairs = parse_pairs(text, loc, begin, values)
+    _, pairs = parse_pairs(double_quotes_as_single(text), loc, begin, values)
     if unknown:
         raise unknown_options(first_kind[0], [key for key, _ in unknown], unknown[0][1], "")
     for key, value in pairs:

@@ -17,8 +17,10 @@ from tvmc.targets.canonicalizers import cpu_profile
 from tvmc.targets.legacy import QUOTE, uninterpret
 from tvmc.targets.machine import APROFILE_FEATURES
 
-_UNSAFE_ELEM = frozenset(",'\\ ")
-_UNSAFE_VALUE = frozenset(" '\\")
+# `"` too: an unquoted `-k="v"` reads as `-k='v'` (old tvmc's double quotes), so a value holding a
+# double quote is single-quoted to keep it.
+_UNSAFE_ELEM = frozenset(",'\\ \"")
+_UNSAFE_VALUE = frozenset(" '\\\"")
 
 
 def _recomputed(canonical: Mapping[str, Any], key: str) -> bool:

@@ -14,23 +14,26 @@ from typing import Any
 from tvmc import registry
 from tvmc.errors import Location, TargetError
 from tvmc.pointers import display_path
-from tvmc.targets import tables as T
 from tvmc.targets.canonical import (
     DUPLICATE_DEVICE,
     HOST_CONFLICT,
     HOST_NOT_CPU,
     Spec,
     canonicalize,
+    check_compiler,
     device_clashes,
     device_type,
     host_conflicts,
     host_problem,
 )
+from tvmc.targets.hosting import detach_host
+from tvmc.targets.value import TargetValue
 
 
 @dataclass(slots=True, frozen=True)
 class TargetSystem:
-    """Canonical targets (config host nested where it applies), the effective host, notes."""
+    """Canonical targets (none carries a host), the build's one host, notes. `targets.hosting`
+    writes the host on a target where TVM's form needs it."""
 
     targets: tuple[dict[str, Any], ...]
     host: dict[str, Any]
@@ -47,24 +50,31 @@ def is_specialisation(target: Mapping[str, Any]) -> bool:
     return "compiler" in target or registry.all_kinds()[target["kind"]].byoc
 
 
-def _without_host(target: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in target.items() if k not in ("host", "compiler")}
+def _canonical(target: Spec | str | TargetValue, source: Location | None) -> dict[str, Any]:
+    """A target's canonical form (with its `compiler`), a fresh dict: read once when given as a value."""
+    if not isinstance(target, TargetValue):
+        return canonicalize(target, source=source)
+    if target.compiler is not None:
+        check_compiler(target.compiler, target.canonical, source)
+    return target.with_compiler()
 
 
 def resolve_system(
-    targets: Sequence[Spec | str],
-    host: Spec | str | None,
+    targets: Sequence[Spec | str | TargetValue],
+    host: Spec | str | TargetValue | None,
     *,
     source_of: Callable[[int], Location | None] | None = None,
     host_source: Location | None = None,
 ) -> TargetSystem:
-    """Canonicalize the targets and settle the host.
+    """Canonicalize the targets (a `TargetValue` is canonical already) and settle the host.
 
-    * A config-level `host` applies to every target without one; a target whose own host
-      differs from it is an error naming both.
+    * A config-level `host` applies to every target; a target whose own host differs from it
+      is an error naming both.
     * Without a config host the effective host is the first target's own host (TVM's rule A;
       targets with a different own host are an error), else the first plain CPU target, else
-      `llvm` — it is then *not* nested into targets, as TVM would export them without one.
+      `llvm`.
+    * The host is a field: a target's own host (equal to the build's, as just checked) is
+      detached from it, so no later stage strips one (`hosting` attaches it for TVM's form).
     * At most one plain target per device type; `compiler` targets refine it.
     * Composite targets are containers: they take the host but no device-type slot.
     """
@@ -74,7 +84,7 @@ def resolve_system(
 
     if not targets:
         raise TargetError("Require at least one target", loc(0) if source_of else None)
-    canon = [canonicalize(t, source=loc(i)) for i, t in enumerate(targets)]
+    canon = [_canonical(t, loc(i)) for i, t in enumerate(targets)]
     notes: list[str] = []
     own_hosts = [t["host"] if isinstance(t.get("host"), dict) else None for t in canon]
     for i, own in enumerate(own_hosts):
@@ -82,7 +92,7 @@ def resolve_system(
             raise TargetError(
                 f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU, pointer=f"/targets/{i}/host"
             )
-    effective = canonicalize(host) if host is not None else None
+    effective = _canonical(host, None) if host is not None else None
     if effective is not None and (problem := host_problem(effective)):
         raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU, pointer="/host")
     for conflict in host_conflicts(own_hosts, effective):
@@ -90,13 +100,10 @@ def resolve_system(
         raise TargetError(
             conflict.message(other), loc(conflict.target), rule=HOST_CONFLICT, pointer=f"/targets/{conflict.target}"
         )
-    if effective is not None:
-        for target in canon:
-            target.setdefault("host", T.copy_json(effective))
-    else:
+    if effective is None:
         effective = _default_host(canon, notes)
     _check_device_types(canon, loc)
-    return TargetSystem(tuple(canon), effective, tuple(notes))
+    return TargetSystem(tuple(detach_host(t) for t in canon), effective, tuple(notes))
 
 
 def _default_host(canon: list[dict[str, Any]], notes: list[str]) -> dict[str, Any]:
@@ -105,11 +112,11 @@ def _default_host(canon: list[dict[str, Any]], notes: list[str]) -> dict[str, An
     if hosted:
         first_i, first = hosted[0]
         notes.append(f"host: the own host of targets[{first_i}] ({_label(first)})")
-        return T.copy_json(first["host"])
+        return dict(first["host"])
     for i, t in enumerate(canon):
         if t["kind"] != "composite" and not is_specialisation(t) and device_type(t) == registry.CPU_DEVICE:
             notes.append(f"host: targets[{i}] ({_label(t)}), the first CPU target")
-            return _without_host(t)
+            return detach_host(t)  # a CPU target is its own host: it has none of its own, nor a compiler
     notes.append("host: llvm (no target is a CPU target; TVM's build uses llvm then)")
     return canonicalize({"kind": "llvm"})
 

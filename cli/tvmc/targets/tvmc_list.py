@@ -4,14 +4,13 @@ Semantics kept from old tvmc (python/tvm/driver/tvmc/target.py, v0.18/v0.19): BY
 become their own targets in the order given (their partition priority), the first other kind is
 the target and a second one is its host; two entries of one kind are refused ("Duplicate target
 definitions are not allowed"); a double-quoted value `-k="a,b"` is quoted like `-k='a,b'` (its
-tokenizer took both quotes). Fixed: tags are not split (`nvidia/geforce-gt-730-ddr3,128bit` is
-one tag), nor are commas inside quotes or inside a `-mattr=+a,+b` value; nothing is silently
-dropped.
+tokenizer took both quotes; `legacy.double_quotes_as_single` applies that to every legacy string,
+in a file too). Fixed: tags are not split (`nvidia/geforce-gt-730-ddr3,128bit` is one tag), nor
+are commas inside quotes or inside a `-mattr=+a,+b` value; nothing is silently dropped.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -112,16 +111,6 @@ def split_list(text: str) -> list[tuple[str, int]]:
     return entries
 
 
-# target.py `tokenize_target` (v0.19.0): a value in double quotes holds only these characters.
-_DOUBLE_QUOTED = re.compile(r'(?<==)"([\w+\-,\s.]+)"(?=[\s,]|$)')
-
-
-def single_quoted(text: str) -> str:
-    """Old tvmc's `-k="v, a"` as TVM's grammar quotes it, `-k='v, a'` (same value; its contents
-    never hold a quote or a backslash)."""
-    return _DOUBLE_QUOTED.sub(lambda m: f"'{m.group(1)}'", text) if '"' in text else text
-
-
 def parse_targets(
     value: str | Mapping[str, Any] | Sequence[str | Mapping[str, Any]], *, source: str | Location | None = None
 ) -> ParsedTargets:
@@ -167,7 +156,6 @@ def _parse_one(value: str | Mapping[str, Any], loc: Location | None) -> ParsedTa
     if not isinstance(value, str) or registry.is_tag(value) or value.lstrip().startswith("{"):
         parsed = parse_target(value, source=loc)
         return ParsedTargets((parsed.spec,), None, parsed.lifted, parsed.notes)
-    value = single_quoted(value)
     entries = split_list(value)
     if len(entries) == 1:
         parsed = parse_target(value, source=loc)

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from tvmc.build.plan import BuildPlan
+from tvmc.backend.plan import BuildPlan
 from tvmc.config import CompilationConfig
 from tvmc.errors import TvmcError
 from tvmc.tune import DEFAULT_TRIALS_PER_TASK, store

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tvmc.build import compile as build_compile
-from tvmc.build import preflight
-from tvmc.build.model import ModelSpec
-from tvmc.build.plan import BuildPlan
+from tvmc.backend import compile as build_compile
+from tvmc.backend import preflight
+from tvmc.backend.model import ModelSpec
+from tvmc.backend.plan import BuildPlan
 from tvmc.errors import TvmcError
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint
@@ -75,7 +75,7 @@ def end_to_end(
 ) -> EndToEnd:
     """Build the model untuned and tuned (the partition in `database`) and time both with the VM;
     the ratio becomes the model's verdict in the partition."""
-    from tvmc.build import run
+    from tvmc.backend import run
 
     if remote:
         return EndToEnd(skipped="measured on the board: compile and `tvmc run --print-time` there")

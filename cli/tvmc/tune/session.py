@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import deps
-from tvmc.build import preflight
-from tvmc.build.isolated import _env
-from tvmc.build.plan import BuildPlan
-from tvmc.build.runner import require_tvm
+from tvmc.backend import preflight
+from tvmc.backend.isolated import _env
+from tvmc.backend.plan import BuildPlan
+from tvmc.backend.runner import require_tvm
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError
 from tvmc.tune import store

@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmc.build.plan import FUSED_PASSES
+from tvmc.backend.plan import FUSED_PASSES
 
 TENSOR_INTRIN = "tvm.s_tir.tensor_intrin"
 CPU_INTRINSICS = ("x86", "arm_cpu", "riscv_cpu")

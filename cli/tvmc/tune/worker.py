@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tvmc import deps
-from tvmc.build.frontends import import_model
-from tvmc.build.plan import BuildPlan
-from tvmc.build.runner import require_tvm, short, transform
+from tvmc.backend.frontends import import_model
+from tvmc.backend.plan import BuildPlan
+from tvmc.backend.runner import require_tvm, short, transform
 from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
 from tvmc.tune import DEFAULT_TRIALS_PER_TASK, tvmside

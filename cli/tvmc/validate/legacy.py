@@ -150,22 +150,23 @@ class View(NamedTuple):
     build: dict[str, Any]
 
 
-def view(data: Mapping[str, Any]) -> tuple[View, dict[str, str]] | None:
+def view(data: Mapping[str, Any], reader: tg.TargetReader | None = None) -> tuple[View, dict[str, str]] | None:
     """A resolved tree that validation found no error in, as the rules read a config (its target
     system resolved as canonicalization resolves it), and where each pass config is written; None
-    without targets (a mixin)."""
+    without targets (a mixin). `reader`: the tree's targets, read once (by the rule engine)."""
+    read = (reader or tg.TargetReader()).read
     raw = data.get("targets")
     if not isinstance(raw, list) or not raw:
         return None
     sections: dict[str, Any] = {s: component_table(data.get(s)) for s in ("executor", "runtime")}
     specs = []
     for entry in raw:
-        parsed = tg.parse_target(entry)
-        specs.append(parsed.spec)
+        parsed = read(entry)
+        specs.append(parsed)
         for section, settings in parsed.lifted.items():
             sections[section] = with_lifted(section, settings, sections[section])
     host = data.get("host")
-    system = tg.resolve_system(specs, tg.parse_target(host).spec if host is not None else None)
+    system = tg.resolve_system(specs, read(host) if host is not None else None)
     table = data.get("pass-config")
     entries = list(pass_config_entries(table if isinstance(table, dict) else {}, "legacy"))
     build = data.get("build")
@@ -204,16 +205,13 @@ def main_target(config: Config) -> tuple[int, dict[str, Any]] | None:
     """(index, the TVM target as TVM takes it, without host) of the first non-BYOC entry."""
     for index, entry in enumerate(config.targets):
         if not is_codegen(entry):
-            stripped = strip_tvmc_keys(entry)
-            stripped.pop("host", None)
-            return index, stripped
+            return index, strip_tvmc_keys(entry)  # a resolved config's targets carry no host
     return None
 
 
 def host_of(config: Config, index: int, main: Mapping[str, Any]) -> dict[str, Any] | None:
     """The host old TVM gets as a second target; None for a CPU target that is its own host."""
-    nested = config.targets[index].get("host")
-    host = nested if isinstance(nested, dict) else config.host
+    host = config.host  # the build's one host (targets carry none)
     main_kind = registry.kind(str(main["kind"]))
     is_cpu = main_kind is not None and main_kind.device_type == registry.CPU_DEVICE
     if host and not (is_cpu and strip_tvmc_keys(host) == main):  # a CPU target is its own host by default
@@ -284,7 +282,6 @@ def _target_problems(config: Config, gen: registry.Generation) -> Iterator[Probl
         if "compiler" in entry:
             yield from _codegen_problems(gen, str(entry["compiler"]), {}, join(pointer, "compiler"))
         stripped = strip_tvmc_keys(entry)
-        stripped.pop("host", None)
         if found is not None and index != found[0] and stripped != found[1] and "compiler" not in entry:
             yield Problem(
                 pointer,

@@ -32,8 +32,10 @@ class _Rules:
         strict: bool,
         partial: bool,
         string_start: StringStart | None,
+        reader: tg.TargetReader | None = None,
     ) -> None:
         self.data = data
+        self.reader = reader  # the targets of `data`, read once and shared with canonicalization
         self.partial = partial  # only this file's document: values a parent would add are unknown
         broken = {f.pointer for f in structural if f.severity == "error"}
         self.broken = broken
@@ -79,7 +81,11 @@ class _Rules:
 
     def canonical(self, raw: Any, pointer: str) -> Target | None:
         try:
-            canonical, compiler, lifted = canonicalize(raw)
+            if self.reader is not None:
+                value = self.reader.read(raw)
+                canonical, compiler, lifted = dict(value.canonical), value.compiler, dict(value.lifted)
+            else:
+                canonical, compiler, lifted = canonicalize(raw)
         except TargetError as err:
             problem, at = err, None
             start = self.string_start(pointer) if self.string_start and isinstance(raw, str) else None
@@ -194,12 +200,16 @@ class _Rules:
         if problem := tg.compiler_mismatch(comp, target.canonical):
             self.add(tg.COMPILER_MISMATCH, where, problem)
 
-    def llvm_names(self, target: Target) -> None:
+    def llvm_names(self, target: Target, config_host: Mapping[str, Any] | None = None) -> None:
         """mcpu, mattr and cuda arch are names TVM's LLVM knows (tvmc.targets.llvm_names); a config
-        for legacy TVM is built by another LLVM, whose names tvmc does not have."""
+        for legacy TVM is built by another LLVM, whose names tvmc does not have. A target's own
+        host that is the config's host is checked once, as the host (`config_host`)."""
         if self.legacy_ok:
             return
+        same_host = config_host is not None and target.canonical.get("host") == config_host
         for problem in name_problems(target.canonical):
+            if same_host and problem.path[:1] == ("host",):
+                continue
             raw, pointer = target.raw, target.pointer
             for key in problem.path:  # as deep as the written target goes
                 inside = raw.get(key) if isinstance(raw, dict) and isinstance(key, str) else None
@@ -226,8 +236,8 @@ class _Rules:
         conflicts = tg.host_conflicts(own_hosts, host.canonical if host is not None else None)
         against_host = {c.target: c for c in conflicts if c.other is None}
         for index, (t, own) in enumerate(zip(targets, own_hosts, strict=True)):
-            if own is None:
-                continue
+            if own is None or (host is not None and own == host.canonical):
+                continue  # none, or the config's host: checked once, as the host
             where = join(t.pointer, "host") if isinstance(t.raw, dict) and "host" in t.raw else t.pointer
             self.cpu_side(
                 own,
@@ -362,7 +372,7 @@ class _Rules:
 
         try:
             gen = legacy.choose(self.data.get("tvm-version"), None)
-            found = legacy.view(self.data)
+            found = legacy.view(self.data, self.reader)
         except TvmcError:  # a release tvmc has no rules for
             return
         if found is None:  # no targets: a mixin
@@ -404,7 +414,7 @@ class _Rules:
         for t in targets:
             self.compiler(t)
         for t in [*targets, *([host] if host else [])]:
-            self.llvm_names(t)
+            self.llvm_names(t, host.canonical if host is not None and t is not host else None)
         self.hosts(targets, host)
         self.devices(targets)
         self.one_plain_target(targets)
@@ -429,16 +439,19 @@ def semantic_findings(
     strict: bool = False,
     partial: bool = False,
     string_start: StringStart | None = None,
+    reader: tg.TargetReader | None = None,
 ) -> list[Finding]:
     """Every semantic finding of a resolved tree. `structural` are its structural findings (their
     subtrees are skipped); `partial` says the tree lacks what unresolvable parents would add;
     `string_start(pointer)` may give where a string value's text begins, so that errors inside
     legacy target strings get their exact column."""
-    return _Rules(data, structural, strict, partial, string_start).run()
+    return _Rules(data, structural, strict, partial, string_start, reader).run()
 
 
-def config_findings(data: Mapping[str, Any], *, strict: bool = False) -> list[Finding]:
+def config_findings(
+    data: Mapping[str, Any], *, strict: bool = False, reader: tg.TargetReader | None = None
+) -> list[Finding]:
     """Every finding of the one rule engine on a config used on its own (resolved, or written by
     `config migrate`): structural, completeness, then semantic. What every command refuses."""
     structural = [*check_document(data), *completeness_findings(data)]
-    return [*structural, *semantic_findings(data, structural, strict=strict)]
+    return [*structural, *semantic_findings(data, structural, strict=strict, reader=reader)]

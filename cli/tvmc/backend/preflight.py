@@ -25,7 +25,7 @@ _ISA = re.compile(
     r"movbe|adx|rdrnd|rdseed|xsave.*|clflushopt|clwb|cx16|prfchw|sm3|sm4|"
     r"neon|sve.*|dotprod|i8mm|bf16|fullfp16|fp16fml|crc|crypto|lse|rcpc|mte|sme.*)"
 )
-ISA_PATTERN = _ISA.pattern  # the manifest records the features of this pattern (tvmc.build.embed)
+ISA_PATTERN = _ISA.pattern  # the manifest records the features of this pattern (tvmc.backend.embed)
 
 
 def _llvm_nodes(target: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

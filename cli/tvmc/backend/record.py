@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import __version__, manifest
-from tvmc.build.plan import BuildPlan
+from tvmc.backend.plan import BuildPlan
 from tvmc.config import CompilationConfig
 from tvmc.errors import Location
 from tvmc.provenance import Origin, walk

@@ -4,7 +4,7 @@ say whether the result is byte-identical, or which recorded input differs.
 A library's bytes are a function of what its manifest records: tvmc's, TVM's and LLVM's versions,
 the model (SHA-256), the canonical config and where each value came from, the target it resolved
 to, the tuning records applied (their SHA-256), the output format. The build makes nothing else
-vary (tvmc.build.runner: a tar written without times or owners; the build child's hash seed fixed;
+vary (tvmc.backend.runner: a tar written without times or owners; the build child's hash seed fixed;
 the manifest holds no time nor temporary path), so the rebuild either equals the library or one of
 those inputs differs, and the comparison of the two manifests names it.
 """
@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tvmc import manifest
-from tvmc.build import compile as building
-from tvmc.build.model import model_spec
+from tvmc.backend import compile as building
+from tvmc.backend.model import model_spec
 from tvmc.errors import TvmcError
 from tvmc.provenance import walk
 
 if TYPE_CHECKING:
-    from tvmc.build.compile import Compiled, Resolution
+    from tvmc.backend.compile import Compiled, Resolution
 
 
 @dataclass

@@ -6,7 +6,7 @@ import importlib
 from typing import Any
 
 from tvmc import deps
-from tvmc.build.model import FORMATS, ModelSpec, check_exists
+from tvmc.backend.model import FORMATS, ModelSpec, check_exists
 from tvmc.errors import BuildError, did_you_mean
 from tvmc.shapes import Shapes
 

@@ -14,11 +14,11 @@ from tvmc.errors import TvmcError
 
 def _job(kind: str, arguments: dict[str, Any], on_stage: Any) -> object:
     if kind == "build":
-        from tvmc.build import runner
+        from tvmc.backend import runner
 
         return runner.run(arguments["plan"], on_stage=on_stage, manifest_base=arguments.get("manifest_base"))
     if kind == "run":
-        from tvmc.build import run
+        from tvmc.backend import run
 
         return run.run(**arguments, on_stage=on_stage)
     raise TvmcError(f"unknown job {kind!r}")

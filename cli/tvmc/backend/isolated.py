@@ -2,7 +2,7 @@
 codegen, an abort in LLVM, a SIGBUS loading a truncated library) becomes one line naming the stage,
 never a core dump of tvmc.
 
-The child (`python -m tvmc.build.child JOB RESULT EVENTS_FD`) unpickles the job (`build` a plan, or
+The child (`python -m tvmc.backend.child JOB RESULT EVENTS_FD`) unpickles the job (`build` a plan, or
 `run` a library), reports each stage on the EVENTS_FD pipe (TVM's own stdout and stderr stay apart,
 shown with --verbose) and pickles the result, or the error's one line, to RESULT.
 """
@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tvmc.build.plan import BuildPlan
-from tvmc.build.runner import BuildResult
+from tvmc.backend.plan import BuildPlan
+from tvmc.backend.runner import BuildResult
 from tvmc.errors import BuildError
 
-CHILD = "tvmc.build.child"
+CHILD = "tvmc.backend.child"
 VERBOSE_HINT = "run with --verbose (or TVMC_VERBOSE=1) for TVM's output"
 
 

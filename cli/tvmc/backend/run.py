@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tvmc import deps, manifest
-from tvmc.build import preflight
-from tvmc.build import remote as rpc
-from tvmc.build.runner import BUILD_INFO_MARK, require_tvm, short
+from tvmc.backend import preflight
+from tvmc.backend import remote as rpc
+from tvmc.backend.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
@@ -633,7 +633,7 @@ def run_library(
     library's manifest (the check model's signature for a library without one); checked against
     the manifest; run in a child process; outputs named as the model names them; checked against
     the ONNX reference with a tolerance per dtype (`rtol`/`atol` override it for floats)."""
-    from tvmc.build import isolated
+    from tvmc.backend import isolated
 
     if fill not in ("random", "zeros", "ones"):
         raise UsageError(f"unknown fill {fill!r} (random, zeros or ones)", "--fill")
@@ -737,7 +737,7 @@ def model_hash_notes(doc: Mapping[str, Any] | None, model: Path) -> list[str]:
     recorded = doc.get("model") if doc is not None else None
     if not isinstance(recorded, dict) or not recorded.get("sha256"):
         return []
-    from tvmc.build.record import file_digest
+    from tvmc.backend.record import file_digest
 
     digest, _ = file_digest(model)
     if digest == recorded["sha256"]:

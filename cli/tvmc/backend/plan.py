@@ -1,6 +1,6 @@
 """The modern build plan: what `tvmc compile` does with TVM >= 0.25, derived from a config. No TVM here.
 
-One plan feeds the real build (`tvmc.build.runner`), `--emit python` and `--emit plan`, so the
+One plan feeds the real build (`tvmc.backend.runner`), `--emit python` and `--emit plan`, so the
 three cannot drift apart. Every config value is either mapped to a TVM argument or refused with
 an error naming the key and where it was set; nothing is dropped silently.
 
@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import registry, targets, versions
-from tvmc.build.model import LEGACY_HINT, ModelSpec, check_modern, import_step
+from tvmc.backend.model import LEGACY_HINT, ModelSpec, check_modern, import_step
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TargetError, did_you_mean
 from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
 from tvmc.pointers import join
 from tvmc.provenance import Origin, origin_of
+from tvmc.targets.hosting import detach_host, tvm_target
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
 
@@ -292,22 +293,15 @@ class Planner:
                     rule="compiler-mismatch",
                 )
         host = strip_tvmc_keys(self.host) if self.host else None
-        if (
-            base.get("host") == {k: v for k, v in base.items() if k != "host"}
-            and targets.device_type(base) == registry.CPU_DEVICE
-        ):
-            base = {k: v for k, v in base.items() if k != "host"}  # its own host, written out: one meaning
-        if "host" not in base and host is not None and host != base:
-            # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
-            base = {**base, "host": host}
-        return base, tuple(partitions)
+        # A CPU target that is its own host needs none (TVM's default), as in emit.tvm_target.
+        return tvm_target(base, host), tuple(partitions)
 
     def check_modern_kinds(self, target: Mapping[str, Any], pointer: str) -> None:
         """Refuse a kind TVM >= 0.25 lacks in the target or (recursively) its host. The test is
         `targets.check_modern`, the one `config show --as tvm-target` makes, so the two cannot disagree;
         each node is tested without its host so that the refusal names the key holding the kind."""
         try:
-            targets.check_modern({k: v for k, v in target.items() if k != "host"})
+            targets.check_modern(detach_host(target))
         except TargetError as err:
             name = str(target.get("kind"))
             legacy = registry.legacy_kinds().get(name)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from tvmc import deps, manifest
-from tvmc.build import embed
-from tvmc.build.frontends import import_model
-from tvmc.build.plan import BuildPlan
-from tvmc.build.preflight import ISA_PATTERN
+from tvmc.backend import embed
+from tvmc.backend.frontends import import_model
+from tvmc.backend.plan import BuildPlan
+from tvmc.backend.preflight import ISA_PATTERN
 from tvmc.errors import BuildError
 from tvmc.tune import tvmside
 
@@ -226,7 +226,7 @@ def records_digest(tvm: Any, plan: BuildPlan, mod: Any, target: Any) -> str | No
     """SHA-256 of the tuning records the build applies to `mod` (the best record of each fused
     kernel, as MetaScheduleApplyDatabase picks it: kernel name and schedule trace), None when the
     database supplies none. The manifest keeps it, so `compile --reproduce` can tell records that
-    changed from code that did (tvmc.build.reproduce)."""
+    changed from code that did (tvmc.backend.reproduce)."""
     import hashlib
     import json
 
@@ -252,7 +252,7 @@ def run(
     manifest_base: dict[str, Any] | None = None,
 ) -> BuildResult:
     """Import, transform, build and export; returns the library's bytes (the caller writes it). With
-    `manifest_base` (tvmc.build.record) the library carries its manifest, completed here."""
+    `manifest_base` (tvmc.backend.record) the library carries its manifest, completed here."""
     tvm = require_tvm()
     result = BuildResult(b"")
     timings = result.timings

@@ -94,7 +94,7 @@ def check_device(remote: Remote, timeout: float) -> None:
 def session(tvm: Any, remote: Remote, timeout: float, session_timeout: float = 120) -> Any:
     """A session on a device of the tracker (TVM's `tracker.request`), or a one-line BuildError
     when the tracker does not give one within `timeout` seconds (its devices all busy)."""
-    from tvmc.build.runner import short
+    from tvmc.backend.runner import short
 
     check_device(remote, timeout)
     host, port, key = remote

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tvmc import deps
-from tvmc.build import frontends, isolated, preflight, runner
-from tvmc.build.model import ModelSpec, check_exists
-from tvmc.build.plan import BuildPlan, plan_build
+from tvmc.backend import frontends, isolated, preflight, runner
+from tvmc.backend.model import ModelSpec, check_exists
+from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.fileio import write_atomic
 from tvmc.targets import llvm_names
@@ -95,11 +95,11 @@ def check_names(resolved: Resolution, on_warning: Notify) -> None:
 def check_cpu_architectures(resolved: Resolution) -> None:
     """An `mcpu` of another architecture than its target's triple (or this machine's) stops the build
     at the key that set it: LLVM would ignore it and build generic code (issue 27)."""
-    for index, node in enumerate(resolved.config.targets):
-        for pointer, target in ((f"/targets/{index}", node), (f"/targets/{index}/host", node.get("host"))):
-            problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
-            if problem is not None:
-                raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
+    nodes = [(f"/targets/{index}", node) for index, node in enumerate(resolved.config.targets)]
+    for pointer, target in [*nodes, ("/host", resolved.config.host)]:  # the host is a field, not in a target
+        problem = preflight.foreign_cpu(target) if isinstance(target, Mapping) else None
+        if problem is not None:
+            raise BuildError(problem, resolved.origin(f"{pointer}/mcpu").location())
 
 
 def _native(node: Mapping[str, Any], cpu: str) -> dict[str, Any]:
@@ -121,9 +121,9 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
 
 def _manifest(resolved: Resolution, plan: BuildPlan, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What the library's manifest records from tvmc's side (issue 27): config, origins, model, target.
-    `provenance` (a rebuild's: tvmc.build.reproduce) replaces the origins and environment with those
+    `provenance` (a rebuild's: tvmc.backend.reproduce) replaces the origins and environment with those
     the library recorded: where its config came from, which a rebuild from the manifest inherits."""
-    from tvmc.build import record
+    from tvmc.backend import record
 
     environment = getattr(resolved, "participation", None)
     doc = record.base_manifest(

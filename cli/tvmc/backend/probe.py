@@ -1,4 +1,4 @@
-"""`python -m tvmc.build.probe`: what `tvmc doctor` asks of this Python, in a child process.
+"""`python -m tvmc.backend.probe`: what `tvmc doctor` asks of this Python, in a child process.
 
 Each optional package tvmc declares (`tvmc.deps.PACKAGES`) is imported for real (a package that is
 present but broken counts as broken, not as installed), then TVM is asked for its version, its
@@ -49,7 +49,7 @@ def check(package: deps.Package) -> dict[str, Any]:
 
 def tvm_facts() -> dict[str, Any]:
     """TVM's version, its LLVM, and this CPU as that LLVM names it."""
-    from tvmc.build import preflight
+    from tvmc.backend import preflight
     from tvmc.sources.detect import plain_triple
 
     tvm = importlib.import_module("tvm")
