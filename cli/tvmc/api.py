@@ -987,7 +987,8 @@ def tune(
     if not outcome.interrupted and not outcome.skipped:
         from tvmc.tune import compare  # lazy: only a finished tune times both libraries
 
-        outcome.end_to_end = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None).line()
+        measured = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None, warn=on_warning)
+        outcome.end_to_end = measured.line()
     return outcome
 
 

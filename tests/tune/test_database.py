@@ -428,7 +428,7 @@ def test_records_apply_when_the_runs_cannot_be_merged(tmp_path: Path, monkeypatc
     part = store.Partition(tmp_path, target_fingerprint(resolved.config))
     write_db(part.path, [workload(0)], [(0, record(1e-5))])
 
-    def cannot_lock(partition: store.Partition, warn: store.Warn, *, include_own: bool = False) -> int:
+    def cannot_lock(partition: store.Partition, warn: store.Warn, *, finished: Path | None = None) -> int:
         raise TvmcError(f"cannot lock {partition.path / store.LOCK}: Permission denied", str(partition.path))
 
     monkeypatch.setattr(store, "recover", cannot_lock)

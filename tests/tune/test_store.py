@@ -231,3 +231,74 @@ def test_the_untuned_baseline_is_no_trial() -> None:
     assert db.trials() == {} and db.measured() == {} and db.best_seconds() == {"1": 1e-6}
     db.records += [tuned, failed]
     assert db.trials() == {"1": 2} and db.measured() == {"1": 1}
+
+
+def test_a_run_is_judged_by_its_lock_not_its_pid(tmp_path: Path) -> None:
+    """A live writer in another PID namespace has a PID that looks dead (or is another process's)
+    from here: its lock says whether it lives."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+
+    part = store.Partition(tmp_path, "ef" * 32)
+    held = part.path / f"{store.RUN_PREFIX}999999999-0"  # no such process here, but its lock is held
+    free = part.path / f"{store.RUN_PREFIX}{os.getppid()}-1"  # a live PID, but nobody holds its lock
+    for n, run in enumerate((held, free)):
+        write_db(run, [workload(n)], [(0, record(1e-5))])
+        (run / store.LOCK).touch()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl,os,sys; f=os.open(sys.argv[1],os.O_RDWR); fcntl.flock(f,fcntl.LOCK_EX); "
+         "print('held', flush=True); sys.stdin.read()", str(held / store.LOCK)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert store.recover(part, NOWARN) == 1
+        assert part.runs() == [held] and not free.exists()
+    finally:
+        holder.communicate("")
+    assert store.recover(part, NOWARN) == 1 and part.runs() == []  # its writer is gone
+    # a lock held in this very process (another descriptor) counts the same
+    lonely = part.path / f"{store.RUN_PREFIX}999999999-2"
+    write_db(lonely, [workload(5)], [(0, record(1e-5))])
+    fd = os.open(lonely / store.LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert store.recover(part, NOWARN) == 0 and part.runs() == [lonely]
+    finally:
+        os.close(fd)
+
+
+def test_a_run_of_this_process_is_merged_only_once_ended(tmp_path: Path) -> None:
+    part = store.Partition(tmp_path, "fe" * 32)
+    run, _ = store.start_run(part)
+    try:
+        assert part.runs() == [run] and (run / store.LOCK).is_file()
+        assert (run.stat().st_mode & 0o777) == 0o700
+        write_db(run, [workload(0)], [(0, record(1e-5))])
+        other, _ = store.start_run(part)  # two runs of one process (two threads of the API)
+        assert other != run
+        assert store.recover(part, NOWARN) == 0 and set(part.runs()) == {run, other}  # both live
+        assert store.recover(part, NOWARN, finished=run) == 1 and part.runs() == [other]
+        store.end_run(other)
+        assert store.recover(part, NOWARN) == 0 and part.runs() == []  # ended: no longer held, merged
+    finally:
+        store.end_run(run)
+    assert len(store.read(part.path, NOWARN).records) == 1
+
+
+def test_a_run_another_user_owns_is_never_merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As another user sees this user's killed run (runs without root, unlike the chown test)."""
+    import os
+
+    part = store.Partition(tmp_path, "0f" * 32)
+    run = part.path / f"{store.RUN_PREFIX}999999999-0"
+    write_db(run, [workload(0)], [(0, record(1e-5))])
+    (run / store.LOCK).touch()
+    me = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: me + 1)
+    said: list[str] = []
+    assert store.recover(part, said.append) == 0
+    assert said == [f"{run} is owned by another user (uid {me}): its records are not merged into {part.path}"]
+    assert part.runs() == [run]

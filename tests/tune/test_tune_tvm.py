@@ -19,6 +19,7 @@ from types import ModuleType
 
 import pytest
 from testkit import cli_env, load_script
+from tvmc.tune import store
 
 pytestmark = pytest.mark.tvm
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -e '.[tvm]')")
@@ -66,6 +67,13 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     else:
         assert "random cost model (xgboost is not installed)" in done.stdout
         assert "tvmc: warning: xgboost is not installed: MetaSchedule searched with its random" in done.stderr
+    # the end-to-end ratio printed is the model's stored verdict; removed here, so that the tests
+    # below apply the records whatever this machine measured (test_a_losing_verdict_builds_untuned)
+    (verdicts,) = db.glob(f"*/{store.VERDICTS}")
+    (entry,) = json.loads(verdicts.read_text())["models"].values()
+    assert f"{entry['untuned-seconds'] / entry['tuned-seconds']:.2f}x faster" in done.stdout
+    assert entry["model"] == "mlp.onnx"
+    verdicts.unlink()
     return db
 
 
@@ -100,6 +108,26 @@ def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[st
     assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
     off = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(lib), "--no-tuning", db=mlp_db)
     assert "  tuning  off (--no-tuning)" in off.stdout
+
+
+def test_a_losing_verdict_builds_untuned(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
+    """A stored end-to-end loss leaves the model's records out (one warning); another model's
+    verdict, or none, applies them."""
+    db = tmp_path / "db"
+    shutil.copytree(mlp_db, db)
+    (part_dir,) = (p for p in db.iterdir() if p.is_dir())
+    part = store.Partition(db, part_dir.name)
+    key = store.model_id(models["mlp"], {"x": (1, 8)})
+    assert key is not None
+    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx"), pytest.fail)
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
+    assert built.returncode == 0, built.stderr
+    assert built.stderr.count("tvmc: warning: tuning records left out: tvmc tune measured") == 1
+    assert "(0.90x, tuned 1.65 us against untuned 1.49 us)" in built.stderr
+    assert "  tuning  not applied: the tuned library lost to the untuned one (0.90x" in built.stdout
+    store.write_verdict(part, key, store.Verdict(1.65e-6, 1.49e-6, "mlp.onnx"), pytest.fail)  # a later win
+    again = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
+    assert "  tuning  2 of 2 kernels from tuning records, database " in again.stdout, again.stderr
 
 
 def test_a_tuned_library_reproduces_and_names_records_found_elsewhere(
@@ -285,8 +313,6 @@ def test_a_tune_beside_concurrent_db_commands_loses_no_record(
 ) -> None:
     """Runs of killed tunes (real workloads, distinct records) are planted in the partition; a tune
     and db commands started together each recover them: every record is there at the end."""
-    from tvmc.tune import store
-
     (source,) = [p for p in mlp_db.iterdir() if p.is_dir()]
     real = store.read(source, pytest.fail)
     db = tmp_path / "db"

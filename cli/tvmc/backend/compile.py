@@ -156,10 +156,12 @@ def build(
     database: Path | None = None,
     implicit_database: bool = True,
     provenance: Mapping[str, Any] | None = None,
+    verdicts: bool = True,
 ) -> Compiled:
     """Check, build and write the library; every problem a TvmcError with its one line (`label`
     names the build in a crash report: the configs). The tuning records of the config's target
-    fingerprint are applied unless `tuning` is false (tvmc.tune)."""
+    fingerprint are applied unless `tuning` is false (tvmc.tune), or a verdict of `tvmc tune` says
+    they made this model slower (`verdicts` false: applied anyway, for tune's own measurement)."""
     said: list[str] = []
 
     def warn(message: str) -> None:
@@ -175,6 +177,7 @@ def build(
         enabled=tuning,
         database=database,
         implicit=implicit_database,
+        verdicts=verdicts,
     )
     for note in plan.notes:
         warn(note)

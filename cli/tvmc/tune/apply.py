@@ -6,6 +6,11 @@ build's pipeline is the fused one. Records of any other fingerprint are never ap
 TVM's JSONDatabase fails on the first line it cannot parse (a compile error naming neither the file
 nor the line), so a partition with bad lines is applied through a copy of its valid records, the
 bad lines named in warnings.
+
+A model whose tuned library `tvmc tune` measured clearly slower than its untuned one (its stored
+verdict, `store.Verdict`: ratio below `store.LOST_BELOW`) is built untuned, said in one warning:
+MetaSchedule times each kernel alone in a warm loop, and a kernel that wins there can lose between
+the VM's other calls, which no per-kernel baseline catches.
 """
 
 from __future__ import annotations
@@ -40,10 +45,13 @@ def choose(
     env: Mapping[str, str] | None = None,
     implicit: bool = True,
     copy_if_bad: bool = True,
+    verdicts: bool = True,
 ) -> tuple[BuildPlan, str]:
     """The plan with `tuning` set to the partition to apply (or unchanged), and a line saying why.
     `implicit` false (--isolated): no TVMC_TUNING_DB nor the user's database, only `database` or
-    the config's build.tuning-records. `copy_if_bad` false (--emit): the partition as it is."""
+    the config's build.tuning-records. `copy_if_bad` false (--emit): the partition as it is.
+    `verdicts` false (tune's own end-to-end measurement): the records even where a verdict says
+    the tuned library lost."""
     if not enabled:
         return plan, "off (--no-tuning)"
     if plan.pipeline == "relax-build":
@@ -80,6 +88,10 @@ def choose(
             f"no records for target fingerprint {partition.fingerprint[:16]} in {root}{why} "
             f"(the untuned library works but is not fast: {TUNE_SUGGESTION})"
         )
+    if verdicts:
+        lost = _lost(partition, plan, warn)
+        if lost is not None:
+            return plan, lost
     if bad and copy_if_bad:
         copy = Path(tempfile.mkdtemp(prefix="tvmc-records-"))
         atexit.register(shutil.rmtree, copy, True)
@@ -87,3 +99,23 @@ def choose(
         warn(f"{partition.path}: {len(db.records)} valid records applied, the bad lines skipped")
         return dataclasses.replace(plan, tuning=str(copy)), f"database {partition.path} (bad lines skipped)"
     return dataclasses.replace(plan, tuning=str(partition.path)), f"database {partition.path}"
+
+
+def _lost(partition: store.Partition, plan: BuildPlan, warn: store.Warn) -> str | None:
+    """The tuning line when the partition's verdict for this model says its tuned library lost
+    (one warning says so, with the ratio and the way out); None to apply the records."""
+    known = store.read_verdicts(partition.path, warn)
+    if not known:  # most partitions: the model is not even hashed
+        return None
+    key = store.model_id(plan.model.path, plan.model.shapes)
+    verdict = known.get(key) if key is not None else None
+    if verdict is None or not verdict.lost:
+        return None
+    warn(
+        f"tuning records left out: tvmc tune measured this model's tuned library slower than its untuned one "
+        f"({verdict.ratio:.2f}x, tuned {store.format_seconds(verdict.tuned_seconds)} against untuned "
+        f"{store.format_seconds(verdict.untuned_seconds)}), so it is built untuned; tuning it again with more "
+        f"trials (compile --tune N, or tvmc tune --trials-per-task N) measures it again and applies them once "
+        f"they win (the verdict: {partition.path / store.VERDICTS})"
+    )
+    return f"not applied: the tuned library lost to the untuned one ({verdict.ratio:.2f}x, {partition.path})"

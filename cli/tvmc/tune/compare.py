@@ -1,6 +1,7 @@
 """The end of `tvmc tune`: the model built untuned and with the partition's records, both timed
 here, and the tasks whose tuned kernel lost to the untuned one (the database keeps the untuned
-kernel there: `tvmc.tune.worker.measure_baselines`).
+kernel there: `tvmc.tune.worker.measure_baselines`). The ratio is stored as the model's verdict in
+the partition (`store.Verdict`): compile builds a model untuned whose tuned library clearly lost.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from tvmc.backend import preflight
 from tvmc.backend.model import ModelSpec
 from tvmc.backend.plan import BuildPlan
 from tvmc.errors import TvmcError
+from tvmc.tune import store
+from tvmc.tune.fingerprint import target_fingerprint
 from tvmc.tune.store import format_seconds
 
 ROUNDS = 5  # interleaved: untuned, tuned, untuned, ... so that load on the machine hits both alike
@@ -36,13 +39,15 @@ class EndToEnd:
         ratio = self.untuned_ms / self.tuned_ms
         untuned, tuned = format_seconds(self.untuned_ms / 1e3), format_seconds(self.tuned_ms / 1e3)
         line = f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
-        if ratio < 1:
+        if ratio < store.LOST_BELOW:
             # MetaSchedule measures each kernel alone, in a loop that keeps the thread pool awake: a
             # parallel kernel of a few us can win there and lose between the VM's other calls.
             line += (
-                "; the tuned library is slower here: kernels this small lose to parallel launch costs "
-                "(measure with tvmc run --print-time; compile --no-tuning builds untuned)"
+                "; the tuned library is slower here (kernels this small lose to parallel launch costs): "
+                "compile builds this model untuned until a tune with more trials measures a win"
             )
+        elif ratio < 1:
+            line += f"; within {1 - store.LOST_BELOW:.0%} of even (noise here): compile applies the records"
         return line
 
 
@@ -66,8 +71,10 @@ def end_to_end(
     database: Path,
     *,
     remote: bool = False,
+    warn: store.Warn = lambda _message: None,
 ) -> EndToEnd:
-    """Build the model untuned and tuned (the partition in `database`) and time both with the VM."""
+    """Build the model untuned and tuned (the partition in `database`) and time both with the VM;
+    the ratio becomes the model's verdict in the partition."""
     from tvmc.backend import run
 
     if remote:
@@ -79,7 +86,7 @@ def end_to_end(
     try:
         with tempfile.TemporaryDirectory(prefix="tvmc-tune-compare-") as tmp:
             untuned = build_compile.build(resolved, spec, str(Path(tmp) / "untuned.so"), tuning=False)
-            tuned = build_compile.build(resolved, spec, str(Path(tmp) / "tuned.so"), database=database)
+            tuned = build_compile.build(resolved, spec, str(Path(tmp) / "tuned.so"), database=database, verdicts=False)
             model_inputs, _ = run.model_tensors(Path(spec.path))
             signature = [{"name": t.name, "shape": list(t.dims), "dtype": t.dtype} for t in model_inputs]
             # --input-shapes, as the libraries were built; one set of inputs for both.
@@ -90,10 +97,27 @@ def end_to_end(
                     result = run.run_library(library, inputs, time_it=True, repeat=3, number=10)
                     assert result.timing is not None
                     samples.append(result.timing.median_ms)
-            return EndToEnd(
+            measured = EndToEnd(
                 untuned_ms=statistics.median(times[untuned.path]),
                 tuned_ms=statistics.median(times[tuned.path]),
                 tuning=tuned.tuning,
             )
     except TvmcError as err:
         return EndToEnd(skipped=f"not measured: {err.one_line()}")
+    remember(measured, resolved, spec, database, warn)
+    return measured
+
+
+def remember(
+    result: EndToEnd, resolved: build_compile.Resolution, spec: ModelSpec, database: Path, warn: store.Warn
+) -> None:
+    """Store the measured ratio as the model's verdict (replacing an older one, win or loss)."""
+    key = store.model_id(spec.path, spec.shapes)
+    if key is None or result.untuned_ms is None or result.tuned_ms is None or result.tuned_ms <= 0:
+        return
+    verdict = store.Verdict(result.untuned_ms / 1e3, result.tuned_ms / 1e3, Path(spec.path).name)
+    partition = store.Partition(database, target_fingerprint(resolved.config))
+    try:
+        store.write_verdict(partition, key, verdict, warn)
+    except TvmcError as err:  # a database this user cannot write: the line still says it
+        warn(f"{err.one_line()}: the end-to-end ratio is not remembered")

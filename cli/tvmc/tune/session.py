@@ -284,14 +284,13 @@ def tune(
             ]
             on_event({"tasks": outcome.tasks, "fingerprint": partition.fingerprint})
             return outcome
-    run_dir = partition.path / f"{store.RUN_PREFIX}{os.getpid()}"
-    store.make_dir(run_dir, 0o700)
-    store.write(run_dir, existing)  # the run starts from what is known (MetaSchedule seeds its search with it)
+    run_dir, run_lock = store.start_run(partition)
     job = Job(plan, str(run_dir), trials, trials_per_task, timeout, jobs, done, rpc, cores=cores_of(plan))
     started = time.perf_counter()
     error: str | None = None
     complete = False  # the error says all there is (a missing package and its command): no --verbose hint
     try:
+        store.write(run_dir, existing)  # the run starts from what is known (MetaSchedule seeds its search with it)
         with run_folder() as tmp:
             job_file = tmp / "job.pickle"
             job_file.write_bytes(pickle.dumps(job))
@@ -304,7 +303,8 @@ def tune(
                         stdin=subprocess.DEVNULL,
                         stdout=sys.stderr if verbose else log,
                         stderr=subprocess.STDOUT,
-                        pass_fds=(events_write,),
+                        # the run's lock too: held while the child lives, even if this process dies first
+                        pass_fds=(events_write, run_lock),
                         # TVM's builders and runners make their temporaries in the run's folder,
                         # so what a killed run leaves is removed with it
                         env={**_env(), "TMPDIR": str(tmp)},
@@ -335,7 +335,10 @@ def tune(
                 error = f"tuning failed: {lines[-1].strip() if lines else f'exit status {proc.returncode}'}"
     finally:
         outcome.seconds = time.perf_counter() - started
-        outcome.added = store.recover(partition, warn, include_own=True)
+        try:
+            outcome.added = store.recover(partition, warn, finished=run_dir)
+        finally:
+            store.end_run(run_dir)
     if error is not None:
         kept = f" ({outcome.added} new records kept in {partition.path})" if outcome.added else ""
         hint = None if verbose or complete else "run with --verbose for TVM's output"

@@ -3,17 +3,20 @@
     DB/                                  --database DIR, TVMC_TUNING_DB, or ~/.cache/tvmc/tuning
       <target fingerprint>/              one partition per target fingerprint (tvmc.tune.fingerprint)
         partition.json                   the canonical config it came from, its target key, task names
+        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured (`Verdict`)
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
         .lock                            flock(2): held by whoever reads-adds-writes the partition
-        .run-<pid>/                      a tuning run in progress (or killed): its own JSONDatabase
+        .run-<pid>-<random>/             a tuning run in progress (or killed): its own JSONDatabase,
+          .lock                          and flock(2) held by the run (and its child) for its whole life
 
 A partition's files are only ever replaced whole (written to a temporary file, renamed), so a killed
 process never leaves half a file in them. Every read-add-write of a partition (recover, merge, task
 names, the tune's own result) holds the partition's lock, so concurrent commands never lose each
-other's records. A tuning run appends to its own `.run-PID` directory; when it ends, or when the
-next command finds it left by a killed run, its complete lines are merged into the partition
-(`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
+other's records. A tuning run appends to its own `.run-*` directory; when it ends, or when the
+next command finds it left by a killed run (its lock free: the PID in its name is not asked, a live
+run in another PID namespace looks dead from here), its complete lines are merged into the
+partition (`recover`): what was measured before a Ctrl-C or a SIGKILL is kept.
 
 Nothing read is trusted: every workload and record line is checked against the structure TVM's
 JSONDatabase expects (a bad one is skipped and named with its file and line), and a `.run-*`
@@ -26,12 +29,14 @@ import base64
 import binascii
 import contextlib
 import fcntl
+import hashlib
 import json
 import math
 import os
 import shutil
 import stat
 import struct
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +49,7 @@ ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
 RECORDS = "database_tuning_record.json"
 META = "partition.json"
+VERDICTS = "verdicts.json"
 LOCK = ".lock"
 RUN_PREFIX = ".run-"
 FAILED = 1e9  # MetaSchedule records a failed measurement as 1e10 seconds
@@ -549,20 +555,173 @@ def _meta_problem(data: Any) -> str | None:
     return None
 
 
-def recover(partition: Partition, warn: Warn, *, include_own: bool = False) -> int:
-    """Merge the records of finished or killed runs (`.run-PID`) into the partition; returns how many
-    records were new. A run whose process still lives is left alone (unless it is ours and done);
-    a run another user could have written is not merged (named in a warning) and left in place."""
+# ---- end-to-end verdicts ---------------------------------------------------------------------------
+
+# Below this (untuned time / tuned time) compile leaves a model's records out. The ratio is the median
+# of 5 interleaved rounds of both libraries (tvmc.tune.compare); on a shared machine a µs-scale model
+# moves a few percent between runs, so within 5% of even is a tie: the records stay (they won each
+# kernel against its untuned one), and only a clear loss (mlp.onnx: 0.90) builds untuned.
+LOST_BELOW = 0.95
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `tvmc tune` measured for one model (`model_id`) on its built libraries."""
+
+    untuned_seconds: float
+    tuned_seconds: float
+    model: str = ""  # the model's file name, for the user
+
+    @property
+    def ratio(self) -> float:
+        """How many times faster the tuned library ran (below 1: slower)."""
+        return self.untuned_seconds / self.tuned_seconds
+
+    @property
+    def lost(self) -> bool:
+        return self.ratio < LOST_BELOW
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"untuned-seconds": self.untuned_seconds, "tuned-seconds": self.tuned_seconds, "model": self.model}
+
+
+def model_id(path: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None) -> str | None:
+    """A model as a verdict knows it: SHA-256 of its bytes and of the input shapes it was built
+    for (not its path: a copy elsewhere is the same model). None when the file cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as source:
+            for block in iter(lambda: source.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    model = digest.hexdigest()
+    given = {str(k): [None if d is None else int(d) for d in v] for k, v in (shapes or {}).items()}
+    text = json.dumps(given, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{model}\n{text}".encode()).hexdigest()
+
+
+def _verdict_problem(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return "not an object"
+    for key in ("untuned-seconds", "tuned-seconds"):
+        value = item.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            return f"{key!r} is not a finite positive number of seconds"
+    if not isinstance(item.get("model", ""), str):
+        return "'model' is not a string"
+    return None
+
+
+def _is_hex_digest(key: str) -> bool:
+    return len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+
+
+def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
+    """verdicts.json of a partition, checked like records: a broken file, or a bad entry, is skipped
+    with a warning naming the file (and the entry); missing: none."""
+    path = directory / VERDICTS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        warn(f"{path}: cannot be read ({reason}): skipped (tvmc tune measures it again)")
+        return {}
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        warn(f"{path}: not an object of models: skipped (tvmc tune measures it again)")
+        return {}
+    out: dict[str, Verdict] = {}
+    for key, item in models.items():
+        problem = "its key is not a SHA-256" if not _is_hex_digest(key) else _verdict_problem(item)
+        if problem is not None:
+            warn(f"{path}: model {key[:16]!r}: {problem}: skipped")
+            continue
+        out[key] = Verdict(float(item["untuned-seconds"]), float(item["tuned-seconds"]), str(item.get("model", "")))
+    return out
+
+
+def write_verdict(partition: Partition, key: str, verdict: Verdict, warn: Warn) -> None:
+    """Store (replace) the verdict of one model, under the partition's lock, the file replaced whole."""
+    with locked(partition.path):
+        known = read_verdicts(partition.path, warn)
+        known[key] = verdict
+        doc = {"models": {k: v.to_dict() for k, v in sorted(known.items())}}
+        write_atomic(partition.path / VERDICTS, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
+
+
+# ---- runs -----------------------------------------------------------------------------------------
+
+_own_runs: dict[str, int] = {}  # run directories this process holds → the descriptor of their lock
+
+
+def start_run(partition: Partition) -> tuple[Path, int]:
+    """A new run directory of this process in the partition, and the descriptor of its lock (held
+    until `end_run`; give it to the run's child too, so that the lock lives as long as either).
+
+    The lock is taken before the directory gets its `.run-` name, so `recover` never sees a run
+    without its lock held; a unique name, as PIDs of other namespaces can be equal."""
+    make_dir(partition.path)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".new-run-", dir=partition.path))  # 0700
+        fd = os.open(staging / LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise TvmcError(f"cannot start a run in {partition.path}: {err.strerror or err}", str(partition.path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        run = partition.path / f"{RUN_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+        os.rename(staging, run)
+    except OSError as err:
+        os.close(fd)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise TvmcError(f"cannot start a run in {partition.path}: {err.strerror or err}", str(partition.path)) from None
+    _own_runs[os.path.abspath(run)] = fd
+    return run, fd
+
+
+def end_run(run: Path) -> None:
+    """Let go of this process's lock on `run` (merged by then, or left for the next command)."""
+    fd = _own_runs.pop(os.path.abspath(run), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _run_alive(run: Path) -> bool:
+    """Whether a run's writer lives: its lock is held. A run without a lock file (of a tvmc before
+    the lock), or whose lock this user cannot open (another user's run), is judged by the PID in
+    its name; when it cannot tell, it says yes: the run is left alone."""
+    try:
+        fd = os.open(run / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        digits = run.name[len(RUN_PREFIX) :].split("-", 1)[0]
+        return digits.isdigit() and process_alive(int(digits))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def recover(partition: Partition, warn: Warn, *, finished: Path | None = None) -> int:
+    """Merge the records of killed runs (`.run-*` whose lock nobody holds) into the partition;
+    returns how many records were new. `finished` is this process's own run, ended: merged though
+    its lock is ours; this process's other runs are left alone, as are live runs of others. A run
+    another user could have written is not merged (named in a warning) and left in place."""
     if not partition.runs():
         return 0
     added = 0
+    own = None if finished is None else os.path.abspath(finished)
     with locked(partition.path):
         for run in partition.runs():  # again under the lock: another command may have merged them
-            try:
-                pid = int(run.name[len(RUN_PREFIX) :])
-            except ValueError:
-                pid = -1
-            if pid > 0 and process_alive(pid) and not (include_own and pid == os.getpid()):
+            key = os.path.abspath(run)
+            if key in _own_runs:
+                if key != own:
+                    continue
+            elif _run_alive(run):
                 continue
             problem = _untrusted_dir(run, (WORKLOADS, RECORDS, TASKS))
             if problem is not None:
