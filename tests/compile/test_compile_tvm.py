@@ -231,6 +231,9 @@ def test_shipped_config_builds(
     if native and cpu_only and not any("mcpu" in t for t in config.targets):  # runs on any x86-64 CPU
         x = sample(2)
         np.testing.assert_allclose(run_library(out, x), make_model.reference(x), rtol=1e-5, atol=1e-5)
+        # Issue 27: the library needs nothing else to run (inputs from its manifest).
+        alone = invoke("run", str(out), "--batch", "2")
+        assert alone.exit_code == 0 and ": shape (2, " in alone.stdout, alone.output
 
 
 @pytest.mark.parametrize("name", [n for n in SHIPPED if CLAIMS[n] == "cannot build"])
