@@ -8,6 +8,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -59,7 +60,9 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     assert "2 tasks for target fingerprint" in done.stderr and "task 1/2" in done.stderr
     # 4 candidates, and each task's default schedule (the untuned kernel) as its baseline record
     assert "4 candidates measured, 6 new records" in done.stdout
-    assert "  end to end  untuned " in done.stdout and "x faster (2 of 2 kernels from tuning records" in done.stdout
+    # faster or slower with the run (4 trials on a us-scale model): the ratio is said either way
+    assert "  end to end  untuned " in done.stdout
+    assert re.search(r"x (faster|slower) \(2 of 2 kernels from tuning records", done.stdout), done.stdout
     # the cost model is said: XGBoost where xgboost (the tvm extra's) imports, else random with a warning
     if importlib.util.find_spec("xgboost") is not None:
         assert "  search    MetaSchedule's evolutionary search, XGBoost cost model (xgboost " in done.stdout
@@ -71,7 +74,8 @@ def mlp_db(tmp_path_factory: pytest.TempPathFactory, models: dict[str, Path]) ->
     # below apply the records whatever this machine measured (test_a_losing_verdict_builds_untuned)
     (verdicts,) = db.glob(f"*/{store.VERDICTS}")
     (entry,) = json.loads(verdicts.read_text())["models"].values()
-    assert f"{entry['untuned-seconds'] / entry['tuned-seconds']:.2f}x faster" in done.stdout
+    ratio = entry["untuned-seconds"] / entry["tuned-seconds"]
+    assert (f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower") in done.stdout
     assert entry["model"] == "mlp.onnx"
     verdicts.unlink()
     return db
@@ -281,11 +285,16 @@ def test_compile_tune_tunes_what_is_missing_then_nothing(models: dict[str, Path]
     first = tvmc(*args, db=db)
     assert first.returncode == 0, first.stderr
     assert "2 tasks for target fingerprint" in first.stderr and "2 to tune" in first.stderr
-    assert "  tuning  2 of 2 kernels from tuning records" in first.stdout
+    # Two trials per task on a us-scale model: the tuned library wins or loses end to end with the
+    # run (tests/tune/test_verdict.py pins both outcomes); either way compile says which it built.
+    applied = "  tuning  2 of 2 kernels from tuning records"
+    lost = "  tuning  not applied: the tuned library lost to the untuned one"
+    (tuning_line,) = [line for line in first.stdout.splitlines() if line.startswith("  tuning  ")]
+    assert tuning_line.startswith((applied, lost)), first.stdout
     again = tvmc(*args, db=db)
     assert again.returncode == 0, again.stderr
     assert "0 to tune, 2 already done" in again.stderr and "trials, best" not in again.stderr
-    assert "  tuning  2 of 2 kernels from tuning records" in again.stdout
+    assert tuning_line in again.stdout  # nothing tuned, nothing measured: the same library
 
 
 BAD_LINES = ['[0,[[],"notlist",{},[]]]', '[0,[[[],[]],[NaN],{"kind":"llvm"},[]]]']

@@ -38,7 +38,8 @@ class EndToEnd:
             return self.skipped or "not measured"
         ratio = self.untuned_ms / self.tuned_ms
         untuned, tuned = format_seconds(self.untuned_ms / 1e3), format_seconds(self.tuned_ms / 1e3)
-        line = f"untuned {untuned}, tuned {tuned}: {ratio:.2f}x faster ({self.tuning})"
+        speed = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+        line = f"untuned {untuned}, tuned {tuned}: {speed} ({self.tuning})"
         if ratio < store.LOST_BELOW:
             # MetaSchedule measures each kernel alone, in a loop that keeps the thread pool awake: a
             # parallel kernel of a few us can win there and lose between the VM's other calls.
