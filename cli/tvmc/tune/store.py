@@ -588,14 +588,12 @@ class Verdict:
 def model_id(path: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None) -> str | None:
     """A model as a verdict knows it: SHA-256 of its bytes and of the input shapes it was built
     for (not its path: a copy elsewhere is the same model). None when the file cannot be read."""
-    digest = hashlib.sha256()
+    from tvmc.backend.record import file_digest  # the manifest's model hash, computed alike
+
     try:
-        with open(path, "rb") as source:
-            for block in iter(lambda: source.read(1 << 20), b""):
-                digest.update(block)
+        model, _size = file_digest(Path(path))
     except OSError:
         return None
-    model = digest.hexdigest()
     given = {str(k): [None if d is None else int(d) for d in v] for k, v in (shapes or {}).items()}
     text = json.dumps(given, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(f"{model}\n{text}".encode()).hexdigest()
