@@ -8,8 +8,8 @@
   what UTF-8 cannot hold (a lone surrogate from a file name) is escaped, not a crash.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: at run time it imports the `__future__` module, a
+# file-system lookup before the handler below is in force (a Ctrl-C landed there once in CI).
 # The C module: `signal` builds enums at import, slow enough for a Ctrl-C to land in.
 import _signal  # type: ignore[import-not-found,unused-ignore]
 import os
@@ -65,7 +65,7 @@ def _standard_streams() -> None:
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
-def _interrupted() -> NoReturn:
+def _interrupted() -> "NoReturn":
     try:
         sys.stderr.write("tvmc: interrupted\n")
         sys.stderr.flush()
@@ -74,7 +74,7 @@ def _interrupted() -> NoReturn:
     os._exit(130)
 
 
-def main() -> NoReturn:
+def main() -> "NoReturn":
     _signal.signal(_signal.SIGINT, _interrupted_now)  # again: main() may be called after a reset
     try:
         _standard_streams()
