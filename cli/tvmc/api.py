@@ -639,7 +639,7 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
     doc = manifest.require(path)
     data, recorded_text, environment = doc.get("config"), doc.get("origins"), doc.get("environment")
     if not isinstance(data, dict) or not isinstance(recorded_text, dict):
-        raise TvmcError(f"{path}: the manifest has no config", "LIBRARY")
+        raise TvmcError(f"{path}: the manifest has no config", "LIBRARY", rule="manifest-config")
     # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
     recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
     try:

@@ -33,6 +33,8 @@ class Inexpressible(BuildError):
     the Relay script): the hint names the format that can. Anything the release itself lacks is a
     rule of `validate.legacy` instead, which `config validate` reports."""
 
+    default_rule = "inexpressible"
+
 
 @dataclass(frozen=True)
 class Byoc:

@@ -107,6 +107,7 @@ def _old_config(ref: Setting, base: Path | None, command: Reading, files: list[P
         f"{ref.shown}: old tvmc stopped here: File {file_name} does not exist in the working directory or {where}",
         ref.where or None,
         hint="set TVM_CONFIGS_JSON_DIR to the directory holding it, or give its path",
+        rule="config-not-found",
     )
 
 

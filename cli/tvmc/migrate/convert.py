@@ -154,6 +154,7 @@ def _check_pass_config(setting: Setting, text: str) -> None:
         raise TvmcError(
             f"old tvmc refused this: Invalid format for configuration '{text}', use <config>=<value>",
             setting.origin.location(),
+            rule="old-tvmc-refused",
         )
     versions = registry.generation_versions()
     types = {registry.generation(v).pass_configs.get(name) for v in versions} - {None}
@@ -162,11 +163,13 @@ def _check_pass_config(setting: Setting, text: str) -> None:
             f"old tvmc refused this: Configuration '{name}' is not defined in TVM {' or '.join(versions)}",
             setting.origin.location(),
             suggestions=did_you_mean(name, sorted(registry.generation(versions[-1]).pass_configs)),
+            rule="old-tvmc-refused",
         )
     if name != ADD_LOWER_PASS and not types & {"bool", "int", "str"}:
         raise TvmcError(
             f"old tvmc refused this: Configuration '{name}' uses a data type not supported by TVMC",
             setting.origin.location(),
+            rule="old-tvmc-refused",
         )
 
 
@@ -192,7 +195,9 @@ def _add_lower_pass(out: Converted, setting: Setting, text: str) -> None:
     try:
         pairs = rewrites.lower_pass_pairs(text, setting.shown)
     except UsageError as err:
-        raise TvmcError(f"old tvmc refused this: {err.message}", setting.origin.location()) from None
+        raise TvmcError(
+            f"old tvmc refused this: {err.message}", setting.origin.location(), rule="old-tvmc-refused"
+        ) from None
     table = out.tree.data.get("pass-config")
     earlier = table.get(ADD_LOWER_PASS, []) if isinstance(table, dict) else []
     where = (Key("pass-config"), Key(ADD_LOWER_PASS))
@@ -314,7 +319,7 @@ def _apply_build(out: Converted, setting: Setting, key: str) -> None:
         else:
             value = coerce_text(flag_text(raw), spec.type)
     except ValueTypeError as err:
-        raise TvmcError(f"{setting.shown}: {err}", setting.origin.location()) from None
+        raise TvmcError(f"{setting.shown}: {err}", setting.origin.location(), rule="wrong-type") from None
     if key == "tuning-records":
         out.notes.append(
             f"{setting.shown}: old tvmc read the path relative to the working directory (and "

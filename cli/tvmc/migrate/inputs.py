@@ -71,17 +71,19 @@ def _read_file(path: Path) -> str:
 
 def _decode(data: bytes, where: Location) -> str:
     if len(data) > sources.MAX_FILE_BYTES:
-        raise TvmcError(f"larger than {sources.MAX_FILE_BYTES} bytes; refusing to read it", where)
+        raise TvmcError(f"larger than {sources.MAX_FILE_BYTES} bytes; refusing to read it", where, rule="limit")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise TvmcError(f"not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})", where) from None
+        raise TvmcError(
+            f"not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})", where, rule="syntax"
+        ) from None
 
 
 def classify(text: str, source: str, path: Path | None) -> OldInput:
     stripped = text.strip()
     if not stripped:
-        raise TvmcError("nothing to migrate: the input is empty", Location(source))
+        raise TvmcError("nothing to migrate: the input is empty", Location(source), rule="migrate-input")
     if stripped.startswith("{"):
         layer = sources.load_bytes(text.encode("utf-8"), source=source, format="json", path=path)
         is_target = "kind" in layer.data or ("tag" in layer.data and "targets" not in layer.data)
@@ -93,6 +95,7 @@ def classify(text: str, source: str, path: Path | None) -> OldInput:
             f"holds {len(commands)} `tvmc compile`/`tune` commands (lines {numbers})",
             Location(source),
             hint="migrate one command at a time",
+            rule="migrate-input",
         )
     if commands:
         line, tokens = commands[0]
@@ -102,6 +105,7 @@ def classify(text: str, source: str, path: Path | None) -> OldInput:
         raise TvmcError(
             f"not an old tvmc config, command line or target: no `tvmc compile` command in {len(logical)} lines",
             Location(source),
+            rule="migrate-input",
         )
     line, content = logical[0]
     tokens = _split(content, source, line)
@@ -135,11 +139,13 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 def _split(line: str, source: str, number: int) -> list[str]:
     # shlex builds tokens by string concatenation (quadratic in a token's length): bound the line.
     if len(line) > sources.MAX_STRING:
-        raise TvmcError(f"command line longer than {sources.MAX_STRING} characters", Location(source, number))
+        raise TvmcError(
+            f"command line longer than {sources.MAX_STRING} characters", Location(source, number), rule="limit"
+        )
     try:
         return shlex.split(line, comments=True)
     except ValueError as err:  # unbalanced quotes
-        raise TvmcError(f"cannot split the command line: {err}", Location(source, number)) from None
+        raise TvmcError(f"cannot split the command line: {err}", Location(source, number), rule="syntax") from None
 
 
 def _commands(text: str, source: str) -> list[tuple[int, list[str]]]:
@@ -171,6 +177,7 @@ def _commands(text: str, source: str) -> list[tuple[int, list[str]]]:
             f"{', '.join(others)} holds no compilation config to migrate",
             Location(source),
             hint="migrate a `tvmc compile` command",
+            rule="migrate-input",
         )
     return found
 

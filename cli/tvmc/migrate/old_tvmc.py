@@ -340,6 +340,7 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
                     f"`tvmc {token}` holds no compilation config to migrate",
                     where or None,
                     hint="migrate the `tvmc compile` command",
+                    rule="migrate-input",
                 )
             else:
                 positional += 1
@@ -382,6 +383,7 @@ def read_command(tokens: Sequence[str], where: str = "") -> Reading:
             "the option took the model as one of its values",
             where or None,
             hint="put the model before the option, or another option after its values",
+            rule="old-tvmc-refused",
         )
     if command == "tune":
         out.notes.append("a `tvmc tune` command: its target settings are carried, its tuning options are not")

@@ -137,6 +137,21 @@ REGISTRY: dict[str, Rule] = {
             "error",
             "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
         ),
+        # the inputs of `config migrate`, the legacy outputs, a library's manifest
+        Rule(
+            "migrate-input",
+            "error",
+            "An input to config migrate that holds no old tvmc config, command line or target (empty, several "
+            "commands, tvmc run).",
+        ),
+        Rule("old-tvmc-refused", "error", "An old tvmc config or command line that old tvmc itself refused (migrate)."),
+        Rule(
+            "inexpressible",
+            "error",
+            "A setting the chosen legacy output (--emit tvmc's command line, --emit relay's script) cannot say though "
+            "the release can.",
+        ),
+        Rule("manifest-config", "error", "A library whose manifest holds no config (config show --from LIBRARY)."),
         Rule("internal", "error", "tvmc failed on this input (a bug: please report it)."),
     )
 }
