@@ -30,7 +30,7 @@ from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
 from tvmc.keys import pass_config_aliases
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
-from tvmc.pointers import join, split
+from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
@@ -642,12 +642,17 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
         raise TvmcError(f"{path}: the manifest has no config", "LIBRARY", rule="manifest-config")
     # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
     recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
-    try:
-        config, _notes = canonicalize_config(data, recorded)
-    except TvmcError as err:
+    # The rule engine decides (a manifest of another tvmc may hold what this one refuses);
+    # canonicalization then only normalizes.
+    error = next((f for f in config_findings(data) if f.severity == "error"), None)
+    if error is not None:
+        at = f"{display_path(error.pointer)}: " if error.pointer else ""
         raise TvmcError(
-            f"{path}: the config in its manifest is not valid here: {err.message}", "LIBRARY", rule=err.rule
-        ) from None
+            f"{path}: the config in its manifest is not valid here: {at}{error.message}",
+            "LIBRARY",
+            rule=error.rule,
+        )
+    config, _notes = canonicalize_config(data, recorded)
     origins = {p: recorded.get(p, Origin.default()) for p, _ in walk(config.to_dict())}
     env = environment if isinstance(environment, dict) else {}
     variables, users = env.get("variables"), env.get("user-configs")

@@ -20,7 +20,7 @@ from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
-from tvmc.errors import TargetError, TvmcError, did_you_mean
+from tvmc.errors import TargetError, TvmcError
 from tvmc.frozen import FrozenDict, freeze, thaw
 from tvmc.keys import (
     BUILD_OPTIONS,
@@ -32,7 +32,6 @@ from tvmc.keys import (
     pass_config_entries,
     with_lifted,
 )
-from tvmc.pointers import join
 from tvmc.provenance import Origin, Origins, origin_of
 from tvmc.targets.hosting import attach_host
 from tvmc.values import ValueTypeError, check_value
@@ -126,119 +125,60 @@ def sort_keys(value: Any) -> Any:
     return value
 
 
-def _check(value: Any, spec: KeySpec, what: str, origins: Origins, pointer: str) -> Any:
+def _refused(rule: str, what: str) -> str:
+    """Canonicalization refuses nothing: the rule engine (`validate.rules.config_findings`, run by
+    every command first) has a rule for each condition below, so reaching one is a bug in it."""
+    return f"{what}: the rule engine's {rule!r} rule let this through"
+
+
+def _check(value: Any, spec: KeySpec, what: str) -> Any:
+    """The value typed as TVM types it (an int for a whole float...), as the engine accepted it."""
     try:
         value = check_value(value, spec.type)
     except ValueTypeError as err:
-        raise ConfigError(f"{what}: {err}", _where(origins, pointer), rule="wrong-type") from None
-    if spec.enum and value not in spec.enum and not isinstance(value, list):
-        raise ConfigError(
-            f"{what}: {value!r} is not one of {', '.join(spec.enum)}",
-            _where(origins, pointer),
-            suggestions=did_you_mean(str(value), spec.enum),
-            rule="invalid-value",
-        )
-    if isinstance(value, list) and spec.enum:
-        for item in value:
-            if item not in spec.enum:
-                raise ConfigError(
-                    f"{what}: {item!r} is not one of {', '.join(spec.enum)}",
-                    _where(origins, pointer),
-                    rule="invalid-value",
-                )
-    if spec.minimum is not None and isinstance(value, int) and not spec.minimum <= value <= (spec.maximum or value):
-        raise ConfigError(
-            f"{what}: {value} is not in {spec.minimum}..{spec.maximum}",
-            _where(origins, pointer),
-            rule="invalid-value",
-        )
+        raise AssertionError(_refused("wrong-type", f"{what}: {err}")) from None
+    items = value if isinstance(value, list) else [value]
+    assert not spec.enum or all(item in spec.enum for item in items), _refused("invalid-value", what)
+    in_range = spec.minimum is None or not isinstance(value, int) or spec.minimum <= value <= (spec.maximum or value)
+    assert in_range, _refused("invalid-value", what)
     return value
 
 
-def component(section: str, value: Any, origins: Origins) -> dict[str, Any]:
+def component(section: str, value: Any) -> dict[str, Any]:
     """Canonical executor/runtime table: known kind, typed options, defaults materialised."""
     known = registry.executors() if section == "executor" else registry.runtimes()
-    pointer = f"/{section}"
     if isinstance(value, str):
         value = {"kind": value}
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f"{section}: expected a table with 'kind', got {type(value).__name__}",
-            _where(origins, pointer),
-            rule="wrong-type",
-        )
+    assert isinstance(value, dict), _refused("wrong-type", section)
     name = value.get("kind")
-    if not isinstance(name, str):
-        raise ConfigError(
-            f"{section}: 'kind' is required (one of {', '.join(known)})",
-            _where(origins, pointer),
-            rule="missing-key",
-        )
-    if name not in known:
-        raise ConfigError(
-            f"{section}.kind: unknown {section} {name!r} (known: {', '.join(known)})",
-            _where(origins, join(pointer, "kind")),
-            suggestions=did_you_mean(name, list(known)),
-            rule="unknown-executor" if section == "executor" else "unknown-runtime",
-        )
+    assert isinstance(name, str), _refused("missing-key", f"{section}.kind")
+    assert name in known, _refused(f"unknown-{section}", f"{section}.kind")
     entry = known[name]
     out: dict[str, Any] = {"kind": name}
     for opt, val in value.items():
         if opt == "kind":
             continue
-        if opt not in entry.options:
-            others = [k for k, c in known.items() if opt in c.options]
-            hint = f"it is an option of {' and '.join(others)}" if others else None
-            raise ConfigError(
-                f"{section}.{opt}: not an option of {section} {name!r} (options: {', '.join(entry.options) or 'none'})",
-                _where(origins, join(pointer, opt)),
-                suggestions=did_you_mean(opt, list(entry.options)),
-                hint=hint,
-                rule="wrong-kind-option" if others else "unknown-option",
-            )
+        assert opt in entry.options, _refused("unknown-option", f"{section}.{opt}")
         spec = entry.options[opt]
-        out[opt] = _check(
-            val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}", origins, join(pointer, opt)
-        )
+        out[opt] = _check(val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}")
     for opt, spec in entry.options.items():
         out.setdefault(opt, spec.default)
     return out
 
 
-def canonical_pass_config(
-    table: Mapping[str, Any], tvm_version: Any, origins: Origins, notes: list[str]
-) -> dict[str, Any]:
+def canonical_pass_config(table: Mapping[str, Any], tvm_version: Any, notes: list[str]) -> dict[str, Any]:
     """Canonical names, values checked against TVM's types: one meaning, one form."""
     generation = versions.generation(tvm_version)
     legacy = generation == "legacy"
     out: dict[str, Any] = {}
-    written: dict[str, str] = {}
     for entry in pass_config_entries(table, generation):
-        where = _where(origins, entry.pointer)
-        if entry.type is None:
-            known = registry.pass_configs_of(generation)
-            which = {
-                "legacy": "TVM <= 0.19 registers",
-                "modern": f"TVM {registry.tvm_version()} registers",
-                None: f"TVM {registry.tvm_version()} and TVM <= 0.19 register",
-            }
-            raise ConfigError(
-                f"pass-config.{entry.name}: {which[generation]} no PassContext config of this name",
-                where,
-                suggestions=did_you_mean(entry.canonical, list(known)),
-                rule="unknown-pass-config",
-            )
-        value = _check(entry.value, KeySpec(entry.type, ""), f"pass-config.{entry.name}", origins, entry.pointer)
-        if entry.canonical in out and out[entry.canonical] != value:
-            raise ConfigError(
-                f"pass-config.{entry.name}: the same config as {written[entry.canonical]!r}, with another value",
-                where,
-                rule="pass-config-type",
-            )
+        what = f"pass-config.{entry.name}"
+        assert entry.type is not None, _refused("unknown-pass-config", what)
+        value = _check(entry.value, KeySpec(entry.type, ""), what)
+        assert out.get(entry.canonical, value) == value, _refused("pass-config-type", what)  # two spellings
         if entry.canonical != entry.name and not legacy and entry.name.startswith("tir."):
             notes.append(f"pass-config {entry.name!r} is {entry.canonical!r} in TVM >= 0.25")
         out[entry.canonical] = value
-        written[entry.canonical] = entry.name
     canonical: dict[str, Any] = sort_keys(out)
     return canonical
 
@@ -247,35 +187,26 @@ def canonicalize_config(
     data: Mapping[str, Any], origins: Origins, reader: tg.TargetReader | None = None
 ) -> tuple[CompilationConfig, list[str]]:
     """Resolved tree → canonical CompilationConfig (plus notes about conversions made). `reader`
-    holds the targets the rule engine read from `data`, so that each is parsed once."""
+    holds the targets the rule engine read from `data`, so that each is parsed once.
+
+    Only the rule engine refuses: `data` is a config it accepted (`api.check`, migrate's and the
+    manifest's `config_findings`); what it would refuse is asserted here, not refused again."""
     reader = reader if reader is not None else tg.TargetReader()
 
     def read(entry: Any, pointer: str) -> tg.TargetValue:
         try:
             return reader.read(entry)
-        except TargetError:  # read again with its location (the rule engine reports it first)
-            return tg.read_target(entry, _where(origins, pointer))
+        except TargetError as err:
+            raise AssertionError(_refused("invalid-target", f"{pointer}: {err.message}")) from None
 
-    for key in data:
-        if key not in TOP_LEVEL:
-            raise ConfigError(
-                f"unknown key {key!r}",
-                _where(origins, join("", key)),
-                suggestions=did_you_mean(key, list(TOP_LEVEL)),
-                rule="unknown-key",
-            )
+    unknown = [key for key in data if key not in TOP_LEVEL]
+    assert not unknown, _refused("unknown-key", repr(unknown))
     notes: list[str] = []
     executor = dict(data["executor"]) if isinstance(data.get("executor"), dict) else data.get("executor")
     runtime = dict(data["runtime"]) if isinstance(data.get("runtime"), dict) else data.get("runtime")
     raw_targets = data.get("targets")
-    if raw_targets is None:
-        raise ConfigError("no targets: give --target, --config NAME, or a 'targets' key", None, rule="missing-key")
-    if not isinstance(raw_targets, list) or not raw_targets:
-        raise ConfigError(
-            "targets: expected a non-empty list of targets",
-            _where(origins, "/targets"),
-            rule="wrong-type",
-        )
+    assert raw_targets is not None, _refused("missing-key", "targets")
+    assert isinstance(raw_targets, list) and raw_targets, _refused("wrong-type", "targets")
     specs = []
     for index, entry in enumerate(raw_targets):
         parsed = read(entry, f"/targets/{index}")
@@ -297,29 +228,16 @@ def canonicalize_config(
     )
     # system.notes only explain which target became the host; `--origin` shows that already.
     build = data.get("build", {})
-    if not isinstance(build, dict):
-        raise ConfigError("build: expected a table", _where(origins, "/build"), rule="wrong-type")
-    for key in build:
-        if key not in BUILD_OPTIONS:
-            raise ConfigError(
-                f"build.{key}: unknown build option",
-                _where(origins, join("/build", key)),
-                suggestions=did_you_mean(key, list(BUILD_OPTIONS)),
-                rule="unknown-key",
-            )
+    assert isinstance(build, dict), _refused("wrong-type", "build")
+    assert all(key in BUILD_OPTIONS for key in build), _refused("unknown-key", f"build: {sorted(build)}")
     pass_config = data.get("pass-config", {})
-    if not isinstance(pass_config, dict):
-        raise ConfigError(
-            "pass-config: expected a table of name = value",
-            _where(origins, "/pass-config"),
-            rule="wrong-type",
-        )
+    assert isinstance(pass_config, dict), _refused("wrong-type", "pass-config")
     plain = {
-        k: _check(data[k], TOP_LEVEL[k], k, origins, join("", k))
+        k: _check(data[k], TOP_LEVEL[k], k)
         for k in ("description", "tvm-version", "disabled-pass", "opt-level")
         if k in data
     }
-    typed_build = {k: _check(v, BUILD_OPTIONS[k], f"build.{k}", origins, join("/build", k)) for k, v in build.items()}
+    typed_build = {k: _check(v, BUILD_OPTIONS[k], f"build.{k}") for k, v in build.items()}
     for key in inert_build_options(typed_build):
         needs = "build.desired-layout" if key == "desired-layout-ops" else "build.mixed-precision = true"
         notes.append(f"build.{key} has no effect without {needs}")
@@ -327,9 +245,9 @@ def canonicalize_config(
     config = CompilationConfig(
         targets=tuple(system.targets),
         host=system.host,
-        executor=component("executor", executor, origins) if executor is not None else None,
-        runtime=component("runtime", runtime, origins) if runtime is not None else None,
-        pass_config=canonical_pass_config(pass_config, data.get("tvm-version"), origins, notes),
+        executor=component("executor", executor) if executor is not None else None,
+        runtime=component("runtime", runtime) if runtime is not None else None,
+        pass_config=canonical_pass_config(pass_config, data.get("tvm-version"), notes),
         # PassContext keeps the disabled passes as a set: order and repetition mean nothing.
         disabled_pass=tuple(sorted(set(plain.get("disabled-pass", ())))),
         opt_level=plain.get("opt-level", INTERNAL_DEFAULTS["opt-level"]),

@@ -2,7 +2,7 @@
 
 The code is walked (its AST), not run: every rule id written anywhere (`rule=`, a finding's or a
 diagnostic's first field, an error class's `default_rule`) must be in
-`tvmc.validate.diagnostics.REGISTRY`; every `ConfigError` (the canonicalize stage's refusals)
+`tvmc.validate.diagnostics.REGISTRY`; every `ConfigError` (the rule engine's first error, `api.check`)
 names its rule; and the errors raised by the config stages without any rule id are counted — a
 ratchet that may only go down.
 """
@@ -122,7 +122,7 @@ def test_error_classes_stand_for_registered_rules() -> None:
 
 
 def test_every_config_error_names_its_rule() -> None:
-    """The canonicalize stage's refusals (`ConfigError`) each pass `rule=` a registered id."""
+    """A `ConfigError` (the rule engine's error as every command raises it) passes `rule=` a registered id."""
     missing = []
     for module, tree in _modules():
         for node in ast.walk(tree):
