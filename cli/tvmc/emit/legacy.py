@@ -106,10 +106,13 @@ class LegacyPlanner:
         except TvmcError as err:
             hint = None if self.requested else MODERN_HINT
             raise self.refuse("/tvm-version", err.message, hint, rule="unsupported-tvm-version") from None
-        problem = next(gens.problems(self.view, self.gen), None)
+        # The target system as the release takes it, narrowed and written once: the rules check
+        # these strings and the plan carries them.
+        written = gens.legacy_targets(self.view, self.gen)
+        problem = next(gens.problems(self.view, self.gen, written), None)
         if problem is not None:
             raise self.refuse(problem.pointer, problem.message, problem.hint)
-        byoc, target, host = self.targets()
+        byoc, target, host = self.targets(written)
         return LegacyPlan(
             version=self.gen.version,
             model=model,
@@ -125,7 +128,7 @@ class LegacyPlanner:
             notes=tuple(self.notes),
         )
 
-    def targets(self) -> tuple[tuple[Byoc, ...], str, str | None]:
+    def targets(self, written: gens.LegacyTargets) -> tuple[tuple[Byoc, ...], str, str | None]:
         byoc: list[Byoc] = []
         for index, entry in enumerate(self.view.targets):
             pointer = f"/targets/{index}"
@@ -133,12 +136,8 @@ class LegacyPlanner:
                 byoc.append(self.codegen(str(entry["kind"]), entry, pointer))
             elif "compiler" in entry:
                 byoc.append(self.codegen(str(entry["compiler"]), {}, join(pointer, "compiler")))
-        found = gens.main_target(self.view)
-        assert found is not None  # gens.problems: "only BYOC targets"
-        index, main = found
-        host = gens.host_of(self.view, index, main)
-        host_text = gens.legacy_string(host, self.gen) if host is not None else None
-        return tuple(byoc), gens.legacy_string(main, self.gen), host_text
+        assert written.target is not None  # gens.problems: "only BYOC targets", or it cannot be expressed
+        return tuple(byoc), written.target, written.host
 
     def codegen(self, name: str, entry: Mapping[str, Any], pointer: str) -> Byoc:
         options = gens.codegen_options(entry)

@@ -97,13 +97,12 @@ def narrow(target: Mapping[str, Any], gen: registry.Generation) -> dict[str, Any
         raise TvmcError(
             f"TVM {gen.version} has no target kind {name!r}", hint=_elsewhere(lambda g: name in g.kinds), rule=RULE
         )
-    whole = _canonical(target)
+    whole = dict(target)  # canonical already (the one value canonicalization computed): not again
     minimal = dict(target)
-    if whole is not None:
-        for key in [k for k in target if k not in ("kind", "tag")]:
-            trial = {k: v for k, v in minimal.items() if k != key}
-            if _canonical(trial) == whole:  # TVM 0.27 fills it in by itself: the user did not set it
-                minimal = trial
+    for key in [k for k in target if k not in ("kind", "tag")]:
+        trial = {k: v for k, v in minimal.items() if k != key}
+        if _canonical(trial) == whole:  # TVM 0.27 fills it in by itself: the user did not set it
+            minimal = trial
     out = dict(minimal)
     for key, value in target.items():
         if key in ("kind", "tag") or key.startswith("feature."):
@@ -227,9 +226,10 @@ def legacy_pass_config(name: str) -> str:
     return name
 
 
-def problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
-    """Everything in `config` that release `gen` (and its old tvmc / Relay build) lacks."""
-    yield from _target_problems(config, gen)
+def problems(config: Config, gen: registry.Generation, targets: LegacyTargets | None = None) -> Iterator[Problem]:
+    """Everything in `config` that release `gen` (and its old tvmc / Relay build) lacks; `targets`:
+    its `legacy_targets`, when the caller computed them already (a legacy emitter writes them)."""
+    yield from (targets if targets is not None else legacy_targets(config, gen)).problems
     for section in ("executor", "runtime"):
         yield from _component_problems(config, gen, section)
     for name in config.pass_config:
@@ -272,34 +272,49 @@ def problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
             yield Problem(f"/build/{key}", "a relax pipeline option: it exists only in TVM >= 0.25")
 
 
-def _target_problems(config: Config, gen: registry.Generation) -> Iterator[Problem]:
+class LegacyTargets(NamedTuple):
+    """A config's target system as release `gen` takes it, computed once (each target narrowed
+    and written once): what the release rules check and what the legacy emitters write."""
+
+    main: tuple[int, dict[str, Any]] | None  # (index, TVM target without host) of the first non-BYOC entry
+    target: str | None  # the main target's legacy string (None: the release cannot express it)
+    host: str | None  # the host's legacy string (None: a CPU target that is its own host, or inexpressible)
+    problems: tuple[Problem, ...]  # what the release lacks of the targets, in the order the rules report it
+
+
+def legacy_targets(config: Config, gen: registry.Generation) -> LegacyTargets:
+    out: list[Problem] = []
     found = main_target(config)
     for index, entry in enumerate(config.targets):
         pointer = f"/targets/{index}"
         if is_codegen(entry):
-            yield from _codegen_problems(gen, str(entry["kind"]), entry, pointer)
+            out += _codegen_problems(gen, str(entry["kind"]), entry, pointer)
             continue
         if "compiler" in entry:
-            yield from _codegen_problems(gen, str(entry["compiler"]), {}, join(pointer, "compiler"))
+            out += _codegen_problems(gen, str(entry["compiler"]), {}, join(pointer, "compiler"))
         stripped = strip_tvmc_keys(entry)
         if found is not None and index != found[0] and stripped != found[1] and "compiler" not in entry:
-            yield Problem(
-                pointer,
-                f"a second TVM target ({entry['kind']}): old tvmc read a second TVM target as the host",
-                "put the host in `host`",
+            out.append(
+                Problem(
+                    pointer,
+                    f"a second TVM target ({entry['kind']}): old tvmc read a second TVM target as the host",
+                    "put the host in `host`",
+                )
             )
     if found is None:
-        yield Problem("/targets", "only BYOC targets: old tvmc needs a TVM target last", None)
-        return
+        out.append(Problem("/targets", "only BYOC targets: old tvmc needs a TVM target last", None))
+        return LegacyTargets(None, None, None, tuple(out))
     index, main = found
     host = host_of(config, index, main)
+    written: dict[str, str | None] = {}
     for target, pointer in ((host, "/host"), (main, f"/targets/{index}")):
         if target is None:
             continue
         try:
-            legacy_string(target, gen)
+            written[pointer] = legacy_string(target, gen)
         except TvmcError as err:
-            yield Problem(pointer, f"legacy TVM cannot express this target: {err.message}", err.hint)
+            out.append(Problem(pointer, f"legacy TVM cannot express this target: {err.message}", err.hint))
+    return LegacyTargets(found, written.get(f"/targets/{index}"), written.get("/host"), tuple(out))
 
 
 def _codegen_problems(gen: registry.Generation, name: str, entry: Mapping[str, Any], pointer: str) -> Iterator[Problem]:
