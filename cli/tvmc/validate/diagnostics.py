@@ -162,7 +162,11 @@ REGISTRY: dict[str, Rule] = {
             "invalid-target",
             "error",
             "A target TVM would reject (canonicalization error from tvmc.targets).",
-            ("tvmc.validate.rules:_Rules.canonical", "tvmc.validate.rules:_Rules.one_plain_target"),
+            (
+                "tvmc.validate.rules:_Rules.canonical",
+                "tvmc.targets.canonical:canonicalize",
+                "tvmc.validate.rules:_Rules.one_plain_target",
+            ),
         ),
         Rule(
             "aot-interface-api",
