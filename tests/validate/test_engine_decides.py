@@ -183,3 +183,19 @@ def test_canonicalization_raises_no_config_error() -> None:
     assert not raised, f"config.py raises a config error at lines {raised}"
     asserted = [node for node in ast.walk(tree) if isinstance(node, ast.Assert)]
     assert len(asserted) >= 10  # the refusals it had are there, as assertions
+
+
+def test_a_manifest_config_goes_through_the_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`config show --from LIB`: a config this tvmc refuses (a manifest of another tvmc) is the
+    engine's error, with its rule, before canonicalization sees it."""
+    from tvmc import manifest
+    from tvmc.errors import TvmcError
+
+    doc = {"config": {"targets": ["llvm"], "executor": {"kind": "bogus"}}, "origins": {}}
+    monkeypatch.setattr(manifest, "require", lambda path: doc)
+    with pytest.raises(TvmcError) as raised:
+        api.from_library(tmp_path / "lib.so")
+    assert raised.value.rule == "unknown-executor"
+    assert "not valid here: executor.kind: unknown executor 'bogus'" in raised.value.message
+    doc["config"] = {"targets": ["llvm"], "opt-level": 2}
+    assert api.from_library(tmp_path / "lib.so").config.opt_level == 2
