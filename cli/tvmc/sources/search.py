@@ -282,7 +282,6 @@ def find_named(
 ) -> Layer:
     """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error."""
     from tvmc.errors import ConfigNotFoundError
-    from tvmc.sources import native
     from tvmc.sources.loader import load_file
 
     problem = name_problem(name)
@@ -300,6 +299,8 @@ def find_named(
             return load_file(candidate).named(name)
     if tag_lookup is not None and tag_lookup(name):
         return tag_layer(name)
+    from tvmc.sources import native
+
     if name == native.NATIVE:  # detected on demand (sources.native), unless a file pins it above
         return native.native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
