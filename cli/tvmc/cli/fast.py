@@ -153,6 +153,7 @@ def _config_names(incomplete: str, search: list[str], isolated: bool) -> list[st
 _SHOW_VALUES = ("config", "format")
 _SHOW_FLAGS = ("origin", "hash_", "isolated")
 _GENERATED_PREFIXES = ("--target-", "--executor-", "--runtime-")
+_GENERATED = "<generated rewrite flag>"
 
 
 def config_show(args: list[str]) -> Callable[[], int] | None:
@@ -180,7 +181,7 @@ def config_show(args: list[str]) -> Callable[[], int] | None:
             attached = len(token) > 2
         param = SHOW_OPTIONS.get(name)
         if param is None and name.startswith(_GENERATED_PREFIXES) and name in _generated_names():
-            param = SHOW_REWRITES[0]  # a generated rewrite flag: kept as written, like the others
+            param = _GENERATED  # a registry-generated rewrite flag (--target-llvm-mcpu)
         if param is None:
             if attached or SHOW_FLAGS.get(name) not in _SHOW_FLAGS:
                 return None  # unknown, --help, a flag given a value
@@ -191,8 +192,8 @@ def config_show(args: list[str]) -> Callable[[], int] | None:
                 return None  # click's "requires an argument"
             value = args[index]
             index += 1
-        if param in SHOW_REWRITES:
-            rewrites.append((name, value))
+        if param in SHOW_REWRITES or param == _GENERATED:
+            rewrites.append((name, value))  # as written, in command-line order
         elif param == "config":
             configs.append(value)
         elif param not in _SHOW_VALUES or param in chosen or value not in SHOW_CHOICES.get(param, (value,)):
