@@ -13,6 +13,7 @@ import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,7 +31,12 @@ if TYPE_CHECKING:
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
 _DRIVE = re.compile(r"[A-Za-z]:")
-_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@cache
+def _part() -> re.Pattern[str]:
+    """The PART of `NAME:PART`: compiled on the first reference with a ':'."""
+    return re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class SearchDir(NamedTuple):
@@ -147,7 +153,7 @@ def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | Non
     if i <= 0:
         return ref, None
     head, part = ref[:i], ref[i + 1 :]
-    if not _PART.fullmatch(part) or part.lower().endswith(SUFFIXES):
+    if not _part().fullmatch(part) or part.lower().endswith(SUFFIXES):
         return ref, None
     if is_path_ref(head, windows=windows) and not head.lower().endswith(SUFFIXES):
         return ref, None
