@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up and scale of tvmc, measured side by side with a bare Python on this machine.
 
-    scripts/bench_startup.py [--runs 15] [--budget 5] [--skip-scale]
+    scripts/bench_startup.py [--runs 15] [--budget 3] [--skip-scale]
 
 Start-up: `tvmc config show --config aws/c5 --format json`, `tvmc --help` and one shell-completion
 keystroke, each against `python -c pass`, interleaved, median of --runs; the bytecode cache is
@@ -186,7 +186,7 @@ def scale() -> tuple[dict[str, list[float]], float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="runs of each start-up command (median)")
-    parser.add_argument("--budget", type=float, default=5.0, help="allowed ratio to a bare `python -c pass`")
+    parser.add_argument("--budget", type=float, default=3.0, help="allowed ratio to a bare `python -c pass`")
     parser.add_argument("--skip-scale", action="store_true", help="only measure start-up")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "cli"))

@@ -7,6 +7,10 @@ declaration of every option). With --check, change nothing and exit 1 if the mod
 - CONFIG_COMMANDS: the commands with a --config option, each with its options' names: those that
   take a value, the flags, and which of them are --search-path and --isolated (what the
   completion of a config name reads).
+- SHOW_OPTIONS, SHOW_FLAGS, SHOW_REWRITES, SHOW_CHOICES: `config show`'s options (each name → its
+  parameter), which of them are the rewrite flags, and the values a choice accepts: what the fast
+  path of `config show` reads a command line with (the generated --target-KIND-ATTR flags come
+  from tvmc.rewrites.flags, as for click).
 
 Run it after changing the root's commands, options or help text, or any command's options.
 """
@@ -97,6 +101,48 @@ def config_commands() -> dict[str, tuple[tuple[str, ...], ...]]:
     return found
 
 
+def show_options() -> tuple[dict[str, str], dict[str, str], tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """`config show`'s options as click parses them, without the generated rewrite flags: (name →
+    parameter of the options taking one value, name → parameter of the flags, the rewrite flags'
+    parameters, parameter → the values of a choice)."""
+    import click
+    import typer
+    from tvmc.cli.app import app
+    from tvmc.cli.rewrite_options import _RewriteOption
+
+    root = typer.main.get_command(app)
+    ctx = click.Context(root, info_name="tvmc", **root.context_settings)
+    group = root.get_command(ctx, "config")  # type: ignore[attr-defined]
+    ctx = click.Context(group, info_name="config", parent=ctx)
+    command = group.get_command(ctx, "show")
+    ctx = click.Context(command, info_name="show", parent=ctx)
+    ctx.meta["tvmc.argv"] = []  # no generated flag
+    values: dict[str, str] = {}
+    flags: dict[str, str] = {}
+    rewrites: list[str] = []
+    choices: dict[str, tuple[str, ...]] = {}
+    for param in command.get_params(ctx):
+        assert isinstance(param, click.Option) and param.name, param  # `config show` takes no argument
+        assert not (isinstance(param, _RewriteOption) and param.hidden), param.name
+        assert param.nargs == 1 and not param.count and not param.secondary_opts and param.envvar is None, param.name
+        for name in param.opts:
+            (flags if param.is_flag else values)[name] = param.name
+        if isinstance(param, _RewriteOption):
+            rewrites.append(param.name)
+        if isinstance(param.type, click.Choice):
+            assert param.type.case_sensitive, param.name
+            choices[param.name] = tuple(str(c) for c in param.type.choices)
+    return dict(sorted(values.items())), dict(sorted(flags.items())), tuple(rewrites), choices
+
+
+def _table(name: str, annotation: str, items: dict[str, str] | dict[str, tuple[str, ...]]) -> list[str]:
+    lines = [f"{name}: {annotation} = {{"]
+    for key, value in items.items():
+        shown = json.dumps(value) if isinstance(value, str) else "(" + ", ".join(json.dumps(v) for v in value) + ")"
+        lines.append(f"    {json.dumps(key)}: {shown},")
+    return [*lines, "}"]
+
+
 def module_text() -> str:
     help_text = root_help()
     # A triple-quoted literal holds the text as it reads; nothing in it may end the literal early.
@@ -120,6 +166,14 @@ def module_text() -> str:
             lines.append("        ),")
         lines.append("    ),")
     lines.append("}")
+    values, flags, rewrites, choices = show_options()
+    lines.append("")
+    lines.append("# `config show`: each option's name → its parameter (options taking a value; flags), the")
+    lines.append("# parameters of the rewrite flags (besides the generated ones), the values of each choice")
+    lines += _table("SHOW_OPTIONS", "dict[str, str]", values)
+    lines += _table("SHOW_FLAGS", "dict[str, str]", flags)
+    lines += ["SHOW_REWRITES = (", *(f"    {json.dumps(r)}," for r in rewrites), ")"]
+    lines += _table("SHOW_CHOICES", "dict[str, tuple[str, ...]]", choices)
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,7 @@ byte and with the same exit code; and click is imported only where the fast path
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from importlib.metadata import version
@@ -159,3 +160,33 @@ def test_other_shells_take_the_ordinary_path() -> None:
     line = "tvmc config show --config aws/"
     env = _env(_TVMC_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS=line, COMP_WORDS=line, COMP_CWORD="4")
     assert not _same_as_click([], env)
+
+
+# `main` ends the process itself (see `exit_now`), running the exit handlers first.
+MODULES = """
+import atexit, json, sys
+sys.argv = ["tvmc"]
+atexit.register(lambda: print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr))
+from tvmc.cli.entry import main
+main()
+"""
+
+
+def test_a_tab_loads_no_dataclasses_errors_registry_or_toml_parser() -> None:
+    """A keystroke waits for it: the search path, the file names and the tag names, nothing else
+    (tvmc.errors brings dataclasses and inspect, host/native platform, the loader a TOML parser)."""
+    line = "tvmc config show --config aws/"
+    env = _env(_TVMC_COMPLETE="complete_bash", COMP_WORDS=line, COMP_CWORD="4")
+    done = subprocess.run([sys.executable, "-c", MODULES], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0 and "aws/c5\n" in done.stdout
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "tvmc.sources.search" in modules  # it did list the search path
+    loaded = modules & {"click", "typer", "dataclasses", "inspect", "platform", "tomli", "tomllib"}
+    assert not loaded and not {m for m in modules if m.startswith(("tvmc.errors", "tvmc.registry", "tvmc.sources.l"))}
+
+
+def test_the_tag_names_a_tab_reads_are_the_registrys() -> None:
+    from tvmc import registry
+    from tvmc.cli.config_names import tag_names
+
+    assert tag_names() == registry.tag_names()

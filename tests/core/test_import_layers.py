@@ -476,9 +476,15 @@ def _targets(node: ast.Import | ast.ImportFrom, package: str, files: Mapping[str
     return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base for alias in node.names]
 
 
-def needless_lazy_imports(files: Mapping[str, Path], eager: Mapping[str, set[str]], always: set[str]) -> list[str]:
+def needless_lazy_imports(
+    files: Mapping[str, Path],
+    eager: Mapping[str, set[str]],
+    always: set[str],
+    light: Mapping[str, set[str]] | None = None,
+) -> list[str]:
     """`module:line imports X` for each function-level import of a tvmc module X that the module
-    imports at module level already, or that is in `always`."""
+    imports at module level already, or that is in `always` and not in `light[module]` (modules a
+    light path, one that runs without `tvmc.api` and the rule engine, loads without X)."""
     found = []
     for name, path in files.items():
         if name == "tvmc.cli" or name.startswith("tvmc.cli."):
@@ -488,7 +494,7 @@ def needless_lazy_imports(files: Mapping[str, Path], eager: Mapping[str, set[str
             for target in _targets(node, package, files):
                 if target in eager.get(name, set()):
                     found.append(f"{name}:{node.lineno} imports {target}, imported at module level already")
-                elif target in always:
+                elif target in always and target not in (light or {}).get(name, set()):
                     found.append(f"{name}:{node.lineno} imports {target}, which every command loads")
     return found
 
@@ -508,8 +514,21 @@ def test_always_loaded_is_the_foundation_and_the_early_stages() -> None:
     assert not {"tvmc.api", "tvmc.validate.runner", "tvmc.emit", "tvmc.backend", "tvmc.explain"} & always
 
 
+# A TAB in a --config value (tvmc.cli.fast) lists the search path with these modules and nothing
+# else of tvmc's: what they import lazily is not loaded by every command.
+TAB_PATH = ("tvmc.cli.fast", "tvmc.cli.config_names", "tvmc.sources.search", "tvmc.sources.native")
+
+
+def light_paths() -> dict[str, set[str]]:
+    """Module of a light path → the always-loaded modules it may import lazily (those the path
+    does not load at module level)."""
+    graph = runtime_graph([imp for imp in all_imports() if not imp.lazy])
+    loaded = set().union(*(_closure(root, graph) for root in TAB_PATH))
+    return {name: always_loaded() - loaded for name in loaded}
+
+
 def test_every_lazy_import_of_a_tvmc_module_saves_something() -> None:
-    found = needless_lazy_imports(modules(), _eager(), always_loaded())
+    found = needless_lazy_imports(modules(), _eager(), always_loaded(), light_paths())
     assert not found, "import these at the top of the module:\n" + "\n".join(found)
 
 
@@ -531,3 +550,15 @@ def test_a_needless_lazy_import_is_found(tmp_path: Path) -> None:
         "tvmc.a:4 imports tvmc.errors, imported at module level already",
         "tvmc.b:2 imports tvmc.errors, which every command loads",
     ]
+    # a module a light path loads without tvmc.errors may import it lazily; another may not
+    light = {"tvmc.b": {"tvmc.errors"}, "tvmc.a": {"tvmc.errors"}}
+    assert needless_lazy_imports(files, {"tvmc.a": {"tvmc.errors"}}, {"tvmc.errors"}, light) == [
+        "tvmc.a:4 imports tvmc.errors, imported at module level already",
+    ]
+
+
+def test_the_tab_path_loads_no_errors_and_no_loader() -> None:
+    """The light path's modules import the errors (dataclasses, inspect), the loader (a TOML
+    parser) and the registry only in the functions that use them."""
+    assert {"tvmc.sources.search", "tvmc.sources.native"} <= set(light_paths())
+    assert not {"tvmc.errors", "tvmc.sources.loader", "tvmc.registry"} & set(light_paths())

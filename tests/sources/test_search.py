@@ -22,7 +22,7 @@ from tvmc.sources import (
     split_part,
     user_config_dir,
 )
-from tvmc.sources import search as search_module
+from tvmc.sources import limits as limits_module
 
 REPO_CONFIGS = Path(tvmc.__file__).resolve().parents[2] / "configs"
 SEARCH_DIR = Path(__file__).parent / "data" / "search"  # holds only a/x.toml (a = 1)
@@ -385,7 +385,7 @@ def test_miss_still_reported_when_listing_hits_its_limit(
 ) -> None:
     for i in range(5):
         write(dirs[0].path / f"c{i}.toml", "")
-    monkeypatch.setattr(search_module, "MAX_LIST_ENTRIES", 3)
+    monkeypatch.setattr(limits_module, "MAX_LIST_ENTRIES", 3)  # search reads it when it lists
     with pytest.raises(ConfigNotFoundError, match="config 'c9' not found"):
         find_config("c9", dirs)
 
@@ -443,7 +443,7 @@ def test_list_configs(dirs: list[SearchDir], tmp_path: Path, monkeypatch: pytest
 def test_list_configs_of_a_huge_directory_is_refused(dirs: list[SearchDir], monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(5):
         write(dirs[0].path / f"c{i}.toml", "")
-    monkeypatch.setattr(search_module, "MAX_LIST_ENTRIES", 3)
+    monkeypatch.setattr(limits_module, "MAX_LIST_ENTRIES", 3)  # search reads it when it lists
     with pytest.raises(LimitError, match="holds more than 3 entries"):
         list_configs(dirs)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
@@ -11,19 +10,29 @@ import click
 import typer
 from typer.core import TyperGroup
 
+from tvmc.cli.output import EXIT_INVALID, error_report, warn, write_stdout
 from tvmc.errors import TvmcError
-from tvmc.text import one_line
+
+__all__ = [
+    "EXIT_INVALID",
+    "LazyGroup",
+    "fail",
+    "lazy_group",
+    "reports_errors",
+    "resolve_suggesting",
+    "warn",
+    "write_stdout",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_INVALID = 1
-
 
 def fail(err: TvmcError) -> NoReturn:
     """Print one line for a tvmc error and exit with its code (1 invalid input, 2 usage)."""
-    typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
-    raise typer.Exit(err.exit_code)
+    line, code = error_report(err)
+    typer.echo(line, err=True)
+    raise typer.Exit(code)
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -35,37 +44,12 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except TvmcError as err:
             fail(err)
-        except RecursionError:
-            typer.echo("tvmc: error: input is nested too deeply", err=True)
-            raise typer.Exit(EXIT_INVALID) from None
-        except KeyboardInterrupt:
-            typer.echo("tvmc: interrupted", err=True)
-            raise typer.Exit(130) from None
+        except (RecursionError, KeyboardInterrupt) as err:  # a runaway input; Ctrl-C
+            line, code = error_report(err)
+            typer.echo(line, err=True)
+            raise typer.Exit(code) from None
 
     return wrapper
-
-
-def warn(message: str) -> None:
-    typer.echo(f"tvmc: warning: {one_line(message)}", err=True)
-
-
-def write_stdout(text: str) -> None:
-    """Write command output as UTF-8 whatever the locale, so that the same input prints the same
-    bytes; text that UTF-8 cannot hold is escaped rather than crashing the write."""
-    data = text.encode("utf-8", "backslashreplace")
-    try:
-        buffer = getattr(sys.stdout, "buffer", None)
-        if buffer is None:  # a text-only stream (tests may substitute one)
-            sys.stdout.write(data.decode("utf-8"))
-            sys.stdout.flush()
-        else:
-            sys.stdout.flush()  # what was written as text goes first
-            buffer.write(data)
-            buffer.flush()
-    except BrokenPipeError:
-        raise  # the reader went away (`| head`): click exits quietly
-    except OSError as err:  # e.g. a full disk behind `> file`
-        raise TvmcError(f"cannot write the output: {err.strerror or err}", "<stdout>") from None
 
 
 def resolve_suggesting(

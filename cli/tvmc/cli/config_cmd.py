@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import click
 import typer
@@ -12,9 +13,8 @@ from click.core import ParameterSource
 
 from tvmc.cli import completion
 from tvmc.cli.common import LazyGroup, fail, reports_errors, warn, write_stdout
-from tvmc.cli.options import Configs, Isolated, SearchPaths, search_dirs
+from tvmc.cli.options import Configs, Isolated, SearchPaths, format_option, search_dirs
 from tvmc.cli.rewrite_options import RewriteCommand, ordered_rewrite_flags
-from tvmc.errors import UsageError
 from tvmc.pointers import display_path
 from tvmc.text import one_line
 
@@ -26,19 +26,14 @@ app = typer.Typer(
 )
 
 
-class ConfigFormat(StrEnum):
-    toml = "toml"
-    json = "json"
-
-
 class ShowAs(StrEnum):
     config = "config"
     tvm_target = "tvm-target"
 
 
-class ListFormat(StrEnum):
-    text = "text"
-    json = "json"
+# The --format values of `show` and `get`, and of `explain` and `list`.
+CONFIG_FORMATS = ("toml", "json")
+LIST_FORMATS = ("text", "json")
 
 
 def resolve_from_cli(  # type: ignore[no-untyped-def]
@@ -56,7 +51,7 @@ def resolve_from_cli(  # type: ignore[no-untyped-def]
 def show(
     ctx: typer.Context,
     config: Configs = None,
-    format: ConfigFormat = typer.Option(ConfigFormat.toml, "--format", "-f", help="Output format."),
+    format: Annotated[str, format_option(CONFIG_FORMATS, "Output format.")] = "toml",
     origin: bool = typer.Option(False, "--origin", help="Show where each value came from."),
     isolated: Isolated = False,
     search: SearchPaths = None,
@@ -74,41 +69,21 @@ def show(
     ),
 ) -> None:
     """Print the resolved, canonical config (sorted keys; byte-identical for identical inputs)."""
-    from tvmc.emit import canonical
+    from tvmc.cli import config_show
 
-    _refuse_conflicts(ctx)
-    if from_ is not None:
-        from tvmc import api
-
-        if config or ordered_rewrite_flags(ctx):
-            raise UsageError("--from LIBRARY shows the library's own config: give no --config or rewrite with it")
-        resolved = api.from_library(from_)
-    else:
-        resolved = resolve_from_cli(ctx, config, isolated, search)
-    for note in resolved.notes:
-        warn(note)
-    if hash_:
-        text = resolved.fingerprint() + "\n"
-    elif as_ is ShowAs.tvm_target:
-        from tvmc.emit.tvm_target import to_tvm_target_text
-
-        text, dropped = to_tvm_target_text(resolved.config)
-        for line in dropped:
-            warn(f"not in the TVM target: {line}")
-    elif format is ConfigFormat.json and origin:
-        text = canonical.to_json(resolved.to_dict(), resolved.origins, resolved.participation.to_dict())
-    elif format is ConfigFormat.json:
-        text = canonical.to_json(resolved.to_dict())
-    elif origin:
-        text = f"# {resolved.participation.summary()}\n" + canonical.origin_view(resolved.to_dict(), resolved.origins)
-    else:
-        text = canonical.to_toml(resolved.to_dict())
-    if output is None:
-        write_stdout(text)
-        return
-    from tvmc.fileio import write_atomic
-
-    write_atomic(output, text, inputs=resolved.tree.inputs)
+    config_show.show(
+        config or [],
+        ordered_rewrite_flags(ctx),
+        format=format,
+        format_given=_given(ctx, "format"),
+        origin=origin,
+        isolated=isolated,
+        search=lambda: search_dirs(search, isolated=isolated),
+        hash_=hash_,
+        as_=as_,
+        output=output,
+        from_=from_,
+    )
 
 
 GET_PATH_HELP = (
@@ -125,9 +100,9 @@ def get(
         ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
     ),
     config: Configs = None,
-    format: ConfigFormat = typer.Option(
-        ConfigFormat.toml, "--format", "-f", help="toml: a string as is, a table as TOML; json: the JSON value."
-    ),
+    format: Annotated[
+        str, format_option(CONFIG_FORMATS, "toml: a string as is, a table as TOML; json: the JSON value.")
+    ] = "toml",
     origin: bool = typer.Option(False, "--origin", help="Prefix the value with where it came from (tab-separated)."),
     isolated: Isolated = False,
     search: SearchPaths = None,
@@ -147,7 +122,7 @@ def get(
     if found is None:
         typer.echo(f"tvmc: {explain.unset_message(path)}", err=True)
         raise typer.Exit(1)
-    if format is ConfigFormat.json:
+    if format == "json":
         doc: object = found.value
         if origin:
             leaves = {p: str(o) for p, o in found.origins.items() if p in _leaf_pointers(found)}
@@ -170,7 +145,7 @@ def explain_(
         ..., metavar="PATH", help=GET_PATH_HELP, show_default=False, autocompletion=completion.complete_path_argument
     ),
     config: Configs = None,
-    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
+    format: Annotated[str, format_option(LIST_FORMATS, "Output format.")] = "text",
     isolated: Isolated = False,
     search: SearchPaths = None,
 ) -> None:
@@ -185,7 +160,7 @@ def explain_(
     explain.parse(path)
     dirs = search_dirs(search, isolated=isolated)
     result = api.explain(config or [], ordered_rewrite_flags(ctx), path, search=dirs, isolated=isolated)
-    if format is ListFormat.json:
+    if format == "json":
         write_stdout(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
         lines = [f"# {note}" for note in result.notes]
@@ -220,33 +195,10 @@ def _given(ctx: click.Context, name: str) -> bool:
     return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
 
 
-def _refuse_conflicts(ctx: click.Context) -> None:
-    """`config show` options that one another would silently override are a usage error naming
-    both: --hash prints only the fingerprint, --as tvm-target only TVM's JSON."""
-    hash_ = ctx.params.get("hash_") is True
-    origin = ctx.params.get("origin") is True
-    tvm_target = ctx.params.get("as_") == ShowAs.tvm_target
-    format_ = f"--format {ctx.params.get('format')}"
-    pairs = [
-        (hash_ and origin, "--hash", "--origin"),
-        (hash_ and tvm_target, "--hash", "--as tvm-target"),
-        (hash_ and _given(ctx, "format"), "--hash", format_),
-        (tvm_target and origin, "--as tvm-target", "--origin"),
-        (
-            tvm_target and _given(ctx, "format") and ctx.params.get("format") != ConfigFormat.json,
-            "--as tvm-target",
-            format_,
-        ),
-    ]
-    for conflict, first, second in pairs:
-        if conflict:
-            raise UsageError(f"{first} and {second} cannot be used together")
-
-
 @app.command("list")
 @reports_errors
 def list_(
-    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="Output format."),
+    format: Annotated[str, format_option(LIST_FORMATS, "Output format.")] = "text",
     tags: bool = typer.Option(
         False, "--tags", help="List the TVM tags usable as config names too (JSON always has them)."
     ),
@@ -259,7 +211,7 @@ def list_(
     dirs = search_dirs(search, isolated=isolated) or sources.search_path(isolated=isolated)
     entries = sources.list_configs(dirs, with_native=True)
     tag_names = registry.tag_names()  # every tag is a config name too: listed apart from the files
-    if format is ListFormat.json:
+    if format == "json":
         doc = {
             "search_path": [{"path": str(d.path), "origin": d.origin} for d in dirs],
             "configs": [

@@ -55,7 +55,22 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
     offered = NATIVE if head == native_head else f"{native_head}/" if not head else None
     if offered is not None and offered.startswith(incomplete):
         found[offered] = None
-    from tvmc import registry
-
-    tags = [t for t in registry.tag_names() if t.startswith(incomplete)]
+    tags = [t for t in tag_names() if t.startswith(incomplete)]
     return sorted(found) + [t for t in tags if t not in found]
+
+
+def tag_names() -> list[str]:
+    """`tvmc.registry.tag_names()`, read from the registry's data file without importing the
+    registry: its dataclasses (and with them `inspect`) are half of a TAB keystroke's start-up.
+    Where the file is not a plain file (tvmc imported from a zip), the registry reads it."""
+    import tvmc
+
+    path = os.path.join(os.path.dirname(tvmc.__file__), "registry", "data", "tags.json")
+    if not os.path.isfile(path):
+        from tvmc import registry
+
+        return registry.tag_names()
+    import json
+
+    with open(path, encoding="utf-8") as file:
+        return list(json.loads(file.read())["tags"])

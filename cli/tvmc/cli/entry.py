@@ -82,6 +82,16 @@ def main() -> "NoReturn":
             from tvmc.cli.fast import answer
 
             answer()  # exits when it can answer without click and typer
+        elif sys.argv[1:3] == ["config", "show"]:
+            from tvmc.cli.fast import config_show
+
+            show = config_show(sys.argv[3:])  # None: a command line for click to read
+            if show is not None:
+                from tvmc.cli.exiting import exit_now
+
+                # As below: from here on, Ctrl-C unwinds and ends quietly.
+                _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+                exit_now(show())
         from tvmc.cli.app import main as run
 
         # From here on, Ctrl-C unwinds (temporary files are removed on the way) and ends quietly.

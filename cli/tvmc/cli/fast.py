@@ -1,9 +1,10 @@
 """What tvmc answers without importing click and typer, whose import is most of a command's start-up
-(~35 ms, three times a bare Python's): `tvmc --help`, and a TAB in a --config value under bash (a
-keystroke waits for it). Both read tables generated from the app's one declaration of its options
-(tvmc.cli.fast_tables, by scripts/gen_cli_tables.py; tests check them against the app and these
-answers against click's), and answer only where click would answer alike: anything else returns,
-and the command runs as usual."""
+(~35 ms, three times a bare Python's): `tvmc --help`, a TAB in a --config value under bash (a
+keystroke waits for it), and `tvmc config show` (the command scripts and editors run most). All
+read tables generated from the app's one declaration of its options (tvmc.cli.fast_tables, by
+scripts/gen_cli_tables.py; tests check them against the app and these answers against click's),
+and answer only where click would answer alike: anything else returns, and the command runs as
+usual."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tvmc.cli.exiting import exit_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NoReturn
 
 
@@ -144,3 +146,98 @@ def _config_names(incomplete: str, search: list[str], isolated: bool) -> list[st
     extra = [Path(d) for d in search if os.path.isdir(d)]
     dirs = search_path(isolated=isolated or is_isolated(), extra=extra)
     return [name for name in config_names(incomplete, dirs) if name.startswith(incomplete)]
+
+
+# The options of `config show` the fast path reads (by parameter); any other (--as, --output, --from,
+# --search-path, --help) leaves the command line to click.
+_SHOW_VALUES = ("config", "format")
+_SHOW_FLAGS = ("origin", "hash_", "isolated")
+_GENERATED_PREFIXES = ("--target-", "--executor-", "--runtime-")
+_GENERATED = "<generated rewrite flag>"
+
+
+def config_show(args: list[str]) -> Callable[[], int] | None:
+    """`tvmc config show ARGS` as a function returning the exit code, its modules loaded, when the
+    command line is one click reads the same way (options it declares, each value where click takes
+    it, a valid choice, no argument, no `--`); else None, and click reads it. The function calls
+    tvmc.cli.config_show.show, as the typer command does, and reports errors as it does."""
+    from tvmc.cli.fast_tables import SHOW_CHOICES, SHOW_FLAGS, SHOW_OPTIONS, SHOW_REWRITES
+
+    configs: list[str] = []
+    rewrites: list[tuple[str, str]] = []
+    chosen: dict[str, str] = {}
+    flags: dict[str, bool] = {}
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if not token.startswith("-") or token in ("-", "--"):
+            return None  # an argument (`config show` takes none: click's usage error), or `--`
+        if token.startswith("--"):
+            name, eq, value = token.partition("=")
+            attached = bool(eq)
+        else:  # a short option: the rest of the word is its value (-O3, -cNAME)
+            name, value = token[:2], token[2:]
+            attached = len(token) > 2
+        param = SHOW_OPTIONS.get(name)
+        if param is None and name.startswith(_GENERATED_PREFIXES) and name in _generated_names():
+            param = _GENERATED  # a registry-generated rewrite flag (--target-llvm-mcpu)
+        if param is None:
+            if attached or SHOW_FLAGS.get(name) not in _SHOW_FLAGS:
+                return None  # unknown, --help, a flag given a value
+            flags[SHOW_FLAGS[name]] = True
+            continue
+        if not attached:
+            if index >= len(args):
+                return None  # click's "requires an argument"
+            value = args[index]
+            index += 1
+        if param in SHOW_REWRITES or param == _GENERATED:
+            rewrites.append((name, value))  # as written, in command-line order
+        elif param == "config":
+            configs.append(value)
+        elif param not in _SHOW_VALUES or param in chosen or value not in SHOW_CHOICES.get(param, (value,)):
+            return None  # an option read elsewhere; given twice; a value click refuses
+        else:
+            chosen[param] = value
+
+    from tvmc import api  # noqa: F401  (loaded now, while Ctrl-C still ends the process at once)
+    from tvmc.cli import config_show
+    from tvmc.cli.output import error_report
+    from tvmc.emit import canonical  # noqa: F401
+    from tvmc.errors import TvmcError
+
+    def run() -> int:
+        try:
+            config_show.show(
+                configs,
+                rewrites,
+                format=chosen.get("format", "toml"),
+                format_given="format" in chosen,
+                origin=flags.get("origin", False),
+                isolated=flags.get("isolated", False),
+                hash_=flags.get("hash_", False),
+            )
+        except (TvmcError, RecursionError, KeyboardInterrupt) as err:
+            line, code = error_report(err)
+        except BrokenPipeError:  # the reader went away (`| head`): exit 1 quietly, as click does
+            return 1
+        except OSError as err:  # a warning to a closed stderr: as tvmc.cli.app.main reports it
+            line, code = f"tvmc: error: cannot write the output: {err.strerror or err}", 1
+        else:
+            return 0
+        try:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):  # stderr is closed too: the exit code says it
+            pass
+        return code
+
+    return run
+
+
+def _generated_names() -> frozenset[str]:
+    """Every registry-generated rewrite flag and alias (--target-llvm-mcpu, ...)."""
+    from tvmc.rewrites.flags import generated_flags
+
+    return frozenset(name for spec in generated_flags().values() for name in (spec.name, *spec.aliases))

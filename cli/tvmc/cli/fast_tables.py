@@ -189,3 +189,47 @@ CONFIG_COMMANDS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("--isolated",),
     ),
 }
+
+# `config show`: each option's name → its parameter (options taking a value; flags), the
+# parameters of the rewrite flags (besides the generated ones), the values of each choice
+SHOW_OPTIONS: dict[str, str] = {
+    "--as": "as_",
+    "--config": "config",
+    "--executor": "executor",
+    "--format": "format",
+    "--from": "from_",
+    "--opt-level": "opt_level",
+    "--output": "output",
+    "--pass-config": "pass_config",
+    "--runtime": "runtime",
+    "--search-path": "search",
+    "--set": "set",
+    "--target": "target",
+    "--target-host": "target_host",
+    "--unset": "unset",
+    "-O": "opt_level",
+    "-c": "config",
+    "-f": "format",
+    "-o": "output",
+}
+SHOW_FLAGS: dict[str, str] = {
+    "--hash": "hash_",
+    "--help": "_click_default_help",
+    "--isolated": "isolated",
+    "--origin": "origin",
+    "-h": "_click_default_help",
+}
+SHOW_REWRITES = (
+    "target",
+    "target_host",
+    "executor",
+    "runtime",
+    "pass_config",
+    "opt_level",
+    "set",
+    "unset",
+)
+SHOW_CHOICES: dict[str, tuple[str, ...]] = {
+    "format": ("toml", "json"),
+    "as_": ("config", "tvm-target"),
+}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from tvmc import registry
 from tvmc.cli.common import LazyGroup, reports_errors, warn, write_stdout
 from tvmc.cli.completion import complete_kind, complete_kind_or_tag
+from tvmc.cli.options import format_option
 from tvmc.errors import LimitError, Location, TargetError, TvmcError, UsageError, did_you_mean
 from tvmc.flag_docs import kind_flags, kind_flags_text
 from tvmc.text import one_line
@@ -25,23 +25,13 @@ app = typer.Typer(
 )
 
 
-class OutFormat(StrEnum):
-    json = "json"
-    legacy = "legacy"
-
-
-class ListFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
 # Parameter declarations (module-level so that the signatures stay readable).
 _TARGETS = typer.Argument(
     None, metavar="TARGET…|-", help="Targets (tag, JSON, legacy string); '-' reads one per line from stdin."
 )
-_OUT_FORMAT = typer.Option(
-    OutFormat.json, "--format", help="json: TVM's export as compact JSON; legacy: a v0.10-style string."
-)
+_OutFormat = Annotated[
+    str, format_option(("json", "legacy"), "json: TVM's export as compact JSON; legacy: a v0.10-style string.")
+]
 _FILL = typer.Option(
     False,
     "--fill-from-machine",
@@ -52,7 +42,7 @@ _TAGS = typer.Option(False, "--tags", help="List tags.")
 _KIND = typer.Option(
     None, "--kind", metavar="K", help="Only this kind (and the tags of this kind).", autocompletion=complete_kind
 )
-_LIST_FORMAT = typer.Option(ListFormat.text, "--format", help="text or json.")
+_ListFormat = Annotated[str, format_option(("text", "json"), "text or json.")]
 _NAME = typer.Argument(..., help="A kind (llvm) or a tag (nvidia/jetson-nano).", autocompletion=complete_kind_or_tag)
 
 
@@ -94,7 +84,7 @@ def _inputs(args: list[str]) -> list[tuple[str, Location]]:
 @reports_errors
 def canonicalize_cmd(
     targets: list[str] | None = _TARGETS,
-    fmt: OutFormat = _OUT_FORMAT,
+    fmt: _OutFormat = "json",
     fill_from_machine: bool = _FILL,
 ) -> None:
     """Print the canonical form of each TARGET, one line per input, in order.
@@ -112,7 +102,7 @@ def canonicalize_cmd(
         try:
             parsed = parse_target(text, source=loc)
             canonical = canonicalize(parsed.spec, source=loc, fill_from_machine=fill_from_machine)
-            line = to_legacy(canonical) if fmt is OutFormat.legacy else _compact(canonical)
+            line = to_legacy(canonical) if fmt == "legacy" else _compact(canonical)
             if not line.isprintable():  # a value with a line break: a legacy string cannot hold it
                 raise TargetError("a value holds a line break or control character, which a legacy string cannot", loc)
         except TvmcError as err:
@@ -184,7 +174,7 @@ def list_cmd(
     kinds: bool = _KINDS,
     tags: bool = _TAGS,
     kind: str | None = _KIND,
-    fmt: ListFormat = _LIST_FORMAT,
+    fmt: _ListFormat = "text",
 ) -> None:
     """List target kinds and tags (both unless --kinds or --tags is given)."""
     if kind is not None and registry.kind(kind) is None:
@@ -194,7 +184,7 @@ def list_cmd(
         kinds = tags = True
     kind_names = [kind] if kind else registry.public_kinds()  # TVM's internal test kinds only when asked for
     tag_rows = [(t, k) for t, k in _tag_kinds() if kind is None or k == kind]
-    if fmt is ListFormat.json:
+    if fmt == "json":
         out: dict[str, Any] = {}
         if kinds:
             out["kinds"] = [_kind_summary(k) for k in kind_names]
@@ -234,7 +224,7 @@ def _kind_summary(name: str) -> dict[str, Any]:
 @reports_errors
 def show_cmd(
     name: str = _NAME,
-    fmt: ListFormat = _LIST_FORMAT,
+    fmt: _ListFormat = "text",
 ) -> None:
     """Explain a kind (its --target-KIND-ATTR flags with type, default and description; keys, device
     type, legacy status) or a tag."""
@@ -253,7 +243,7 @@ def show_cmd(
             suggestions=[renamed] if renamed else did_you_mean(name, names),
             hint=f"TVM renamed the tag to {renamed!r}" if renamed else None,
         )
-    write_stdout(json.dumps(info, indent=2) + "\n" if fmt is ListFormat.json else text)
+    write_stdout(json.dumps(info, indent=2) + "\n" if fmt == "json" else text)
 
 
 def _kind_text(info: dict[str, Any]) -> str:

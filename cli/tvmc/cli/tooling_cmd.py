@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -34,11 +33,6 @@ as comments in the file.
 """
 
 
-class DiffFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
 DETECT_HELP = """Write the config of the machine tvmc runs on (needs TVM: its LLVM and runtime).
 
 The CPU becomes an llvm target with LLVM's host triple and CPU name and the number of cores; each
@@ -65,7 +59,7 @@ _Edits = list[str] | None
 _SetBoth = Annotated[_Edits, typer.Option("--set", metavar="PATH=VALUE", help="Rewrite both sides.")]
 _SetLeft = Annotated[_Edits, typer.Option("--left-set", metavar="PATH=VALUE", help="Rewrite side A.")]
 _SetRight = Annotated[_Edits, typer.Option("--right-set", metavar="PATH=VALUE", help="Rewrite side B.")]
-_Format = Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]
+_Format = Annotated[str, format_option(("text", "json"), "Output format.")]
 _Old = Annotated[str, typer.Argument(metavar="OLD", help="Old config file, command-line file, text, or -.")]
 _Output = Annotated[
     Path | None,
@@ -80,7 +74,7 @@ def diff_command(
     set_: _SetBoth = None,
     left_set: _SetLeft = None,
     right_set: _SetRight = None,
-    format: _Format = DiffFormat.text,
+    format: _Format = "text",
     isolated: Isolated = False,
     search: SearchPaths = None,
 ) -> None:
@@ -112,7 +106,7 @@ def diff_command(
         typer.echo(f"tvmc: error: {one_line(err.one_line())}", err=True)
         raise typer.Exit(2) from None
     differences = diffing.diff(sides[0], sides[1])
-    if format is DiffFormat.json:
+    if format == "json":
         write_stdout(diffing.format_json(differences, (left, sides[0]), (right, sides[1])))
     else:
         write_stdout(diffing.format_text(differences, left, right))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from tvmc.errors import UsageError
@@ -49,26 +50,34 @@ class Rewrite:
 
 # ---- path grammar ------------------------------------------------------------------------------
 
-_BARE = re.compile(r"[A-Za-z0-9_\-]+")
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_INDEX = re.compile(r"\[(-?\d+)\]")
-_SELECT = re.compile(r"\[([A-Za-z0-9_\-]+)=([^\]]*)\]")
+
+@cache
+def _path_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A bare key, a quoted key, `[N]`, `[KEY=VALUE]`: compiled on the first path (`config show`
+    without --set/--unset parses none)."""
+    return (
+        re.compile(r"[A-Za-z0-9_\-]+"),
+        re.compile(r'"((?:[^"\\]|\\.)*)"'),
+        re.compile(r"\[(-?\d+)\]"),
+        re.compile(r"\[([A-Za-z0-9_\-]+)=([^\]]*)\]"),
+    )
 
 
 def parse_path(text: str, flag: str) -> tuple[tuple[Segment, ...], str]:
     """Parse a path at the start of `text`; returns the path and the unparsed rest (`=VALUE`...)."""
+    bare, quoted, index, select = _path_patterns()
     segments: list[Segment] = []
     pos = 0
     while True:
-        if m := _BARE.match(text, pos):
+        if m := bare.match(text, pos):
             segments.append(Key(m.group(0)))
-        elif m := _QUOTED.match(text, pos):
+        elif m := quoted.match(text, pos):
             segments.append(Key(m.group(1).replace('\\"', '"').replace("\\\\", "\\")))
         else:
             raise UsageError(f"expected a key at column {pos + 1} of {text!r}", flag)
         pos = m.end()
-        while m := (_INDEX.match(text, pos) or _SELECT.match(text, pos)):
-            segments.append(Index(int(m.group(1))) if m.re is _INDEX else Select(m.group(1), _unquoted(m.group(2))))
+        while m := (index.match(text, pos) or select.match(text, pos)):
+            segments.append(Index(int(m.group(1))) if m.re is index else Select(m.group(1), _unquoted(m.group(2))))
             pos = m.end()
         if pos > MAX_PATH_LENGTH:  # the path only: the value after it may be longer
             raise UsageError(f"path longer than {MAX_PATH_LENGTH} characters", flag)

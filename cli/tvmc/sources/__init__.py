@@ -110,13 +110,18 @@ _SUBMODULE = {
     "user_config_dir": "search",
 }
 
+_MODULES = frozenset({*_SUBMODULE.values(), "detect", "json_positions", "native", "toml_positions"})
+
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported
 
     def __getattr__(name: str) -> Any:
+        from importlib import import_module
+
+        if name in _MODULES:  # `sources.loader.display_path`: a submodule nothing imported yet
+            return import_module(f"{__name__}.{name}")
         submodule = _SUBMODULE.get(name)
         if submodule is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from importlib import import_module
 
         value = getattr(import_module(f"{__name__}.{submodule}"), name)
         globals()[name] = value  # later uses find it here

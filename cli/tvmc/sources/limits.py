@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, Location, TvmcError
@@ -43,7 +44,11 @@ def json_may_nest_deeper(text: str, limit: int) -> bool:
     return text.count("[") + text.count("{") > limit
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+@cache
+def _surrogate() -> re.Pattern[str]:
+    """A lone surrogate: compiled on first use, for the first text that is not ASCII."""
+    return re.compile("[\ud800-\udfff]")
+
 
 INT_MIN = INT64_MIN
 INT_MAX = INT64_MAX
@@ -70,7 +75,7 @@ def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
         return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
     if "\x00" in text:  # an escape ("\u0000") can write what a raw NUL byte in the file cannot
         return ConfigSyntaxError, f"{what} with a NUL character (\\u0000) is not allowed"
-    if not text.isascii() and _SURROGATE.search(text):
+    if not text.isascii() and _surrogate().search(text):
         # JSON's "\ud800" decodes to a lone surrogate, which no UTF-8 output can hold.
         return ConfigSyntaxError, f"{what} with an unpaired surrogate escape (\\ud800-\\udfff) is not valid Unicode"
     return None

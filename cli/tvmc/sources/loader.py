@@ -9,6 +9,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -47,8 +48,17 @@ _toml_loads, _TomlError, TOML_PARSER = _toml_parser()
 
 FORMATS = ("toml", "json")
 _BOM = b"\xef\xbb\xbf"
-_LONG_DIGITS = re.compile(r"[0-9]{21}")  # longer than any int64: see limits.parse_json_int
-_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+# Compiled on first use: the first is for JSON files only, the second for TOML errors only.
+@cache
+def _long_digits() -> re.Pattern[str]:
+    return re.compile(r"[0-9]{21}")  # longer than any int64: see limits.parse_json_int
+
+
+@cache
+def _toml_at() -> re.Pattern[str]:
+    return re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -250,7 +260,7 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         return _toml_loads(text)
     except _TomlError as e:
         message = str(e)
-        m = _TOML_AT.search(message)
+        m = _toml_at().search(message)
         if m is None:
             raise ConfigSyntaxError(f"invalid TOML: {message}", Location(source)) from None
         if m.group(1):
@@ -293,7 +303,7 @@ def _parse_json(text: str, source: str) -> dict[str, Any]:
     _refuse_too_deep(text, source, "json")
     try:
         # The int hook (a Python call per number) only when some digit run could be too long to convert.
-        hook = parse_json_int if _LONG_DIGITS.search(text) else None
+        hook = parse_json_int if _long_digits().search(text) else None
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=hook)
     except json.JSONDecodeError as e:
         message, offset = _json_error(text, e)

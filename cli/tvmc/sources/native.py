@@ -23,16 +23,17 @@ naming it.
 from __future__ import annotations
 
 import os
-import platform
 import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tvmc.errors import TvmcError
-from tvmc.sources.layer import Layer
-from tvmc.sources.loader import display_path, load_bytes
+# The errors, the loader (a TOML parser) and `platform` are imported where they are used: the
+# name NATIVE is all a TAB in a --config value (tvmc.cli.fast) needs of this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tvmc.sources.layer import Layer
 
 NATIVE = "host/native"
 # What `config list` and the README's catalogue say about it: it has no file until first used.
@@ -111,6 +112,8 @@ def cpu_fingerprint() -> str | None:
             seen[f"{key.strip()}={' '.join(sorted(value.split()))}"] = None
     if not seen:
         return None
+    import platform
+
     return "\n".join([platform.machine(), str(os.cpu_count()), *seen])
 
 
@@ -217,6 +220,7 @@ def identity(env: Mapping[str, str] | None = None, *, ask: bool = True) -> Ident
     if memo is not None:
         import json
 
+        from tvmc.errors import TvmcError
         from tvmc.fileio import write_atomic
 
         record = {"fingerprint": fingerprint, "tvm": version, **found._asdict(), "features": list(found.features)}
@@ -235,6 +239,8 @@ def machine_key(env: Mapping[str, str] | None = None, *, ask: bool = True) -> st
 
 def _key(found: Identity | None) -> str:
     if found is None:
+        import platform
+
         # No one writes a cache under this key (detecting needs TVM): nothing detected elsewhere is read.
         return _digest("unidentified", platform.machine(), cpu_fingerprint() or "", _tvm_version())
     return _digest(found.triple, found.cpu, ",".join(found.features), str(os.cpu_count()), _tvm_version())
@@ -248,6 +254,10 @@ def cache_path(env: Mapping[str, str] | None = None, *, ask: bool = True) -> Pat
 
 def _cached_layer(path: Path, cpu: str | None) -> Layer | None:
     """The cache file's detected keys, or None (with a note when a file is there but not used)."""
+    from tvmc.errors import TvmcError
+    from tvmc.sources.layer import Layer
+    from tvmc.sources.loader import display_path, load_bytes
+
     data, why = _trusted_bytes(path)
     if data is None:
         if why is not None:
@@ -282,6 +292,8 @@ def native_layer() -> Layer:
         from tvmc.fileio import write_atomic
         from tvmc.sources.detect import detect, to_toml
         from tvmc.sources.installed import schema_directive
+        from tvmc.sources.layer import Layer
+        from tvmc.sources.loader import display_path, load_bytes
 
         text = to_toml(detect(), schema_directive())
         path.parent.mkdir(parents=True, exist_ok=True)

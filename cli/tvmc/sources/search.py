@@ -13,21 +13,30 @@ import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from tvmc.errors import ConfigNotFoundError, LimitError, Location, TvmcError, did_you_mean
-from tvmc.sources import native
 from tvmc.sources.installed import shipped_config_dir
-from tvmc.sources.layer import Layer
-from tvmc.sources.limits import MAX_LIST_ENTRIES
-from tvmc.sources.loader import load_file
 from tvmc.text import one_line
+
+# The errors (dataclasses, inspect), the loader (a TOML parser) and host/native (platform) are
+# imported where they are used: a TAB in a --config value (tvmc.cli.fast) lists the search path
+# and must start quickly.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tvmc.errors import ConfigNotFoundError, Location
+    from tvmc.sources.layer import Layer
 
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
 _DRIVE = re.compile(r"[A-Za-z]:")
-_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@cache
+def _part() -> re.Pattern[str]:
+    """The PART of `NAME:PART`: compiled on the first reference with a ':'."""
+    return re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class SearchDir(NamedTuple):
@@ -144,7 +153,7 @@ def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | Non
     if i <= 0:
         return ref, None
     head, part = ref[:i], ref[i + 1 :]
-    if not _PART.fullmatch(part) or part.lower().endswith(SUFFIXES):
+    if not _part().fullmatch(part) or part.lower().endswith(SUFFIXES):
         return ref, None
     if is_path_ref(head, windows=windows) and not head.lower().endswith(SUFFIXES):
         return ref, None
@@ -153,6 +162,8 @@ def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | Non
 
 def tag_layer(name: str) -> Layer:
     """A config standing for a TVM target tag: one target, the tag itself."""
+    from tvmc.sources.layer import Layer
+
     return Layer(
         source=f"tag:{name}",
         path=None,
@@ -194,6 +205,9 @@ def _anchor(ref: str, relative_to: Path | None) -> Path:
 
 
 def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> Layer:
+    from tvmc.errors import ConfigNotFoundError
+    from tvmc.sources.loader import load_file
+
     path = _anchor(ref, relative_to)
     if not _exists(path):
         if os.path.islink(path):  # exists() follows links: a loop or a dangling link
@@ -211,6 +225,9 @@ def _sibling_suggestions(ref: str, path: Path) -> list[str]:
     """`../base/aarch64.toml` when `../base/aarch64-linux.toml` exists: the config files beside
     the missing one whose names are close, written as the reference was (its directory part kept).
     Best effort and bounded, like name suggestions: a miss is the error to report."""
+    from tvmc.errors import did_you_mean
+    from tvmc.sources.limits import MAX_LIST_ENTRIES
+
     head, sep, tail = ref.rpartition("/")
     siblings: list[str] = []
     with contextlib.suppress(OSError, ValueError), os.scandir(path.parent) as it:
@@ -270,6 +287,9 @@ def find_named(
     origin: Location | None = None,
 ) -> Layer:
     """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error."""
+    from tvmc.errors import ConfigNotFoundError
+    from tvmc.sources.loader import load_file
+
     problem = name_problem(name)
     if problem is not None:
         raise ConfigNotFoundError(f"invalid config name {name!r}: {problem}", origin)
@@ -285,6 +305,8 @@ def find_named(
             return load_file(candidate).named(name)
     if tag_lookup is not None and tag_lookup(name):
         return tag_layer(name)
+    from tvmc.sources import native
+
     if name == native.NATIVE:  # detected on demand (sources.native), unless a file pins it above
         return native.native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
@@ -311,6 +333,9 @@ def _not_found(
     *,
     tags: bool,
 ) -> ConfigNotFoundError:
+    from tvmc.errors import ConfigNotFoundError, TvmcError, did_you_mean
+    from tvmc.sources import native
+
     known: list[str] = []
     for d in dirs:
         # Suggestions are best effort; the miss is the error to report.
@@ -346,6 +371,9 @@ def _config_paths(d: SearchDir, unnamed: list[tuple[str, str]] | None = None) ->
     directories are skipped; symlinked directories are followed once. Did-you-mean lists a whole
     search directory, so this walk uses os.scandir (no stat for regular files) and no pathlib.
     Files no name can ask for (`a:b.toml`) are left out, and added to `unnamed` when it is given."""
+    from tvmc.errors import LimitError
+    from tvmc.sources.limits import MAX_LIST_ENTRIES
+
     root = str(d.path)
     if not os.path.isdir(root):
         return []
@@ -412,6 +440,9 @@ def entry_is_file(entry: os.DirEntry[str]) -> bool:
 
 
 def _describe(path: Path, d: SearchDir) -> tuple[str | None, str | None]:
+    from tvmc.errors import TvmcError
+    from tvmc.sources.loader import load_file
+
     outside = _outside(path, d)
     if outside is not None:
         return None, outside
@@ -449,6 +480,8 @@ def list_configs(dirs: Sequence[SearchDir], *, with_native: bool = False) -> lis
             why = "no config name can ask for this file (':' and '\\' are not allowed in names): rename it"
             entries.append(ConfigEntry(name, Path(text), d, None, f"{why}, or give its path"))
     if with_native:
+        from tvmc.sources import native
+
         detected = SearchDir(native.cache_dir(), "detected")
         shadowed = native.NATIVE in winners
         cached = native.cache_path(ask=False)  # never imports TVM to list

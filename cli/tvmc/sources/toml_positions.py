@@ -8,6 +8,7 @@ before tomllib sees it), so it trusts the grammar and stops quietly if it is eve
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from tvmc.pointers import escape, join
 from tvmc.sources.limits import toml_may_nest_deeper
@@ -34,19 +35,29 @@ _SCALAR = re.compile(r"[^,\]}#\n]*")  # numbers, booleans, dates (which may cont
 # because the pre-scan sees text tomllib has not validated yet. Possessive quantifiers keep
 # every attempt linear, so hostile text cannot make the scan quadratic.
 _PART = r"""(?:[A-Za-z0-9_-]++|"(?:[^"\\\n]|\\.)*+"|'[^'\n]*+')"""
-_TOKENS = re.compile(
-    r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*+(?:"{3,5}|\Z)'
-    r"|'''[\s\S]*?(?:'{3,5}|\Z)"
-    # A dotted key (in a header or before `=`; numbers like 1.5 match too, harmlessly).
-    rf"|(?P<key>(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART})++)"
-    r'|"(?:[^"\\\n]|\\.)*+"?'
-    r"|'[^'\n]*+'?"
-    r"|#[^\n]*+"
-    r"|(?P<bracket>[\[\]{}])"
-    # A long run of digits: only looked at when tomllib failed on a number too long for int().
-    r"|(?P<number>(?<![\w.+-])[+-]?[0-9][0-9_]{99,})"
-)
-_KEY_PARTS = re.compile(_PART)
+
+
+# The pre-scan's and the duplicate-key finder's patterns are compiled on first use: they run only
+# for a file whose brackets may nest too deep and on a file TOML refused, not for every file read.
+@cache
+def _tokens() -> re.Pattern[str]:
+    return re.compile(
+        r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*+(?:"{3,5}|\Z)'
+        r"|'''[\s\S]*?(?:'{3,5}|\Z)"
+        # A dotted key (in a header or before `=`; numbers like 1.5 match too, harmlessly).
+        rf"|(?P<key>(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART})++)"
+        r'|"(?:[^"\\\n]|\\.)*+"?'
+        r"|'[^'\n]*+'?"
+        r"|#[^\n]*+"
+        r"|(?P<bracket>[\[\]{}])"
+        # A long run of digits: only looked at when tomllib failed on a number too long for int().
+        r"|(?P<number>(?<![\w.+-])[+-]?[0-9][0-9_]{99,})"
+    )
+
+
+@cache
+def _key_parts() -> re.Pattern[str]:
+    return re.compile(_PART)
 
 
 class _Confused(Exception):
@@ -68,7 +79,7 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
     if not toml_may_nest_deeper(text, limit):
         return None  # every bracket and dot nested still stays within the limit: skip the scan
     depth = 1
-    for m in _TOKENS.finditer(text):
+    for m in _tokens().finditer(text):
         kind = m.lastgroup
         if kind == "bracket":
             if m.group() in "[{":
@@ -83,7 +94,7 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
             while j >= 0 and text[j] in " \t":
                 j -= 1
             header = j >= 0 and text[j] == "["
-            parts = len(_KEY_PARTS.findall(m.group())) + header
+            parts = len(_key_parts().findall(m.group())) + header
             if parts > limit:
                 return m.start(), f"dotted key with too many parts (nesting deeper than {limit} levels)"
     return None
@@ -91,7 +102,7 @@ def too_deep(text: str, limit: int) -> tuple[int, str] | None:
 
 def find_long_number(text: str) -> int | None:
     """Offset of the first run of 100+ digits outside strings and comments, or None."""
-    for m in _TOKENS.finditer(text):
+    for m in _tokens().finditer(text):
         if m.lastgroup == "number":
             return m.start()
     return None
@@ -244,14 +255,21 @@ def index_toml(text: str, *, until: str | None = None) -> dict[str, int]:
     return _TomlIndexer(text, until).run()
 
 
-_HEADER = re.compile(r"[ \t]*\[\[?[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
 _KEY_ATOM = r"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[A-Za-z0-9_\-]+)"
-_KEY_LINE = re.compile(rf"[ \t]*({_KEY_ATOM}(?:[ \t]*\.[ \t]*{_KEY_ATOM})*)[ \t]*=")
-_KEY_PART = re.compile(_KEY_ATOM)
+
+
+@cache
+def _line_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A table header, a key line, one part of a key (first_definition's, for a refused file)."""
+    return (
+        re.compile(r"[ \t]*\[\[?[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$"),
+        re.compile(rf"[ \t]*({_KEY_ATOM}(?:[ \t]*\.[ \t]*{_KEY_ATOM})*)[ \t]*="),
+        re.compile(_KEY_ATOM),
+    )
 
 
 def _dotted(raw: str) -> list[str]:
-    return [_decode_key(p) if p[0] in "\"'" else p for p in _KEY_PART.findall(raw)]
+    return [_decode_key(p) if p[0] in "\"'" else p for p in _line_patterns()[2].findall(raw)]
 
 
 def first_definition(text: str, line: int) -> tuple[str, int, int] | None:
@@ -261,14 +279,15 @@ def first_definition(text: str, line: int) -> tuple[str, int, int] | None:
     lines = text.splitlines()
     if not 0 < line <= len(lines):
         return None
+    header, key_line, _ = _line_patterns()
     here = lines[line - 1]
     table: list[str] = []
     for previous in lines[: line - 1]:
-        if m := _HEADER.match(previous):
+        if m := header.match(previous):
             table = _dotted(m.group(1))
-    if m := _HEADER.match(here):
+    if m := header.match(here):
         path, shown = _dotted(m.group(1)), f"table [{m.group(1)}]"
-    elif m := _KEY_LINE.match(here):
+    elif m := key_line.match(here):
         path, shown = [*table, *_dotted(m.group(1))], f"key {m.group(1).strip()!r}"
     else:
         return None
