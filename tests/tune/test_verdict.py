@@ -303,3 +303,15 @@ def test_db_show_lists_verdicts_and_forget_verdict_removes_one(app: typer.Typer,
     assert unknown.exit_code == 1 and f"no verdict abc in {part.path}" in unknown.output
     everything = runner.invoke(app, ["tune", "db", "forget-verdict", part.fingerprint[:8], *db])
     assert everything.exit_code == 0 and everything.output.startswith("tvmc: forgot 2 verdicts of ")
+
+
+def test_merge_takes_no_verdict_others_could_write(setup: Setup, tmp_path: Path) -> None:
+    _resolved, _plan, part, key = setup
+    store.write_verdict(part, key, loss(part), pytest.fail)
+    (part.path / store.VERDICTS).chmod(0o666)
+    said, warn = collect()
+    assert store.merge([part.root], tmp_path / "copy", warn) == {}
+    assert said == [
+        f"{part.path / store.VERDICTS} is writable by other users: not merged "
+        "(copy it to a directory of your own to merge it)"
+    ]

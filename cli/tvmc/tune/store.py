@@ -3,7 +3,8 @@
     DB/                                  --database DIR, TVMC_TUNING_DB, or ~/.cache/tvmc/tuning
       <target fingerprint>/              one partition per target fingerprint (tvmc.tune.fingerprint)
         partition.json                   the canonical config it came from, its target key, task names
-        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured (`Verdict`)
+        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured, and the
+                                         records the tuned build applied (`Verdict`, `Applied`)
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
         .lock                            flock(2): held by whoever reads-adds-writes the partition
@@ -953,7 +954,7 @@ def merge(
         if not found:
             raise TvmcError(f"{source} holds no tuning partitions", "SRC")
         for part in found:
-            problem = _untrusted_dir(part.path, (WORKLOADS, RECORDS, META))
+            problem = _untrusted_dir(part.path, (WORKLOADS, RECORDS, META, VERDICTS))
             if problem is not None:
                 warn(f"{problem}: not merged (copy it to a directory of your own to merge it)")
                 continue
