@@ -24,6 +24,17 @@ with ratios against ONNX Runtime (1 thread) and the untuned build.
     python scripts/bench_models.py --budgets 0          # untuned only
     python scripts/bench_models.py --quick              # smoke run: untuned, the shipped MLP, few rounds
     python scripts/bench_models.py --models resnet,transformer --budgets 16 --config host/native
+    python scripts/bench_models.py --models mobilenet,transformer --budgets 8 --kernels
+
+A tuned build that `tvmc compile` made untuned (the end-to-end verdict of `tvmc tune` says the
+tuned library lost, or no record applied) is labelled so (`tuned 8 = untuned`), with compile's
+reason; for a verdict, the library with the records applied all the same is built and timed too
+(`tuned 8 forced`, after `tvmc tune db forget-verdict`), so that the tuned kernels are still seen.
+
+`--kernels` adds, per model, where the time goes: each tvmc library's kernels timed with the VM's
+instrument hook (as `tvmc run --profile`) next to ONNX Runtime's per-node profile (1 thread,
+SessionOptions.enable_profiling), per call, grouped by kind of operation (conv, matmul/gemm, norm,
+softmax, reduce/pool, elementwise, layout, VM builtins), with totals and the slowest kernels of each.
 
 Numbers on a shared machine are noisy; compare ratios within one run.
 """
@@ -31,7 +42,9 @@ Numbers on a shared machine are noisy; compare ratios within one run.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -257,6 +270,25 @@ class Case:
     libraries: dict[str, Path] = field(default_factory=dict)  # runner label → library
     notes: list[str] = field(default_factory=list)
     kernels: dict[str, list[str]] = field(default_factory=dict)  # runner label → tune's per-task lines
+    untuned: dict[str, str] = field(default_factory=dict)  # runner label → why compile built it untuned
+
+
+APPLIED = re.compile(r"^([1-9][0-9]*) of [0-9]+ kernels from tuning records")
+
+
+def tuning_line(output: str) -> str:
+    """compile's `tuning  …` line (what it applied), without the label."""
+    return next(
+        (line.strip()[len("tuning") :].strip() for line in output.splitlines() if line.strip().startswith("tuning  ")),
+        "",
+    )
+
+
+def tuned_label(budget: int, applied: str) -> str:
+    """The row of a library compile built with a tuned database: `tuned 8`, or `tuned 8 = untuned`
+    when compile's tuning line says no record applied (the end-to-end verdict, no records, …), so
+    that an untuned library's time never reads as tuning's."""
+    return f"tuned {budget}" if APPLIED.match(applied) else f"tuned {budget} = untuned"
 
 
 def build_all(case: Case, work: Path, config: str, budgets: list[int], jobs: int) -> None:
@@ -274,13 +306,23 @@ def build_all(case: Case, work: Path, config: str, budgets: list[int], jobs: int
         seconds = time.perf_counter() - started
         out = work / f"{case.name}-tuned{budget}.so"
         built = tvmc("compile", *common, "--database", str(database), "-o", str(out))
-        applied = next((line.strip() for line in built.splitlines() if line.strip().startswith("tuning")), "")
-        case.libraries[f"tuned {budget}"] = out
+        applied = tuning_line(built)
+        label = tuned_label(budget, applied)
+        if label.endswith("= untuned"):
+            case.untuned[label] = applied
+        case.libraries[label] = out
+        if "the tuned library lost" in applied:
+            # the verdict decided: the records applied all the same, to see what tuning made of the kernels
+            forced = work / f"{case.name}-tuned{budget}-forced.so"
+            for line in tvmc("tune", "db", "list", "--database", str(database)).splitlines():
+                tvmc("tune", "db", "forget-verdict", line.split()[0], "--database", str(database))
+            tvmc("compile", *common, "--database", str(database), "-o", str(forced))
+            case.libraries[f"tuned {budget} forced"] = forced
         said = [line.strip() for line in tuned.splitlines() if line.startswith(("tvmc: tuned", "  end to end", "  "))]
         summary = [line for line in said if line.startswith(("tvmc: tuned", "end to end")) or "lost to" in line]
-        case.notes.append(f"tuned {budget}: {seconds:.0f} s in all; " + "; ".join(summary) + f"; {applied}")
+        case.notes.append(f"tuned {budget}: {seconds:.0f} s in all; " + "; ".join(summary) + f"; tuning {applied}")
         # tune's per-task lines (trials, best, untuned): shown when this budget misses a goal
-        case.kernels[f"tuned {budget}"] = [line.rstrip() for line in tuned.splitlines() if " trials  best " in line]
+        case.kernels[label] = [line.rstrip() for line in tuned.splitlines() if " trials  best " in line]
 
 
 # ---- running --------------------------------------------------------------------------------------
@@ -359,6 +401,146 @@ def check(outputs: list[Any], expected: list[Any], rtol: float, atol: float) -> 
     return "ok" if worst <= 1.0 else f"MISMATCH ({worst:.1f}x the tolerance)"
 
 
+# ---- per kernel (--kernels) ------------------------------------------------------------------------
+
+KINDS = ["conv", "matmul/gemm", "norm", "softmax", "reduce/pool", "elementwise", "layout", "vm builtin", "other"]
+_ELEMENTWISE = {
+    "add", "subtract", "sub", "multiply", "mul", "divide", "div", "relu", "erf", "tanh", "sigmoid", "exp", "log",
+    "sqrt", "rsqrt", "power", "pow", "clip", "maximum", "minimum", "negative", "neg", "gelu", "fastgelu",
+    "biasgelu", "silu", "cast", "where", "less", "greater", "equal", "abs", "floor", "ceil", "round", "identity",
+}  # fmt: skip
+_LAYOUT = {
+    "transpose", "reshape", "flatten", "squeeze", "unsqueeze", "expand", "dims", "concat", "concatenate", "split",
+    "slice", "strided", "take", "gather", "broadcast", "layout", "reorderoutput", "reorderinput", "copy",
+}  # fmt: skip
+_REDUCE = {"mean", "sum", "max", "min", "prod", "argmax", "argmin", "variance", "std", "reducemean", "reducesum"}
+
+
+def kind_of(name: str) -> str:
+    """The kind of operation a tvmc kernel (`fused_matmul1_add1_relu`, `vm.builtin.alloc_storage`)
+    or an ONNX Runtime node type (`FusedConv`, `LayerNormalization`) is; a fused kernel counts as
+    its heaviest part (conv, then matmul, norm, softmax, reduce, elementwise, layout)."""
+    lower = name.lower()
+    if lower.startswith("vm.") or "builtin" in lower:
+        return "vm builtin"
+    tokens = {t.rstrip("0123456789") for t in re.split(r"[_.]", lower)} | {lower}
+    if any("conv" in t for t in tokens):
+        return "conv"
+    if any("matmul" in t or "gemm" in t or t in ("dense", "linear") for t in tokens):
+        return "matmul/gemm"
+    if any("norm" in t for t in tokens):
+        return "norm"
+    if any("softmax" in t for t in tokens):
+        return "softmax"
+    if any("pool" in t or t.startswith("reduce") for t in tokens) or tokens & _REDUCE:
+        return "reduce/pool"
+    if tokens & _ELEMENTWISE:
+        return "elementwise"
+    if tokens & _LAYOUT:
+        return "layout"
+    return "other"
+
+
+@dataclass
+class Kernel:
+    name: str
+    kind: str
+    us: float  # per call of the model
+    count: int  # calls per call of the model
+
+
+def profile_tvmc(library: Path, inputs: dict[str, Any], runs: int, rounds: int) -> list[Kernel]:
+    """The library's kernels and VM builtins, timed with the VM's instrument hook (tvmc.backend.run,
+    as `tvmc run --profile`), per call of the model: the median over `rounds` rounds of `runs`
+    calls each (one preempted call on a loaded machine moves a mean, not the median)."""
+    sys.path.insert(0, str(ROOT / "cli"))  # this checkout's tvmc, as the tvmc commands above
+    from tvmc.backend import run
+
+    samples: dict[str, list[float]] = {}
+    counts: dict[str, int] = {}
+    for _ in range(rounds):
+        result = run.run_library(library, inputs, profile=True, repeat=runs)
+        assert result.profile is not None
+        for op in result.profile:
+            samples.setdefault(op.name, []).append(op.total_us / runs)
+            counts[op.name] = round(op.calls / runs)
+    kernels = [Kernel(name, kind_of(name), statistics.median(us), counts[name]) for name, us in samples.items()]
+    return sorted(kernels, key=lambda k: -k.us)
+
+
+def profile_ort(model: Path, inputs: dict[str, Any], runs: int, work: Path) -> list[Kernel]:
+    """ONNX Runtime's nodes (1 thread), from its own profiler (SessionOptions.enable_profiling), by
+    node type, per call of the model: the median over `runs` calls after one warm-up call."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.enable_profiling = True
+    options.profile_file_prefix = str(work / f"ort-profile-{model.stem}")
+    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    for _ in range(runs + 1):
+        session.run(None, inputs)
+    path = Path(session.end_profiling())
+    try:
+        events = json.loads(path.read_text(encoding="utf-8"))
+    finally:
+        path.unlink()
+    windows = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("name") == "model_run")[1:]
+    per_run: dict[str, list[float]] = {}  # node type → microseconds in each call
+    counts: dict[str, int] = {}
+    for index, (start, end) in enumerate(windows):
+        for event in events:
+            name = str(event.get("name", ""))
+            if event.get("cat") != "Node" or not name.endswith("_kernel_time") or not start <= event["ts"] <= end:
+                continue
+            op = str((event.get("args") or {}).get("op_name", name))
+            times = per_run.setdefault(op, [0.0] * len(windows))
+            times[index] += float(event["dur"])
+            if index == 0:
+                counts[op] = counts.get(op, 0) + 1
+    kernels = [Kernel(op, kind_of(op), statistics.median(us), counts.get(op, 0)) for op, us in per_run.items()]
+    return sorted(kernels, key=lambda k: -k.us)
+
+
+def kernel_table(
+    name: str, profiles: dict[str, list[Kernel]], runs: int, rounds: int, timed: dict[str, float], top: int = 4
+) -> list[str]:
+    """Per kind: each runner's microseconds per call (and kernels per call); totals; the timed
+    median per call (`timed`, seconds, from the table above: the profilers add their own cost per
+    kernel, the VM's hook a Python callback per call); the slowest kernels."""
+    labels = list(profiles)
+    sums = {label: {kind: [0.0, 0] for kind in KINDS} for label in labels}
+    for label, kernels in profiles.items():
+        for kernel in kernels:
+            sums[label][kernel.kind][0] += kernel.us
+            sums[label][kernel.kind][1] += kernel.count
+    ort_label = next((label for label in labels if label.startswith("onnxruntime")), None)
+    width = max(14, *(len(label) + 2 for label in labels))
+    head = f"  {'kind':<13}" + "".join(f"{label:>{width}}" for label in labels)
+    lines = [
+        f"== {name} kernels: us per call (kernels per call), medians; tvmc: VM instrument hook (tvmc run "
+        f"--profile), {rounds} rounds of {runs} calls; ONNX Runtime: its profiler, 1 thread, {rounds * runs} calls",
+        head,
+    ]
+    for kind in KINDS:
+        if not any(sums[label][kind][1] or sums[label][kind][0] for label in labels):
+            continue
+        cells = "".join(f"{f'{sums[label][kind][0]:.1f} ({sums[label][kind][1]})':>{width}}" for label in labels)
+        lines.append(f"  {kind:<13}{cells}")
+    totals = {label: sum(value[0] for value in sums[label].values()) for label in labels}
+    lines.append(f"  {'total':<13}" + "".join(f"{f'{totals[label]:.1f}':>{width}}" for label in labels))
+    if ort_label is not None and totals[ort_label] > 0:
+        ratios = "".join(f"{f'{totals[label] / totals[ort_label]:.2f}x':>{width}}" for label in labels)
+        lines.append(f"  {'/ ORT total':<13}{ratios}")
+    cells = "".join(f"{f'{timed[label] * 1e6:.1f}' if label in timed else '-':>{width}}" for label in labels)
+    lines.append(f"  {'timed':<13}{cells}   (not profiled: the hooks' own cost per kernel is out)")
+    for label, kernels in profiles.items():
+        slowest = ", ".join(f"{k.name} [{k.kind}] {k.us:.1f}" for k in kernels[:top])
+        lines.append(f"  slowest, {label}: {slowest}")
+    return lines
+
+
 def fmt_time(seconds: float) -> str:
     return f"{seconds * 1e6:.3g} us" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
 
@@ -375,6 +557,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--atol", type=float, default=1e-4)
     parser.add_argument("--quick", action="store_true", help="smoke run: untuned only, the shipped MLP, 3 rounds")
     parser.add_argument("--keep", type=Path, help="write models and libraries here (default: a temporary folder)")
+    parser.add_argument(
+        "--kernels", action="store_true", help="also where the time goes: per kernel kind, tvmc against ONNX Runtime"
+    )
+    parser.add_argument("--profile-runs", type=int, default=20, help="calls per profiled round (--kernels)")
+    parser.add_argument("--profile-rounds", type=int, default=5, help="profiled rounds, median (--kernels)")
     args = parser.parse_args(argv)
     names = ["mlp"] if args.quick else [n.strip() for n in args.models.split(",") if n.strip()]
     unknown = [n for n in names if n not in MODELS]
@@ -404,17 +591,31 @@ def main(argv: list[str] | None = None) -> int:
             times = {label: median for label, (median, _) in measured.items()}
             ort1, untuned = times["onnxruntime 1T"], times["tvmc untuned"]
             print(f"== {name}  ({case.model.name}, median of {rounds} interleaved rounds, per call from Python)")
+            width = max(18, *(len(label) for label in times))
             for label, seconds in times.items():
                 print(
-                    f"  {label:18s} {fmt_time(seconds):>10s}   {seconds / ort1:6.2f}x ORT-1T"
+                    f"  {label:{width}s} {fmt_time(seconds):>10s}   {seconds / ort1:6.2f}x ORT-1T"
                     f"   {untuned / seconds:6.2f}x faster than untuned   (min {fmt_time(measured[label][1])})"
                     f"   check {checks[label]}"
                 )
                 mismatches += checks[label] != "ok"
             print(f"  untuned / TVM relax.build: {untuned / times['tvm relax.build']:.2f} (<= 1: not slower)")
+            for label, why in case.untuned.items():
+                print(f"  {label}: compile built it untuned, no tuning records applied ({why})")
             for note in case.notes:
                 print(f"  {note}")
+            if args.kernels:
+                profiles = {
+                    label: profile_tvmc(lib, inputs, args.profile_runs, args.profile_rounds)
+                    for label, lib in case.libraries.items()
+                    if label != "tvm relax.build"  # the untuned peer: not where the gap to ONNX Runtime is
+                }
+                ort_runs = args.profile_runs * args.profile_rounds
+                profiles["onnxruntime 1T"] = profile_ort(case.model, inputs, ort_runs, work)
+                print("\n".join(kernel_table(name, profiles, args.profile_runs, args.profile_rounds, times)))
             for label, lines in case.kernels.items():
+                if label in case.untuned:
+                    continue  # not a tuned library: said above
                 missed = [
                     goal
                     for goal, failed in (

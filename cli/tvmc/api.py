@@ -989,10 +989,16 @@ def tune(
         on_event=on_event,
         sources=by_path,
     )
-    if not outcome.interrupted and not outcome.skipped:
+    # every task done: measured again only when the model's verdict is of other records (merged since)
+    if not outcome.interrupted and (
+        not outcome.skipped or store.stale_verdict(outcome.partition, spec.path, spec.shapes, on_warning)
+    ):
         from tvmc.tune import compare  # lazy: only a finished tune times both libraries
 
-        measured = compare.end_to_end(resolved, spec, plan, root, remote=rpc is not None, warn=on_warning)
+        workloads = [str(t.get("shash")) for t in outcome.tasks]
+        measured = compare.end_to_end(
+            resolved, spec, plan, root, workloads=workloads, remote=rpc is not None, warn=on_warning
+        )
         outcome.end_to_end = measured.line()
     return outcome
 

@@ -114,6 +114,19 @@ def test_mlp_tuned_compile_uses_records_and_checks(mlp_db: Path, models: dict[st
     assert "  tuning  off (--no-tuning)" in off.stdout
 
 
+def tied(part: store.Partition) -> store.Applied:
+    """The records the partition applies now for its tasks (the model's: the fixture tuned only it)."""
+    return store.applied(part.database(pytest.fail), part.meta()["tasks"])
+
+
+def faster_copy(part: store.Partition) -> str:
+    """A record line ten times faster than the partition's best one of its first workload (a real trace)."""
+    lines = (part.path / store.RECORDS).read_text(encoding="utf-8").splitlines()
+    index, payload = min((json.loads(line) for line in lines), key=lambda item: (item[0], min(item[1][1])))
+    payload[1] = [min(payload[1]) / 10]
+    return json.dumps([index, payload])
+
+
 def test_a_losing_verdict_builds_untuned(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
     """A stored end-to-end loss leaves the model's records out (one warning); another model's
     verdict, or none, applies them."""
@@ -123,15 +136,71 @@ def test_a_losing_verdict_builds_untuned(mlp_db: Path, models: dict[str, Path], 
     part = store.Partition(db, part_dir.name)
     key = store.model_id(models["mlp"], {"x": (1, 8)})
     assert key is not None
-    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx"), pytest.fail)
+    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx", tied(part)), pytest.fail)
     built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
     assert built.returncode == 0, built.stderr
     assert built.stderr.count("tvmc: warning: tuning records left out: tvmc tune measured") == 1
     assert "(0.90x, tuned 1.65 us against untuned 1.49 us)" in built.stderr
     assert "  tuning  not applied: the tuned library lost to the untuned one (0.90x" in built.stdout
-    store.write_verdict(part, key, store.Verdict(1.65e-6, 1.49e-6, "mlp.onnx"), pytest.fail)  # a later win
+    store.write_verdict(part, key, store.Verdict(1.65e-6, 1.49e-6, "mlp.onnx", tied(part)), pytest.fail)  # a win
     again = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
     assert "  tuning  2 of 2 kernels from tuning records, database " in again.stdout, again.stderr
+
+
+def test_a_verdict_over_other_records_no_longer_decides(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
+    """Records that change what the tuned build applies after the measurement (here a killed run's,
+    merged by compile itself) make the loss stale: compile applies them and says so; a tune whose
+    tasks are all done measures the model again, and its verdict is of the records it measured."""
+    db = tmp_path / "db"
+    shutil.copytree(mlp_db, db)
+    (part_dir,) = (p for p in db.iterdir() if p.is_dir())
+    part = store.Partition(db, part_dir.name)
+    key = store.model_id(models["mlp"], {"x": (1, 8)})
+    assert key is not None
+    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx", tied(part)), pytest.fail)
+    killed = part.path / f"{store.RUN_PREFIX}999999999-dead"
+    killed.mkdir(mode=0o700)
+    shutil.copy(part.path / store.WORKLOADS, killed / store.WORKLOADS)
+    (killed / store.RECORDS).write_text(faster_copy(part) + "\n")
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
+    assert built.returncode == 0, built.stderr
+    assert not killed.exists()  # merged
+    assert "  tuning  2 of 2 kernels from tuning records, database " in built.stdout, built.stderr
+    assert built.stderr.count("tvmc: warning: the verdict that this model's tuned library lost (0.90x) is stale") == 1
+    assert f"tvmc tune db forget-verdict {part.fingerprint[:16]} {key[:16]}" in built.stderr
+    retuned = tvmc("tune", str(models["mlp"]), *MLP, "--trials", "4", "-j", "1", db=db)
+    assert retuned.returncode == 0, retuned.stderr
+    assert "  end to end  untuned " in retuned.stdout  # measured again, though nothing was left to tune
+    verdict = store.read_verdicts(part.path, pytest.fail)[key]
+    assert verdict.records == tied(part) and verdict.current(part.database(pytest.fail))
+    assert verdict.tuned_seconds != 1.65e-6
+    # all done and the verdict current: nothing is measured (compile --tune's second call is instant)
+    quiet = tvmc("tune", str(models["mlp"]), *MLP, "--trials", "4", "-j", "1", db=db)
+    assert "nothing to tune" in quiet.stdout and "end to end" not in quiet.stdout, quiet.stdout
+
+
+def test_db_merge_drops_the_verdicts_of_records_it_replaces(
+    mlp_db: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    db, source = tmp_path / "db", tmp_path / "source"
+    shutil.copytree(mlp_db, db)
+    shutil.copytree(mlp_db, source)
+    (part_dir,) = (p for p in db.iterdir() if p.is_dir())
+    part, theirs = store.Partition(db, part_dir.name), store.Partition(source, part_dir.name)
+    key = store.model_id(models["mlp"], {"x": (1, 8)})
+    assert key is not None
+    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx", tied(part)), pytest.fail)
+    same = tvmc("tune", "db", "merge", str(source), "-o", str(db))  # the same records: the verdict stays
+    assert same.returncode == 0 and f"{part.fingerprint[:16]}  " in same.stdout and "1 verdicts kept" in same.stdout
+    with (theirs.path / store.RECORDS).open("a") as sink:
+        sink.write(faster_copy(theirs) + "\n")
+    merged = tvmc("tune", "db", "merge", str(source), "-o", str(db))
+    assert merged.returncode == 0, merged.stderr
+    assert "1 verdicts dropped (measured with other records: tune again to measure)" in merged.stdout
+    assert store.read_verdicts(part.path, pytest.fail) == {}
+    built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
+    assert "  tuning  2 of 2 kernels from tuning records, database " in built.stdout, built.stderr
+    assert "verdict" not in built.stderr
 
 
 def test_a_tuned_library_reproduces_and_names_records_found_elsewhere(

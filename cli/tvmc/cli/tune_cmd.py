@@ -332,7 +332,28 @@ def db_show(
         lines.append(f"target key   {json.dumps(meta['key'], sort_keys=True)}")
     for task in store.summary(part, say):
         lines.append(f"  {task.name:<40} {task.trials:>5} records  best {store.format_seconds(task.best_seconds)}")
+    verdicts = store.read_verdicts(part.path, say)
+    if verdicts:
+        db = part.database(say)
+        lines.append("verdicts     (tvmc tune's end-to-end ratio per model; tvmc tune db forget-verdict removes one)")
+        for key, verdict in sorted(verdicts.items(), key=lambda kv: (kv[1].model, kv[0])):
+            lines.append(f"  {key[:16]}  {verdict.model or '-':<24} {_verdict_state(verdict, db)}")
     write_stdout("\n".join(lines) + "\n")
+
+
+def _verdict_state(verdict: Any, db: Any) -> str:
+    """`0.90x (tuned 1.65 us, untuned 1.49 us): lost, compile builds it untuned`, or why it decides nothing."""
+    from tvmc.tune.store import format_seconds
+
+    measured = (
+        f"{verdict.ratio:.2f}x (tuned {format_seconds(verdict.tuned_seconds)}, "
+        f"untuned {format_seconds(verdict.untuned_seconds)})"
+    )
+    if not verdict.current(db):
+        return f"{measured}: stale, measured with other records (compile applies them; tune again to measure)"
+    if verdict.lost:
+        return f"{measured}: lost, compile builds it untuned"
+    return f"{measured}: compile applies the records"
 
 
 @db_app.command("merge")
@@ -344,8 +365,15 @@ def db_merge(
     """Merge databases into DST: the fastest record per workload and target; DST keeps its own."""
     from tvmc.tune import store
 
-    written = store.merge(sources, output, Warnings())
-    lines = [f"{fp[:16]}  {count} records" for fp, count in sorted(written.items())]
+    verdicts: dict[str, tuple[int, int]] = {}
+    written = store.merge(sources, output, Warnings(), verdicts)
+    lines = []
+    for fp, count in sorted(written.items()):
+        kept, dropped = verdicts.get(fp, (0, 0))
+        said = f", {kept} verdicts kept" if kept else ""
+        if dropped:
+            said += f", {dropped} verdicts dropped (measured with other records: tune again to measure)"
+        lines.append(f"{fp[:16]}  {count} records{said}")
     write_stdout("\n".join([f"tvmc: merged {len(sources)} databases into {output}", *lines]) + "\n")
 
 
@@ -363,6 +391,28 @@ def db_export(
     part = store.find(_root(database, isolated), fingerprint)
     count = store.export(part, output, Warnings())
     write_stdout(f"tvmc: exported {count} records of {part.fingerprint[:16]} to {output}\n")
+
+
+@db_app.command("forget-verdict")
+@reports_errors
+def db_forget_verdict(
+    fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT", help="A partition (a unique prefix).")],
+    key: Annotated[
+        str | None,
+        typer.Argument(metavar="[KEY]", help="A verdict's key as db show lists it (a unique prefix); none: all."),
+    ] = None,
+    database: _Database = None,
+    isolated: Isolated = False,
+) -> None:
+    """Remove a model's end-to-end verdict (all of the partition's without KEY): compile applies the records."""
+    from tvmc.tune import store
+
+    say = Warnings()
+    part = store.find(_root(database, isolated), fingerprint)
+    gone = store.forget_verdicts(part, key, say)
+    names = ", ".join(f"{k[:16]} {v.model or '-'} {v.ratio:.2f}x" for k, v in sorted(gone.items()))
+    text = f"tvmc: forgot {len(gone)} verdict{'s' if len(gone) != 1 else ''} of {part.fingerprint[:16]}"
+    write_stdout(text + (f" ({names})" if names else "") + "\n")
 
 
 @db_app.command("prune")

@@ -8,7 +8,8 @@ nor the line), so a partition with bad lines is applied through a copy of its va
 bad lines named in warnings.
 
 A model whose tuned library `tvmc tune` measured clearly slower than its untuned one (its stored
-verdict, `store.Verdict`: ratio below `store.LOST_BELOW`) is built untuned, said in one warning:
+verdict, `store.Verdict`: ratio below `store.LOST_BELOW`, measured with the records the partition
+still applies) is built untuned, said in one warning:
 MetaSchedule times each kernel alone in a warm loop, and a kernel that wins there can lose between
 the VM's other calls, which no per-kernel baseline catches.
 """
@@ -89,7 +90,7 @@ def choose(
             f"(the untuned library works but is not fast: {TUNE_SUGGESTION})"
         )
     if verdicts:
-        lost = _lost(partition, plan, warn)
+        lost = _lost(partition, plan, db, warn)
         if lost is not None:
             return plan, lost
     if bad and copy_if_bad:
@@ -101,9 +102,11 @@ def choose(
     return dataclasses.replace(plan, tuning=str(partition.path)), f"database {partition.path}"
 
 
-def _lost(partition: store.Partition, plan: BuildPlan, warn: store.Warn) -> str | None:
+def _lost(partition: store.Partition, plan: BuildPlan, db: store.Database, warn: store.Warn) -> str | None:
     """The tuning line when the partition's verdict for this model says its tuned library lost
-    (one warning says so, with the ratio and the way out); None to apply the records."""
+    (one warning says so, with the ratio and the way out); None to apply the records. A verdict
+    measured with other records than the partition now applies (merged, or tuned since) no longer
+    decides: the records apply, and a warning says the verdict is stale."""
     known = store.read_verdicts(partition.path, warn)
     if not known:  # most partitions: the model is not even hashed
         return None
@@ -111,11 +114,21 @@ def _lost(partition: store.Partition, plan: BuildPlan, warn: store.Warn) -> str 
     verdict = known.get(key) if key is not None else None
     if verdict is None or not verdict.lost:
         return None
+    if not verdict.current(db):
+        then = f"{verdict.records.records} records then" if verdict.records is not None else "records not kept"
+        now = store.applied(db, verdict.records.workloads if verdict.records is not None else ())
+        warn(
+            f"the verdict that this model's tuned library lost ({verdict.ratio:.2f}x) is stale: it was measured "
+            f"with other records than {partition.path} now gives ({then}, {now.records} now), so the records "
+            f"apply; tune again to measure them (compile --tune N, or tvmc tune; tvmc tune db forget-verdict "
+            f"{partition.fingerprint[:16]} {key[:16] if key else ''} removes it)"
+        )
+        return None
     warn(
         f"tuning records left out: tvmc tune measured this model's tuned library slower than its untuned one "
         f"({verdict.ratio:.2f}x, tuned {store.format_seconds(verdict.tuned_seconds)} against untuned "
         f"{store.format_seconds(verdict.untuned_seconds)}), so it is built untuned; tuning it again with more "
         f"trials (compile --tune N, or tvmc tune --trials-per-task N) measures it again and applies them once "
-        f"they win (the verdict: {partition.path / store.VERDICTS})"
+        f"they win (the verdict: {partition.path / store.VERDICTS}; tvmc tune db forget-verdict removes it)"
     )
     return f"not applied: the tuned library lost to the untuned one ({verdict.ratio:.2f}x, {partition.path})"

@@ -1,7 +1,8 @@
 """The end of `tvmc tune`: the model built untuned and with the partition's records, both timed
 here, and the tasks whose tuned kernel lost to the untuned one (the database keeps the untuned
 kernel there: `tvmc.tune.worker.measure_baselines`). The ratio is stored as the model's verdict in
-the partition (`store.Verdict`): compile builds a model untuned whose tuned library clearly lost.
+the partition (`store.Verdict`), with a digest of the records the tuned build applied: compile builds
+a model untuned whose tuned library clearly lost, while the partition still gives those records.
 """
 
 from __future__ import annotations
@@ -71,11 +72,13 @@ def end_to_end(
     plan: BuildPlan,
     database: Path,
     *,
+    workloads: Sequence[str] = (),
     remote: bool = False,
     warn: store.Warn = lambda _message: None,
 ) -> EndToEnd:
     """Build the model untuned and tuned (the partition in `database`) and time both with the VM;
-    the ratio becomes the model's verdict in the partition."""
+    the ratio becomes the model's verdict in the partition, tied to the records the tuned build
+    applied for `workloads` (the model's tasks' structural hashes)."""
     from tvmc.backend import run
 
     if remote:
@@ -84,6 +87,8 @@ def end_to_end(
         return EndToEnd(skipped="inputs are generated from ONNX models only")
     if preflight.will_not_run_here(plan.target) or preflight.no_runtime_here(plan.target):
         return EndToEnd(skipped="the target does not run on this machine")
+    partition = store.Partition(database, target_fingerprint(resolved.config))
+    records = store.applied(partition.database(quiet), workloads)
     try:
         with tempfile.TemporaryDirectory(prefix="tvmc-tune-compare-") as tmp:
             untuned = build_compile.build(resolved, spec, str(Path(tmp) / "untuned.so"), tuning=False)
@@ -105,18 +110,33 @@ def end_to_end(
             )
     except TvmcError as err:
         return EndToEnd(skipped=f"not measured: {err.one_line()}")
-    remember(measured, resolved, spec, database, warn)
+    if store.applied(partition.database(quiet), workloads) != records:
+        # another command changed the records while the libraries were built: which ones the
+        # tuned build applied is not known, so the ratio decides nothing
+        warn(f"the records in {partition.path} changed while the tuned library was measured: the ratio is not kept")
+        return measured
+    remember(measured, resolved, spec, database, warn, records)
     return measured
 
 
+def quiet(_message: str) -> None:
+    """Warnings of a second read (the build names bad lines itself)."""
+
+
 def remember(
-    result: EndToEnd, resolved: build_compile.Resolution, spec: ModelSpec, database: Path, warn: store.Warn
+    result: EndToEnd,
+    resolved: build_compile.Resolution,
+    spec: ModelSpec,
+    database: Path,
+    warn: store.Warn,
+    records: store.Applied,
 ) -> None:
-    """Store the measured ratio as the model's verdict (replacing an older one, win or loss)."""
+    """Store the measured ratio as the model's verdict (replacing an older one, win or loss), with
+    the records the tuned build applied (`records`): it decides only while they are the partition's."""
     key = store.model_id(spec.path, spec.shapes)
     if key is None or result.untuned_ms is None or result.tuned_ms is None or result.tuned_ms <= 0:
         return
-    verdict = store.Verdict(result.untuned_ms / 1e3, result.tuned_ms / 1e3, Path(spec.path).name)
+    verdict = store.Verdict(result.untuned_ms / 1e3, result.tuned_ms / 1e3, Path(spec.path).name, records)
     partition = store.Partition(database, target_fingerprint(resolved.config))
     try:
         store.write_verdict(partition, key, verdict, warn)

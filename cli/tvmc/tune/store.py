@@ -3,7 +3,8 @@
     DB/                                  --database DIR, TVMC_TUNING_DB, or ~/.cache/tvmc/tuning
       <target fingerprint>/              one partition per target fingerprint (tvmc.tune.fingerprint)
         partition.json                   the canonical config it came from, its target key, task names
-        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured (`Verdict`)
+        verdicts.json                    per model: the end-to-end ratio `tvmc tune` measured, and the
+                                         records the tuned build applied (`Verdict`, `Applied`)
         database_workload.json           MetaSchedule's JSONDatabase files: TVM reads the partition
         database_tuning_record.json      directly, ms.database.JSONDatabase(work_dir=PARTITION)
         .lock                            flock(2): held by whoever reads-adds-writes the partition
@@ -565,12 +566,43 @@ LOST_BELOW = 0.95
 
 
 @dataclass(frozen=True)
+class Applied:
+    """The records a tuned build of one model applies, as a verdict knows them: per workload of the
+    model (its structural hash), the record MetaSchedule picks (the fastest; a baseline too), their
+    count and the SHA-256 of their lines. A verdict decides only while the partition still gives
+    these records: a `db merge`, a killed run merged or a tune without a new end-to-end measurement
+    that changes one makes it stale."""
+
+    workloads: tuple[str, ...]  # the model's tasks; empty: every workload of the partition
+    records: int
+    sha256: str
+
+
+def applied(db: Database, workloads: Iterable[str]) -> Applied:
+    """What `db` applies for these workloads (all of them when none are given)."""
+    wanted = tuple(sorted(set(workloads)))
+    best: dict[str, Record] = {}
+    for record in db.records:
+        if wanted and db.shash(record.workload) not in wanted:
+            continue
+        current = best.get(record.workload)
+        if current is None or _faster(record, current):  # MetaSchedule's top-1: the least mean run_secs
+            best[record.workload] = record
+    digest = hashlib.sha256()
+    for key in sorted(best, key=lambda k: (db.shash(k), k)):
+        digest.update(f"{db.shash(key)}\n{best[key].line()}\n".encode())
+    return Applied(wanted, len(best), digest.hexdigest())
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """What `tvmc tune` measured for one model (`model_id`) on its built libraries."""
+    """What `tvmc tune` measured for one model (`model_id`) on its built libraries, and the records
+    the tuned one applied (None: a verdict of a tvmc before the records were kept, never current)."""
 
     untuned_seconds: float
     tuned_seconds: float
     model: str = ""  # the model's file name, for the user
+    records: Applied | None = None
 
     @property
     def ratio(self) -> float:
@@ -581,8 +613,21 @@ class Verdict:
     def lost(self) -> bool:
         return self.ratio < LOST_BELOW
 
+    def current(self, db: Database) -> bool:
+        """Whether `db` still applies the records this verdict measured."""
+        return self.records is not None and applied(db, self.records.workloads) == self.records
+
     def to_dict(self) -> dict[str, Any]:
-        return {"untuned-seconds": self.untuned_seconds, "tuned-seconds": self.tuned_seconds, "model": self.model}
+        out: dict[str, Any] = {
+            "untuned-seconds": self.untuned_seconds,
+            "tuned-seconds": self.tuned_seconds,
+            "model": self.model,
+        }
+        if self.records is not None:
+            out["records"] = self.records.records
+            out["records-sha256"] = self.records.sha256
+            out["workloads"] = list(self.records.workloads)
+        return out
 
 
 def model_id(path: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None) -> str | None:
@@ -608,7 +653,21 @@ def _verdict_problem(item: Any) -> str | None:
             return f"{key!r} is not a finite positive number of seconds"
     if not isinstance(item.get("model", ""), str):
         return "'model' is not a string"
+    if any(k in item for k in ("records", "records-sha256", "workloads")):
+        count, digest, workloads = item.get("records"), item.get("records-sha256"), item.get("workloads", [])
+        if type(count) is not int or count < 0:
+            return "'records' is not a count of records"
+        if not (isinstance(digest, str) and _is_hex_digest(digest)):
+            return "'records-sha256' is not a SHA-256"
+        if not (isinstance(workloads, list) and all(isinstance(w, str) and w.isdigit() for w in workloads)):
+            return "'workloads' is not a list of structural hashes"
     return None
+
+
+def _applied_of(item: Mapping[str, Any]) -> Applied | None:
+    if "records-sha256" not in item:
+        return None
+    return Applied(tuple(sorted(set(item.get("workloads", [])))), int(item["records"]), str(item["records-sha256"]))
 
 
 def _is_hex_digest(key: str) -> bool:
@@ -637,7 +696,9 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
         if problem is not None:
             warn(f"{path}: model {key[:16]!r}: {problem}: skipped")
             continue
-        out[key] = Verdict(float(item["untuned-seconds"]), float(item["tuned-seconds"]), str(item.get("model", "")))
+        out[key] = Verdict(
+            float(item["untuned-seconds"]), float(item["tuned-seconds"]), str(item.get("model", "")), _applied_of(item)
+        )
     return out
 
 
@@ -646,8 +707,49 @@ def write_verdict(partition: Partition, key: str, verdict: Verdict, warn: Warn) 
     with locked(partition.path):
         known = read_verdicts(partition.path, warn)
         known[key] = verdict
-        doc = {"models": {k: v.to_dict() for k, v in sorted(known.items())}}
-        write_atomic(partition.path / VERDICTS, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
+        _write_verdicts(partition.path, known)
+
+
+def _write_verdicts(directory: Path, known: Mapping[str, Verdict]) -> None:
+    """verdicts.json replaced whole (removed when no verdict is left); the caller holds the lock."""
+    path = directory / VERDICTS
+    if not known:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    doc = {"models": {k: v.to_dict() for k, v in sorted(known.items())}}
+    write_atomic(path, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
+
+
+def stale_verdict(partition: Partition, model: str | os.PathLike[str], shapes: Any, warn: Warn) -> bool:
+    """Whether the model has a verdict that the partition's records no longer match (a tune whose
+    tasks are all done measures the model again then)."""
+    known = read_verdicts(partition.path, warn)
+    key = model_id(model, shapes) if known else None
+    verdict = known.get(key) if key is not None else None
+    return verdict is not None and not verdict.current(partition.database(warn))
+
+
+def forget_verdicts(partition: Partition, prefix: str | None, warn: Warn) -> dict[str, Verdict]:
+    """Remove the verdicts whose model key starts with `prefix` (all of the partition's without one);
+    returns those removed. A prefix that names none is an error naming the partition."""
+    if prefix is not None and (not prefix or any(c not in "0123456789abcdef" for c in prefix.lower())):
+        raise UsageError(f"{prefix!r} is not a verdict's key (hexadecimal, as tvmc tune db show lists it)", "KEY")
+    with locked(partition.path):
+        known = read_verdicts(partition.path, warn)
+        gone = {k: v for k, v in known.items() if prefix is None or k.startswith(prefix.lower())}
+        if prefix is not None and not gone:
+            raise TvmcError(
+                f"no verdict {prefix} in {partition.path}",
+                "KEY",
+                hint=f"list them with: tvmc tune db show {partition.fingerprint[:16]}",
+            )
+        if prefix is not None and len(gone) > 1:
+            names = ", ".join(k[:16] for k in sorted(gone))
+            raise UsageError(f"{prefix} names {len(gone)} verdicts ({names}): give more digits", "KEY")
+        if gone or (partition.path / VERDICTS).exists():
+            _write_verdicts(partition.path, {k: v for k, v in known.items() if k not in gone})
+    return gone
 
 
 # ---- runs -----------------------------------------------------------------------------------------
@@ -829,14 +931,22 @@ def summary(partition: Partition, warn: Warn) -> list[TaskSummary]:
     return out
 
 
-def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, int]:
+def merge(
+    sources: Iterable[Path], destination: Path, warn: Warn, verdicts: dict[str, tuple[int, int]] | None = None
+) -> dict[str, int]:
     """Merge databases (directories of partitions) into `destination`: per partition, the
     sources' fastest record per workload and target is added; the destination's own records are
     all kept (never lost to a merge). Each destination partition is locked for its read-add-write.
     A source partition another user owns or could write is not merged (warned). Returns the
-    records each destination partition holds afterwards, per fingerprint."""
+    records each destination partition holds afterwards, per fingerprint.
+
+    Verdicts (the sources' and the destination's, the destination's first for a model both have)
+    are kept where the merged partition still applies the records they measured, and dropped
+    where it does not (the merge brought faster records: tune measures them again). `verdicts`,
+    when given, gets (kept, dropped) per fingerprint that had any."""
     written: dict[str, int] = {}
     merged: dict[str, tuple[Database, dict[str, Any]]] = {}
+    judged: dict[str, dict[str, Verdict]] = {}
     for source in sources:
         if not source.is_dir():
             raise UsageError(f"{source} is not a directory", "SRC")
@@ -844,7 +954,7 @@ def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, i
         if not found:
             raise TvmcError(f"{source} holds no tuning partitions", "SRC")
         for part in found:
-            problem = _untrusted_dir(part.path, (WORKLOADS, RECORDS, META))
+            problem = _untrusted_dir(part.path, (WORKLOADS, RECORDS, META, VERDICTS))
             if problem is not None:
                 warn(f"{problem}: not merged (copy it to a directory of your own to merge it)")
                 continue
@@ -853,6 +963,8 @@ def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, i
             with locked(part.path, shared=True):
                 db.add(read(part.path, warn))
                 other = part.meta()
+                for key, verdict in read_verdicts(part.path, warn).items():
+                    judged.setdefault(part.fingerprint, {}).setdefault(key, verdict)
             tasks = {**meta.get("tasks", {}), **other.get("tasks", {})}
             meta.update(other)
             meta["tasks"] = tasks
@@ -866,6 +978,16 @@ def merge(sources: Iterable[Path], destination: Path, warn: Warn) -> dict[str, i
             old = part.meta()
             tasks = {**old.get("tasks", {}), **meta.get("tasks", {})}
             part.write_meta({**old, **meta, "tasks": tasks})
+            own, theirs = read_verdicts(part.path, warn), judged.get(fingerprint, {})
+            if own or theirs:
+                current: dict[str, Verdict] = {}
+                for key in {*own, *theirs}:
+                    fresh = [v for v in (own.get(key), theirs.get(key)) if v is not None and v.current(kept)]
+                    if fresh:
+                        current[key] = fresh[0]
+                _write_verdicts(part.path, current)
+                if verdicts is not None:
+                    verdicts[fingerprint] = (len(current), len({*own, *theirs}) - len(current))
         written[fingerprint] = len(kept.records)
     return written
 
