@@ -66,6 +66,8 @@ def _decode_at(data: bytes | mmap.mmap, start: int, where: str) -> dict[str, Any
         doc = json.loads(text)
     except ValueError:
         raise ManifestError(f"{where}: the tvmc manifest is not JSON", where) from None
+    except RecursionError:  # a checksummed frame is still another's file: `[[[...` is not trusted
+        raise ManifestError(f"{where}: the tvmc manifest is nested too deeply", where) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else None
         raise ManifestError(f"{where}: unknown manifest format {found!r} (this tvmc reads {FORMAT})", where)

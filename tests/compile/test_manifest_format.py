@@ -253,3 +253,75 @@ def test_compile_refuses_an_mcpu_of_another_architecture(tmp_path: Path) -> None
     assert refused.value.one_line().startswith(
         "--target=llvm -mcpu=cortex-a72: mcpu 'cortex-a72' is a CPU of aarch64, arm, not of this machine (x86_64"
     )
+
+
+def test_a_manifest_nested_too_deeply_is_a_damaged_manifest(tmp_path: Path) -> None:
+    """A checksummed frame is still another's file: JSON nested past Python's recursion limit is a
+    `ManifestError` naming the library (it escaped as a RecursionError, and the CLI's catch-all
+    line did not name the file)."""
+    import hashlib
+
+    text = b"[" * 100_000 + b"]" * 100_000
+    lib = tmp_path / "deep.so"
+    lib.write_bytes(
+        b"\x7fELF" + manifest.MAGIC + len(text).to_bytes(8, "little") + hashlib.sha256(text).digest() + text
+    )
+    with pytest.raises(manifest.ManifestError, match=r"deep\.so: the tvmc manifest is nested too deeply"):
+        manifest.read(lib)
+
+
+_FIELDS = [
+    ("cpu-features",),
+    ("cpu-features", "features"),
+    ("inputs",),
+    ("outputs",),
+    ("inputs", 0, "shape"),
+    ("inputs", 0, "index-range"),
+    ("outputs", 0, "shape"),
+    ("inputs", 0, "model-shape"),
+    ("target",),
+]
+_WELL_FORMED = {
+    "format": manifest.FORMAT,
+    "cpu-features": {"arch": "x86_64", "features": ["avx2"]},
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["batch", 8], "index-range": [0, 4]}],
+    "outputs": [{"name": "y", "dtype": "float32", "shape": ["batch", 4]}],
+    "config": {"targets": [{"kind": "llvm"}]},
+    "origins": {"/targets/0/kind": "x.toml:1:1"},
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(_FIELDS),
+            json_values,
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_inspect_prints_any_manifest_fields_without_a_traceback(edits: list[tuple[Any, Any]], app: Any) -> None:
+    """`tvmc inspect` prints what a manifest holds, whatever another tvmc (or a hand) wrote in its
+    fields: lists where tables were, numbers where names were (a TypeError escaped before)."""
+    import copy
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    doc = copy.deepcopy(_WELL_FORMED)
+    for where, value in edits:
+        node: Any = doc
+        for key in where[:-1]:
+            found = (isinstance(node, dict) and key in node) or (isinstance(node, list) and node)
+            node = node[key] if found else None
+        if isinstance(node, dict) or (isinstance(node, list) and node):
+            node[where[-1] if isinstance(node, dict) else 0] = value
+    with tempfile.TemporaryDirectory() as folder:
+        lib = Path(folder) / "m.so"
+        lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+        result = CliRunner().invoke(app, ["inspect", str(lib)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"library      {lib} ")
