@@ -149,6 +149,40 @@ def input_signature(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for i in inputs if isinstance(i, dict)] if isinstance(inputs, list) else []
 
 
+def _signature_problem(entry: Any) -> str | None:
+    """What makes an input entry unusable for `run` (which generates and checks inputs from it)."""
+    if not isinstance(entry, dict):
+        return "is not a table"
+    for key in ("name", "dtype"):
+        if not isinstance(entry.get(key), str):
+            return f"has no {key} string"
+    shape = entry.get("shape")
+    dims = shape if isinstance(shape, list) else []
+    dims_ok = all((type(d) is int and 0 <= d < 2**63) or isinstance(d, str) for d in dims)
+    if shape is not None and not (isinstance(shape, list) and dims_ok):
+        return "has a shape that is not a list of sizes and dimension names"
+    bounds = entry.get("index-range")
+    if bounds is not None and not (
+        isinstance(bounds, list) and len(bounds) == 2 and all(type(b) is int for b in bounds) and bounds[0] < bounds[1]
+    ):
+        return "has an index-range that is not two increasing integers"
+    return None
+
+
+def checked_signature(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """The inputs as `input_signature` gives them, each checked to be one `run` can generate and
+    check values for: a manifest is another's file (a hand, or another tvmc, may have written
+    fields of other types), so a malformed entry is a damaged manifest, not a traceback."""
+    inputs = doc.get("inputs", [])
+    if not isinstance(inputs, list):
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its inputs are not a list)", where)
+    for index, entry in enumerate(inputs):
+        problem = _signature_problem(entry)
+        if problem is not None:
+            raise ManifestError(f"{where}: the tvmc manifest is damaged (its inputs[{index}] {problem})", where)
+    return list(inputs)
+
+
 def output_names(doc: dict[str, Any]) -> list[str]:
     outputs = doc.get("outputs")
     return [str(o.get("name")) for o in outputs if isinstance(o, dict)] if isinstance(outputs, list) else []

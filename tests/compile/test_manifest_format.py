@@ -325,3 +325,73 @@ def test_inspect_prints_any_manifest_fields_without_a_traceback(edits: list[tupl
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"library      {lib} ")
+
+
+_RUN_BASE = {
+    "format": manifest.FORMAT,
+    "inputs": [{"name": "x", "dtype": "int64", "shape": ["batch", 8], "index-range": [0, 4]}],
+    "cpu-features": {"arch": "x86_64", "features": []},
+    "target": {"kind": "llvm"},
+}
+_RUN_FIELDS = [
+    ("inputs",),
+    ("inputs", 0),
+    ("inputs", 0, "name"),
+    ("inputs", 0, "dtype"),
+    ("inputs", 0, "shape"),
+    ("inputs", 0, "index-range"),
+    ("inputs", 0, "indexes"),
+    ("cpu-features", "features"),
+    ("cpu-features", "arch"),
+    ("target",),
+]
+_odd_values = json_values | st.sampled_from(["U3", "S2", "O", "complex64", "1,2", [-1, 8], [True, 8], [4, 0], [0.5, 3]])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edits=st.lists(st.tuples(st.sampled_from(_RUN_FIELDS), _odd_values), min_size=1, max_size=3),
+    fill=st.sampled_from(["random", "zeros", "ones"]),
+)
+def test_run_reads_any_manifest_signature_as_inputs_or_one_error(
+    edits: list[tuple[Any, Any]], fill: running.Fill
+) -> None:
+    """What `run` decides from a manifest before it loads the library (will it run here, the inputs
+    it generates and checks) is a tvmc error for any field of another type: a name or dtype that is
+    not a string, a negative or boolean dimension, an index-range of one number (KeyError,
+    TypeError, numpy's ValueError escaped before)."""
+    import copy
+    import tempfile
+
+    doc: dict[str, Any] = copy.deepcopy(_RUN_BASE)
+    for where, shared in edits:
+        value = copy.deepcopy(shared)  # sampled values are shared between examples
+        node: Any = doc
+        for key in where[:-1]:
+            found = (isinstance(node, dict) and key in node) or (isinstance(node, list) and node)
+            node = node[key] if found else None
+        if isinstance(node, dict):
+            node[where[-1]] = value
+        elif isinstance(node, list) and node:
+            node[0] = value
+    with tempfile.TemporaryDirectory() as folder:
+        lib = Path(folder) / "m.so"
+        lib.write_bytes(b"\x7fELF\x02\x01" + bytes(60) + manifest.encode(doc))
+        try:
+            running.refuse_here(lib, manifest.read(lib), force=True)
+            signature = manifest.checked_signature(doc, str(lib))
+            generated = running.generate_inputs(signature, fill, 1)
+            running.check_inputs(signature, generated)
+        except TvmcError as err:
+            assert "\n" not in err.one_line()
+
+
+def test_a_malformed_input_entry_is_a_damaged_manifest() -> None:
+    doc = {"format": manifest.FORMAT, "inputs": [{"name": "x", "dtype": "int64", "shape": [-1]}]}
+    with pytest.raises(
+        manifest.ManifestError, match=r"lib\.so: the tvmc manifest is damaged \(its inputs\[0\] has a shape"
+    ):
+        manifest.checked_signature(doc, "lib.so")
+    doc["inputs"] = [{"name": "x", "dtype": "int64", "shape": [2], "index-range": [3]}]
+    with pytest.raises(manifest.ManifestError, match="index-range that is not two increasing integers"):
+        manifest.checked_signature(doc, "lib.so")

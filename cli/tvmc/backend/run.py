@@ -226,7 +226,7 @@ def _generate(name: str, shape: tuple[int, ...], dtype: str, fill: Fill, rng: An
     np = _np()
     try:
         kind = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):  # numpy raises either for a dtype it cannot read
         raise UsageError(
             f"input {name!r}: cannot generate {dtype} values (numpy has no {dtype}); give --inputs", "--fill"
         ) from None
@@ -296,7 +296,7 @@ def generate_inputs(
         shape = _fixed_shape(name, dims, batch, shapes)
         try:
             itemsize = np.dtype(dtype).itemsize
-        except TypeError:
+        except (TypeError, ValueError):
             itemsize = 2
         nbytes = int(np.prod(shape, dtype=object)) * itemsize
         total += nbytes
@@ -394,7 +394,8 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
     target = doc.get("target") if doc is not None else (build_info(library) or {}).get("target")
     features = doc.get("cpu-features") if doc is not None else None
     if isinstance(features, dict):
-        arch, needed = features.get("arch"), [str(f) for f in features.get("features") or ()]
+        listed = features.get("features")
+        arch, needed = features.get("arch"), [str(f) for f in listed] if isinstance(listed, list) else []
         here = preflight.host_arch()
         if isinstance(arch, str) and arch != here:
             refuse(f"{library} holds {arch} code; this machine is {here}: run it on that machine")
@@ -665,7 +666,7 @@ def run_library(
         )
     if remote is not None:  # before any work, in this process: the tracker answers and knows the key
         rpc.check_device(remote, rpc.check_timeout(rpc_timeout))
-    signature = manifest.input_signature(doc) if doc is not None else None
+    signature = manifest.checked_signature(doc, str(library)) if doc is not None else None
     if isinstance(inputs, Path):
         given = load_inputs(inputs)
     elif inputs is not None:
