@@ -125,6 +125,29 @@ def test_npz_files_are_checked_before_they_are_read(tmp_path: Path) -> None:
         running.regular_file(Path("/dev/zero"), "--check", running.MAX_MODEL_BYTES, "model")
 
 
+@pytest.mark.parametrize(
+    ("header", "offset", "value", "expected"),
+    [
+        ("flag bits", 6, b"\x01\x00", "is encrypted, password required"),  # RuntimeError escaped
+        ("method", 8, b"\x09\x00", "compression method is not supported"),  # deflate64: NotImplementedError
+    ],
+)
+def test_an_npz_zipfile_cannot_open_is_one_line(
+    tmp_path: Path, header: str, offset: int, value: bytes, expected: str
+) -> None:
+    """Members zipfile refuses to open (encrypted, a compression method it lacks) are a usage error
+    naming the file, like any other damage, not a RuntimeError/NotImplementedError traceback."""
+    path = tmp_path / "x.npz"
+    np.savez(path, x=np.zeros(3))
+    data = bytearray(path.read_bytes())
+    for signature, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):  # local header, central directory
+        at = data.find(signature) + offset + shift
+        data[at : at + 2] = value
+    path.write_bytes(bytes(data))
+    with pytest.raises(UsageError, match=f"cannot read input 'x' from {path}: .*{expected}"):
+        running.load_inputs(path)
+
+
 def _identity(tmp_path: Path, dtype: Any) -> Path:
     onnx = pytest.importorskip("onnx")
     elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))

@@ -178,7 +178,9 @@ def load_inputs(path: Path) -> dict[str, Any]:
                         raise UsageError(f"{path}: input {name!r} {shape} {dtype} is {_size(nbytes)}: too large", flag)
                 with archive.open(member) as handle:
                     out[name] = np.lib.format.read_array(handle, allow_pickle=False)
-            except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+            # zipfile raises RuntimeError for an encrypted member, NotImplementedError for a compression
+            # method it lacks (deflate64...): another's archive, told as one line like any damage
+            except (OSError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError) as err:
                 raise UsageError(f"cannot read input {name!r} from {path}: {err}", flag) from None
     return out
 
