@@ -418,3 +418,27 @@ def test_a_malformed_input_entry_is_a_damaged_manifest() -> None:
     doc["inputs"] = [{"name": "x", "dtype": "int64", "shape": [2], "index-range": [3]}]
     with pytest.raises(manifest.ManifestError, match="index-range that is not two increasing integers"):
         manifest.checked_signature(doc, "lib.so")
+
+
+@pytest.mark.parametrize("compress", ["gz", "xz"])
+def test_a_damaged_compressed_tar_is_one_line(tmp_path: Path, compress: str) -> None:
+    """A .tar library whose compressed stream is damaged past its header: zlib's and lzma's errors
+    escaped `manifest.read`; tarfile's own message for an unreadable tar spans lines."""
+    import io
+    import tarfile
+
+    frame = manifest.c_source(manifest.encode({"format": manifest.FORMAT})).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode=f"w:{compress}") as archive:
+        for name, data in (("lib0.o", bytes(range(256)) * 64), (manifest.TAR_MEMBER, frame)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    whole = buffer.getvalue()
+    lib = tmp_path / "lib.tar"
+    for damaged in (whole[:40] + bytes(len(whole) - 40), whole[: len(whole) // 2], b"\x1f\x8b" + bytes(600)):
+        lib.write_bytes(damaged)
+        try:
+            manifest.read(lib)
+        except manifest.ManifestError as err:
+            assert err.one_line().startswith(f"{lib}: ") and "\n" not in err.one_line()
