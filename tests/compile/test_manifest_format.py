@@ -442,3 +442,11 @@ def test_a_damaged_compressed_tar_is_one_line(tmp_path: Path, compress: str) -> 
             manifest.read(lib)
         except manifest.ManifestError as err:
             assert err.one_line().startswith(f"{lib}: ") and "\n" not in err.one_line()
+
+
+def test_a_ragged_input_value_is_a_usage_error() -> None:
+    """`tvmc.api.run(inputs={...})` with a nest of lists numpy cannot make one array of: numpy's
+    ValueError escaped `check_inputs`."""
+    signature = [{"name": "x", "dtype": "float32", "shape": [2, 8]}]
+    with pytest.raises(UsageError, match="input 'x' is not an array: setting an array element with a sequence"):
+        running.check_inputs(signature, {"x": [[1.0] * 8, [1.0] * 7]})

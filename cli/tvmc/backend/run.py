@@ -312,10 +312,18 @@ def generate_inputs(
     return {name: _generate(name, shape, dtype, fill, rng, entry) for name, shape, dtype, entry in planned}
 
 
+def _array(name: str, value: Any) -> Any:
+    """An input given as a value (`tvmc.api.run(inputs=...)`) as an array: a ragged nest of lists
+    (numpy's ValueError) or an object it cannot hold is the caller's input error, not a traceback."""
+    try:
+        return _np().asarray(value)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"input {name!r} is not an array: {err}", "--inputs") from None
+
+
 def check_inputs(signature: Sequence[Mapping[str, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
     """The inputs in the library's order, each named exactly as the library names it and of the
     shape and dtype it was built for (a dynamic dimension: any size, the same wherever it recurs)."""
-    np = _np()
     names = [str(e["name"]) for e in signature]
     listing = ", ".join(f"{e['name']} {_dims_text(e.get('shape') or [])} {e.get('dtype')}" for e in signature)
     unknown = [n for n in given if n not in names]
@@ -327,7 +335,7 @@ def check_inputs(signature: Sequence[Mapping[str, Any]], given: Mapping[str, Any
     out = {}
     for entry in signature:
         name = str(entry["name"])
-        value = np.asarray(given[name])
+        value = _array(name, given[name])
         problem = _dtype_problem(value.dtype)
         if problem is not None:
             raise UsageError(f"input {name!r}: {problem}", "--inputs")
@@ -685,9 +693,8 @@ def run_library(
     if signature is not None:
         given = check_inputs(signature, given)
     else:
-        np = _np()
         for name, value in given.items():
-            problem = _dtype_problem(np.asarray(value).dtype)
+            problem = _dtype_problem(_array(name, value).dtype)
             if problem is not None:
                 raise UsageError(f"input {name!r}: {problem}", "--inputs")
     chosen = device or _device_of(doc)
