@@ -285,14 +285,25 @@ class _Rules:
             comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:
                 continue
-            for opt, (_, at) in effective.items():
-                if opt != "kind" and opt not in comp.options and opt not in explicit:  # lifted from a target
+            for opt, (setting, at) in effective.items():
+                if opt == "kind" or opt in explicit:
+                    continue  # the explicit table's own options are checked with the document
+                if opt not in comp.options:  # lifted from a target
                     owners = [c.name for c in registry.components(section).values() if opt in c.options]
                     self.add(
                         "wrong-kind-option",
                         at,
                         f"the target string sets {section}.{opt}, not an option of {section} {kind!r}"
                         + (f": it belongs to {' and '.join(owners)}" if owners else ""),
+                    )
+                elif comp.options[opt].enum and setting not in comp.options[opt].enum:
+                    # the target parser types a lifted value but knows no enum: `-interface-api=zz`
+                    # reached canonicalization (`config.component`) unrefused
+                    self.add(
+                        "invalid-value",
+                        at,
+                        f"the target string sets {section}.{opt} = {setting!r}, not one of "
+                        + ", ".join(comp.options[opt].enum),
                     )
             if comp.generations == ("legacy",) and not self.legacy_ok:
                 self.add(
