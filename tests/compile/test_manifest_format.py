@@ -450,3 +450,22 @@ def test_a_ragged_input_value_is_a_usage_error() -> None:
     signature = [{"name": "x", "dtype": "float32", "shape": [2, 8]}]
     with pytest.raises(UsageError, match="input 'x' is not an array: setting an array element with a sequence"):
         running.check_inputs(signature, {"x": [[1.0] * 8, [1.0] * 7]})
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"pass-config": {"relay.FuseOps.max_depth": 2**70}}, "integer 1180591620717411303424 is outside the 64-bit"),
+        ({"description": "a\x00b"}, r"description: string with a NUL character"),
+    ],
+)
+def test_a_manifest_config_is_held_to_the_loaders_limits(tmp_path: Path, config: dict[str, Any], message: str) -> None:
+    """A manifest's config is JSON that did not come through the loader: an integer beyond int64 or a
+    NUL in a string (what `config show -c` of the same text refuses) was shown and rebuilt from."""
+    from tvmc import api
+
+    doc = {"format": manifest.FORMAT, "config": {"targets": ["llvm"], **config}, "origins": {}}
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+    with pytest.raises(TvmcError, match=f"lib.so: the config in its manifest is not valid here: .*{message}"):
+        api.from_library(lib)
