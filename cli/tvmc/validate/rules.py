@@ -14,7 +14,13 @@ from typing import Any
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError, TvmcError
-from tvmc.keys import canonical_build, component_table, modern_build_problems, pass_config_entries
+from tvmc.keys import (
+    LEGACY_DEFAULT_KIND,
+    canonical_build,
+    component_table,
+    modern_build_problems,
+    pass_config_entries,
+)
 from tvmc.pointers import display_path, join
 from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
@@ -281,6 +287,9 @@ class _Rules:
                 for opt, setting in t.lifted.get(section, {}).items():
                     effective.setdefault(opt, (setting, t.pointer))
             effective.update({opt: (v, at if table is not value else join(at, opt)) for opt, v in explicit.items()})
+            lifting = [t for t in targets if section in t.lifted]
+            if "kind" not in effective and lifting:  # options with no kind: legacy TVM's default kind,
+                effective["kind"] = (LEGACY_DEFAULT_KIND[section], lifting[0].pointer)  # as keys.with_lifted
             kind, kind_at = effective.get("kind", (None, ""))
             comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:
