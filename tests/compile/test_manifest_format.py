@@ -469,3 +469,15 @@ def test_a_manifest_config_is_held_to_the_loaders_limits(tmp_path: Path, config:
     lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
     with pytest.raises(TvmcError, match=f"lib.so: the config in its manifest is not valid here: .*{message}"):
         api.from_library(lib)
+
+
+def test_inspect_prints_a_library_path_with_a_line_break_on_one_line(tmp_path: Path, app: Any) -> None:
+    from typer.testing import CliRunner
+
+    lib = tmp_path / "a\nb.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(_WELL_FORMED))
+    result = CliRunner().invoke(app, ["inspect", str(lib)])
+    assert (
+        result.exit_code == 0
+        and result.stdout.splitlines()[0] == f"library      {tmp_path}/a\\nb.so (None, {manifest.FORMAT})"
+    )

@@ -71,6 +71,7 @@ def text(library: Path, doc: dict[str, Any]) -> str:
     from tvmc import manifest
     from tvmc.emit.canonical import origin_view, to_compact_json
     from tvmc.provenance import Origin
+    from tvmc.text import one_line  # a path may hold a line break: one fact a line
 
     model, tuning, cpu = _get(doc, "model"), _get(doc, "tuning"), _get(doc, "cpu-features")
     target = _get(doc, "target")
@@ -85,7 +86,7 @@ def text(library: Path, doc: dict[str, Any]) -> str:
         tuned = "no tuning records applied"
     shapes = model.get("input-shapes")
     lines = [
-        f"library      {library} ({doc.get('output-format')}, {doc.get('format')})",
+        f"library      {one_line(str(library))} ({doc.get('output-format')}, {doc.get('format')})",
         f"built by     tvmc {doc.get('tvmc')}, TVM {doc.get('tvm')}, LLVM {doc.get('llvm')}",
         f"model        {model.get('file')} ({model.get('format')}, {model.get('size')} bytes, "
         f"sha256 {model.get('sha256')})",
