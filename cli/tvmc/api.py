@@ -32,6 +32,7 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
+from tvmc.sources.limits import check_values
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
 
@@ -646,8 +647,6 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
     # a NUL in a string: what `config show -c` of the same text refuses), then the rule engine
     # decides (a manifest of another tvmc may hold what this one refuses); canonicalization then
     # only normalizes.
-    from tvmc.sources.limits import check_values
-
     try:
         check_values(data, lambda _pointer: Location(str(path)))
     except TvmcError as err:
