@@ -32,6 +32,7 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
+from tvmc.sources.limits import check_values
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
 
@@ -642,8 +643,18 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
         raise TvmcError(f"{path}: the manifest has no config", "LIBRARY", rule="manifest-config")
     # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
     recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
-    # The rule engine decides (a manifest of another tvmc may hold what this one refuses);
-    # canonicalization then only normalizes.
+    # The manifest's JSON did not come through the loader: its limits first (an integer beyond int64,
+    # a NUL in a string: what `config show -c` of the same text refuses), then the rule engine
+    # decides (a manifest of another tvmc may hold what this one refuses); canonicalization then
+    # only normalizes.
+    try:
+        check_values(data, lambda _pointer: Location(str(path)))
+    except TvmcError as err:
+        raise TvmcError(
+            f"{path}: the config in its manifest is not valid here: {err.one_line().removeprefix(f'{path}: ')}",
+            "LIBRARY",
+            rule=err.rule,
+        ) from None
     error = next((f for f in config_findings(data) if f.severity == "error"), None)
     if error is not None:
         at = f"{display_path(error.pointer)}: " if error.pointer else ""

@@ -18,6 +18,7 @@ import json
 import mmap
 import re
 import tarfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ MAX_TAR_MEMBER = 4 * MAX_JSON  # the member is the frame written as C hex litera
 
 
 class ManifestError(TvmcError):
-    """A library whose manifest is there but cannot be read (damaged, or of a newer tvmc)."""
+    """A library whose manifest is there but cannot be read (damaged, or of a newer tvmc). The
+    message starts with the library's path (`run` re-raises the message under its own source), so
+    it has no location of its own: that printed the path twice."""
 
 
 def encode(doc: dict[str, Any]) -> bytes:
@@ -55,20 +58,22 @@ def c_source(frame: bytes) -> str:
 def _decode_at(data: bytes | mmap.mmap, start: int, where: str) -> dict[str, Any]:
     head = data[start : start + _HEADER]
     if len(head) < _HEADER:
-        raise ManifestError(f"{where}: the tvmc manifest is cut short (the file is truncated)", where)
+        raise ManifestError(f"{where}: the tvmc manifest is cut short (the file is truncated)")
     length = int.from_bytes(head[len(MAGIC) : len(MAGIC) + 8], "little")
     if length > MAX_JSON:
-        raise ManifestError(f"{where}: the tvmc manifest is damaged (length {length})", where)
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (length {length})")
     text = bytes(data[start + _HEADER : start + _HEADER + length])
     if len(text) != length or hashlib.sha256(text).digest() != bytes(head[len(MAGIC) + 8 :]):
-        raise ManifestError(f"{where}: the tvmc manifest is damaged (its checksum does not match)", where)
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its checksum does not match)")
     try:
         doc = json.loads(text)
     except ValueError:
-        raise ManifestError(f"{where}: the tvmc manifest is not JSON", where) from None
+        raise ManifestError(f"{where}: the tvmc manifest is not JSON") from None
+    except RecursionError:  # a checksummed frame is still another's file: `[[[...` is not trusted
+        raise ManifestError(f"{where}: the tvmc manifest is nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else None
-        raise ManifestError(f"{where}: unknown manifest format {found!r} (this tvmc reads {FORMAT})", where)
+        raise ManifestError(f"{where}: unknown manifest format {found!r} (this tvmc reads {FORMAT})")
     return doc
 
 
@@ -82,17 +87,20 @@ _HEX = re.compile(rb"0x([0-9a-f]{2})")
 
 
 def _from_tar(path: Path) -> dict[str, Any] | None:
+    import lzma  # here: only a tar needs it (tarfile opens .tar.xz with it; a damaged stream raises its error)
+
     try:
         with tarfile.open(path) as archive:
             member = next((m for m in archive.getmembers() if Path(m.name).name == TAR_MEMBER), None)
             if member is None or not member.isfile():
                 return None
             if member.size > MAX_TAR_MEMBER:
-                raise ManifestError(f"{path}: the tvmc manifest member is too large ({member.size} bytes)", str(path))
+                raise ManifestError(f"{path}: the tvmc manifest member is too large ({member.size} bytes)")
             handle = archive.extractfile(member)
             text = handle.read() if handle is not None else b""
-    except (tarfile.TarError, OSError, EOFError) as err:
-        raise ManifestError(f"{path}: cannot read the tar: {err}", str(path)) from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as err:  # damaged compression too
+        reason = "; ".join(line.strip() for line in str(err).splitlines() if line.strip())  # tarfile: one per method
+        raise ManifestError(f"{path}: cannot read the tar: {reason}") from None
     return scan(bytes(int(h, 16) for h in _HEX.findall(text)), str(path))
 
 
@@ -145,6 +153,40 @@ def input_signature(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The inputs as recorded: name, dtype, `shape` (the library's; a str is a dynamic dimension's name)."""
     inputs = doc.get("inputs")
     return [i for i in inputs if isinstance(i, dict)] if isinstance(inputs, list) else []
+
+
+def _signature_problem(entry: Any) -> str | None:
+    """What makes an input entry unusable for `run` (which generates and checks inputs from it)."""
+    if not isinstance(entry, dict):
+        return "is not a table"
+    for key in ("name", "dtype"):
+        if not isinstance(entry.get(key), str):
+            return f"has no {key} string"
+    shape = entry.get("shape")
+    dims = shape if isinstance(shape, list) else []
+    dims_ok = all((type(d) is int and 0 <= d < 2**63) or isinstance(d, str) for d in dims)
+    if shape is not None and not (isinstance(shape, list) and dims_ok):
+        return "has a shape that is not a list of sizes and dimension names"
+    bounds = entry.get("index-range")
+    if bounds is not None and not (
+        isinstance(bounds, list) and len(bounds) == 2 and all(type(b) is int for b in bounds) and bounds[0] < bounds[1]
+    ):
+        return "has an index-range that is not two increasing integers"
+    return None
+
+
+def checked_signature(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """The inputs as `input_signature` gives them, each checked to be one `run` can generate and
+    check values for: a manifest is another's file (a hand, or another tvmc, may have written
+    fields of other types), so a malformed entry is a damaged manifest, not a traceback."""
+    inputs = doc.get("inputs", [])
+    if not isinstance(inputs, list):
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its inputs are not a list)")
+    for index, entry in enumerate(inputs):
+        problem = _signature_problem(entry)
+        if problem is not None:
+            raise ManifestError(f"{where}: the tvmc manifest is damaged (its inputs[{index}] {problem})")
+    return list(inputs)
 
 
 def output_names(doc: dict[str, Any]) -> list[str]:

@@ -125,6 +125,29 @@ def test_npz_files_are_checked_before_they_are_read(tmp_path: Path) -> None:
         running.regular_file(Path("/dev/zero"), "--check", running.MAX_MODEL_BYTES, "model")
 
 
+@pytest.mark.parametrize(
+    ("header", "offset", "value", "expected"),
+    [
+        ("flag bits", 6, b"\x01\x00", "is encrypted, password required"),  # RuntimeError escaped
+        ("method", 8, b"\x09\x00", "compression method is not supported"),  # deflate64: NotImplementedError
+    ],
+)
+def test_an_npz_zipfile_cannot_open_is_one_line(
+    tmp_path: Path, header: str, offset: int, value: bytes, expected: str
+) -> None:
+    """Members zipfile refuses to open (encrypted, a compression method it lacks) are a usage error
+    naming the file, like any other damage, not a RuntimeError/NotImplementedError traceback."""
+    path = tmp_path / "x.npz"
+    np.savez(path, x=np.zeros(3))
+    data = bytearray(path.read_bytes())
+    for signature, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):  # local header, central directory
+        at = data.find(signature) + offset + shift
+        data[at : at + 2] = value
+    path.write_bytes(bytes(data))
+    with pytest.raises(UsageError, match=f"cannot read input 'x' from {path}: .*{expected}"):
+        running.load_inputs(path)
+
+
 def _identity(tmp_path: Path, dtype: Any) -> Path:
     onnx = pytest.importorskip("onnx")
     elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
@@ -252,4 +275,209 @@ def test_compile_refuses_an_mcpu_of_another_architecture(tmp_path: Path) -> None
         api.compile(tmp_path / "m.onnx", [], [("--target", "llvm -mcpu=cortex-a72")], output=tmp_path / "m.so")
     assert refused.value.one_line().startswith(
         "--target=llvm -mcpu=cortex-a72: mcpu 'cortex-a72' is a CPU of aarch64, arm, not of this machine (x86_64"
+    )
+
+
+def test_a_manifest_nested_too_deeply_is_a_damaged_manifest(tmp_path: Path) -> None:
+    """A checksummed frame is still another's file: JSON nested past Python's recursion limit is a
+    `ManifestError` naming the library (it escaped as a RecursionError, and the CLI's catch-all
+    line did not name the file)."""
+    import hashlib
+
+    text = b"[" * 100_000 + b"]" * 100_000
+    lib = tmp_path / "deep.so"
+    lib.write_bytes(
+        b"\x7fELF" + manifest.MAGIC + len(text).to_bytes(8, "little") + hashlib.sha256(text).digest() + text
+    )
+    with pytest.raises(manifest.ManifestError, match=r"deep\.so: the tvmc manifest is nested too deeply"):
+        manifest.read(lib)
+
+
+_FIELDS = [
+    ("cpu-features",),
+    ("cpu-features", "features"),
+    ("inputs",),
+    ("outputs",),
+    ("inputs", 0, "shape"),
+    ("inputs", 0, "index-range"),
+    ("outputs", 0, "shape"),
+    ("inputs", 0, "model-shape"),
+    ("target",),
+]
+_WELL_FORMED = {
+    "format": manifest.FORMAT,
+    "cpu-features": {"arch": "x86_64", "features": ["avx2"]},
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["batch", 8], "index-range": [0, 4]}],
+    "outputs": [{"name": "y", "dtype": "float32", "shape": ["batch", 4]}],
+    "config": {"targets": [{"kind": "llvm"}]},
+    "origins": {"/targets/0/kind": "x.toml:1:1"},
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(_FIELDS),
+            json_values,
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_inspect_prints_any_manifest_fields_without_a_traceback(edits: list[tuple[Any, Any]], app: Any) -> None:
+    """`tvmc inspect` prints what a manifest holds, whatever another tvmc (or a hand) wrote in its
+    fields: lists where tables were, numbers where names were (a TypeError escaped before)."""
+    import copy
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    doc = copy.deepcopy(_WELL_FORMED)
+    for where, value in edits:
+        node: Any = doc
+        for key in where[:-1]:
+            found = (isinstance(node, dict) and key in node) or (isinstance(node, list) and node)
+            node = node[key] if found else None
+        if isinstance(node, dict) or (isinstance(node, list) and node):
+            node[where[-1] if isinstance(node, dict) else 0] = value
+    with tempfile.TemporaryDirectory() as folder:
+        lib = Path(folder) / "m.so"
+        lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+        result = CliRunner().invoke(app, ["inspect", str(lib)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"library      {lib} ")
+
+
+_RUN_BASE = {
+    "format": manifest.FORMAT,
+    "inputs": [{"name": "x", "dtype": "int64", "shape": ["batch", 8], "index-range": [0, 4]}],
+    "cpu-features": {"arch": "x86_64", "features": []},
+    "target": {"kind": "llvm"},
+}
+_RUN_FIELDS = [
+    ("inputs",),
+    ("inputs", 0),
+    ("inputs", 0, "name"),
+    ("inputs", 0, "dtype"),
+    ("inputs", 0, "shape"),
+    ("inputs", 0, "index-range"),
+    ("inputs", 0, "indexes"),
+    ("cpu-features", "features"),
+    ("cpu-features", "arch"),
+    ("target",),
+]
+_odd_values = json_values | st.sampled_from(["U3", "S2", "O", "complex64", "1,2", [-1, 8], [True, 8], [4, 0], [0.5, 3]])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edits=st.lists(st.tuples(st.sampled_from(_RUN_FIELDS), _odd_values), min_size=1, max_size=3),
+    fill=st.sampled_from(["random", "zeros", "ones"]),
+)
+def test_run_reads_any_manifest_signature_as_inputs_or_one_error(
+    edits: list[tuple[Any, Any]], fill: running.Fill
+) -> None:
+    """What `run` decides from a manifest before it loads the library (will it run here, the inputs
+    it generates and checks) is a tvmc error for any field of another type: a name or dtype that is
+    not a string, a negative or boolean dimension, an index-range of one number (KeyError,
+    TypeError, numpy's ValueError escaped before)."""
+    import copy
+    import tempfile
+
+    doc: dict[str, Any] = copy.deepcopy(_RUN_BASE)
+    for where, shared in edits:
+        value = copy.deepcopy(shared)  # sampled values are shared between examples
+        node: Any = doc
+        for key in where[:-1]:
+            found = (isinstance(node, dict) and key in node) or (isinstance(node, list) and node)
+            node = node[key] if found else None
+        if isinstance(node, dict):
+            node[where[-1]] = value
+        elif isinstance(node, list) and node:
+            node[0] = value
+    with tempfile.TemporaryDirectory() as folder:
+        lib = Path(folder) / "m.so"
+        lib.write_bytes(b"\x7fELF\x02\x01" + bytes(60) + manifest.encode(doc))
+        try:
+            running.refuse_here(lib, manifest.read(lib), force=True)
+            signature = manifest.checked_signature(doc, str(lib))
+            generated = running.generate_inputs(signature, fill, 1)
+            running.check_inputs(signature, generated)
+        except TvmcError as err:
+            assert "\n" not in err.one_line()
+
+
+def test_a_malformed_input_entry_is_a_damaged_manifest() -> None:
+    doc = {"format": manifest.FORMAT, "inputs": [{"name": "x", "dtype": "int64", "shape": [-1]}]}
+    with pytest.raises(
+        manifest.ManifestError, match=r"lib\.so: the tvmc manifest is damaged \(its inputs\[0\] has a shape"
+    ):
+        manifest.checked_signature(doc, "lib.so")
+    doc["inputs"] = [{"name": "x", "dtype": "int64", "shape": [2], "index-range": [3]}]
+    with pytest.raises(manifest.ManifestError, match="index-range that is not two increasing integers"):
+        manifest.checked_signature(doc, "lib.so")
+
+
+@pytest.mark.parametrize("compress", ["gz", "xz"])
+def test_a_damaged_compressed_tar_is_one_line(tmp_path: Path, compress: str) -> None:
+    """A .tar library whose compressed stream is damaged past its header: zlib's and lzma's errors
+    escaped `manifest.read`; tarfile's own message for an unreadable tar spans lines."""
+    import io
+    import tarfile
+
+    frame = manifest.c_source(manifest.encode({"format": manifest.FORMAT})).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode=f"w:{compress}") as archive:
+        for name, data in (("lib0.o", bytes(range(256)) * 64), (manifest.TAR_MEMBER, frame)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    whole = buffer.getvalue()
+    lib = tmp_path / "lib.tar"
+    for damaged in (whole[:40] + bytes(len(whole) - 40), whole[: len(whole) // 2], b"\x1f\x8b" + bytes(600)):
+        lib.write_bytes(damaged)
+        try:
+            manifest.read(lib)
+        except manifest.ManifestError as err:
+            assert err.one_line().startswith(f"{lib}: ") and "\n" not in err.one_line()
+
+
+def test_a_ragged_input_value_is_a_usage_error() -> None:
+    """`tvmc.api.run(inputs={...})` with a nest of lists numpy cannot make one array of: numpy's
+    ValueError escaped `check_inputs`."""
+    signature = [{"name": "x", "dtype": "float32", "shape": [2, 8]}]
+    with pytest.raises(UsageError, match="input 'x' is not an array: setting an array element with a sequence"):
+        running.check_inputs(signature, {"x": [[1.0] * 8, [1.0] * 7]})
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"pass-config": {"relay.FuseOps.max_depth": 2**70}}, "integer 1180591620717411303424 is outside the 64-bit"),
+        ({"description": "a\x00b"}, r"description: string with a NUL character"),
+    ],
+)
+def test_a_manifest_config_is_held_to_the_loaders_limits(tmp_path: Path, config: dict[str, Any], message: str) -> None:
+    """A manifest's config is JSON that did not come through the loader: an integer beyond int64 or a
+    NUL in a string (what `config show -c` of the same text refuses) was shown and rebuilt from."""
+    from tvmc import api
+
+    doc = {"format": manifest.FORMAT, "config": {"targets": ["llvm"], **config}, "origins": {}}
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+    with pytest.raises(TvmcError, match=f"lib.so: the config in its manifest is not valid here: .*{message}"):
+        api.from_library(lib)
+
+
+def test_inspect_prints_a_library_path_with_a_line_break_on_one_line(tmp_path: Path, app: Any) -> None:
+    from typer.testing import CliRunner
+
+    lib = tmp_path / "a\nb.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(_WELL_FORMED))
+    result = CliRunner().invoke(app, ["inspect", str(lib)])
+    assert (
+        result.exit_code == 0
+        and result.stdout.splitlines()[0] == f"library      {tmp_path}/a\\nb.so (None, {manifest.FORMAT})"
     )

@@ -277,3 +277,26 @@ def test_shape_functions_are_written_in_the_order_of_their_slots() -> None:
     body = lowered["shape_func"].body
     assert [int(s.indices[0].value) for s in body.seq] == [1, 2]
     assert [int(s.value.b.value) for s in body.seq] == [64, 16]  # each store kept its value
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("a string", "does-not-exist.onnx"),  # AttributeError escaped: model.get on a str
+        ({"input-shapes": {"x": "ab"}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
+        ({"input-shapes": {"x": [{"n": 1}]}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
+    ],
+)
+def test_a_manifest_model_entry_of_another_type_is_one_line(tmp_path: Path, model: object, expected: str) -> None:
+    """`--reproduce` reads the manifest's model entry (format, input shapes) as another's data: a
+    string where a table was, shapes that are not lists of sizes, are tvmc errors naming the
+    library (or, for a model entry it cannot use, the model file it then looks for), before TVM."""
+    from tvmc import api
+    from tvmc.errors import TvmcError
+
+    doc = {"format": manifest.FORMAT, "config": {"targets": [{"kind": "llvm"}]}, "origins": {}, "model": model}
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+    with pytest.raises(TvmcError, match=expected) as err:
+        api.reproduce(lib, tmp_path / "does-not-exist.onnx")
+    assert "\n" not in err.value.one_line()

@@ -219,6 +219,9 @@ def check_emit_tree(data: dict[str, Any]) -> None:
     text = canonical.to_compact_json(data)
     layer = sources.Layer(source="fuzz.json", path=None, data=data, format="json", text=text)
     tree = layer_tree(layer, ())
+    # Only the rule engine refuses (canonicalization asserts what it refuses): every command runs it first.
+    if isinstance(core(lambda: api.check(tree)), TvmcError):
+        return
     result = core(lambda: canonicalize_config(tree.data, tree.origins))
     if isinstance(result, TvmcError):
         return

@@ -61,3 +61,22 @@ def test_a_tilde_of_an_unknown_user_is_text_not_a_crash(text: str) -> None:
     result = CliRunner().invoke(app, ["config", "migrate", "--", text])
     assert (result.exit_code == 1 and result.exception is None) or isinstance(result.exception, SystemExit)
     assert result.stderr.startswith("tvmc: error: ") and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "rule"),
+    [
+        ('{"target": "llvm", "opt_level": "9"}', "old.json:1:20", "invalid-value"),
+        ('{"target": "llvm",\n "executor": {"kind": "aot", "interface-api": "c"}}', "old.json:2:", "aot-interface-api"),
+    ],
+)
+def test_a_migrated_config_the_engine_refuses_names_the_old_file(
+    app: typer.Typer, tmp_path: Path, text: str, where: str, rule: str
+) -> None:
+    """The rule engine's refusal of what migrate would write names the old file and the line the
+    value came from (it named no source: `tvmc: error: opt-level: 9 is not in 0..3 ...`)."""
+    (tmp_path / "old.json").write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["config", "migrate", str(tmp_path / "old.json")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"tvmc: error: {tmp_path / where}") and f"[{rule}]" in result.stderr
+    assert result.stderr.count("\n") == 1

@@ -220,3 +220,17 @@ def test_a_broken_tvm_identifies_nothing_rather_than_crash(machine: Machine, mon
     monkeypatch.setattr(native, "ask_llvm", lambda: (_ for _ in ()).throw(RuntimeError("libtvm.so: bad ELF")))
     assert native.identity() is None
     assert native.cache_path().name.startswith("native-")
+
+
+def test_a_cache_that_cannot_be_written_is_a_note(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The cache only saves the next detection: where it cannot be written (a cache directory under
+    a file, a read-only HOME), host/native still resolves, with a note; the OSError escaped, and the
+    CLI reported it as "cannot write the output"."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    assert _mcpu(machine.resolve()) == "znver3"
+    assert _mcpu(machine.resolve()) == "znver3" and machine.detected == 2  # nothing cached: detected again
+    assert any(n.startswith("cannot write the host/native cache ") for n in machine.notes)

@@ -180,6 +180,23 @@ def test_a_broken_partition_json_is_one_line(app: typer.Typer, tmp_path: Path) -
         assert "Traceback" not in result.output and not isinstance(result.exception, KeyError | AttributeError)
 
 
+@pytest.mark.parametrize("name", [store.META, store.VERDICTS])
+def test_a_fifo_where_a_partition_file_should_be_does_not_hang(tmp_path: Path, name: str) -> None:
+    """partition.json or verdicts.json as a FIFO (another user's doing) blocked reading it forever:
+    now it is a file that cannot be read, named, like a broken one."""
+    write_db(tmp_path / FP, [workload(0)], [(0, record(1e-5))])
+    os.mkfifo(tmp_path / FP / name)
+    warnings: list[str] = []
+    if name == store.META:
+        with pytest.raises(store.TvmcError, match=f"{tmp_path / FP / name}: .*not a regular file"):
+            store.Partition(tmp_path, FP).meta()
+    else:
+        assert store.read_verdicts(tmp_path / FP, warnings.append) == {}
+        assert warnings == [
+            f"{tmp_path / FP / name}: cannot be read (not a regular file): skipped (tvmc tune measures it again)"
+        ]
+
+
 def test_listing_streams_the_records(tmp_path: Path) -> None:
     part = store.Partition(tmp_path, FP)
     write_db(part.path, [workload(0), workload(1)], [])

@@ -80,6 +80,8 @@ def pass_config(draw: st.DrawFn) -> Any:
 TARGETS = st.one_of(
     st.sampled_from(["llvm", "llvm -mcpu=skylake", "cuda", "c", "nvidia/nvidia-a100", "aws/cpu/c5.large", "bogus"]),
     st.sampled_from(["llvm -system-lib", "cuda -arch=sm_80", "c -executor=aot", "hexagon", "ethos-u", "llvm -x=1"]),
+    st.sampled_from(["c -executor=aot -interface-api=zz", "c -executor=aot -interface-api=c -unpacked-api=1"]),
+    st.sampled_from(["llvm -interface-api=packed", "llvm -link-params=1", "c -unpacked-api=0 -runtime=crt"]),
     st.dictionaries(st.sampled_from(["kind", "mcpu", "compiler", "host", "mattr", "system-lib"]), VALUES, max_size=3),
 )
 
@@ -199,3 +201,23 @@ def test_a_manifest_config_goes_through_the_engine(tmp_path: Path, monkeypatch: 
     assert "not valid here: executor.kind: unknown executor 'bogus'" in raised.value.message
     doc["config"] = {"targets": ["llvm"], "opt-level": 2}
     assert api.from_library(tmp_path / "lib.so").config.opt_level == 2
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "c -executor=aot -interface-api=zz",
+        "c -executor=graph -interface-api=c",
+        "llvm -interface-api=packed",  # no executor named: legacy TVM's graph, which has no interface-api
+        "llvm -unpacked-api=1",
+    ],
+)
+def test_an_option_a_target_string_lifts_is_checked_by_the_engine(target: str) -> None:
+    """A legacy target string lifts executor/runtime options into the config: the engine checks
+    their values too (`-interface-api=zz` passed it, and canonicalization's assertion fired: an
+    AssertionError from `config show --from LIB` of a manifest holding that target)."""
+    errors = [f for f in config_findings({"targets": [target]}) if f.severity == "error"]
+    assert [(f.rule, f.pointer) for f in errors][:1] in (
+        [("invalid-value", "/targets/0")],
+        [("wrong-kind-option", "/targets/0")],
+    )

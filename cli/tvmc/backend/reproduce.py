@@ -179,6 +179,17 @@ def differing_parts(left: bytes, right: bytes) -> list[str]:
     return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
 
 
+def _recorded_shapes(shapes: Any, library: Path) -> dict[str, tuple[int | None, ...]] | None:
+    """The manifest's model.input-shapes ({name: [size or null, ...]}), checked: another's file."""
+    if not isinstance(shapes, dict):
+        return None
+    if not all(isinstance(v, list) and all(d is None or type(d) is int for d in v) for v in shapes.values()):
+        raise manifest.ManifestError(
+            f"{library}: the tvmc manifest is damaged (its model.input-shapes are not lists of sizes)"
+        )
+    return {str(k): tuple(v) for k, v in shapes.items()}
+
+
 def reproduce(
     resolved: Resolution,
     library: Path,
@@ -195,14 +206,12 @@ def reproduce(
     input shapes and model format are the manifest's. `output` keeps the rebuilt library."""
     doc = manifest.require(library)
     original = library.read_bytes()
-    recorded = _get(doc, "model") or {}
-    shapes = recorded.get("input-shapes")
+    recorded = _get(doc, "model")
+    recorded = recorded if isinstance(recorded, Mapping) else {}  # another tvmc's manifest: not trusted
     spec = model_spec(
         model,
         str(recorded["format"]) if recorded.get("format") else None,
-        None
-        if not isinstance(shapes, dict)
-        else {str(k): tuple(None if d is None else int(d) for d in v) for k, v in shapes.items()},
+        _recorded_shapes(recorded.get("input-shapes"), library),
     )
     applied = _get(doc, "tuning", "database")
     if database is None and applied:

@@ -178,7 +178,9 @@ def load_inputs(path: Path) -> dict[str, Any]:
                         raise UsageError(f"{path}: input {name!r} {shape} {dtype} is {_size(nbytes)}: too large", flag)
                 with archive.open(member) as handle:
                     out[name] = np.lib.format.read_array(handle, allow_pickle=False)
-            except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+            # zipfile raises RuntimeError for an encrypted member, NotImplementedError for a compression
+            # method it lacks (deflate64...): another's archive, told as one line like any damage
+            except (OSError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError) as err:
                 raise UsageError(f"cannot read input {name!r} from {path}: {err}", flag) from None
     return out
 
@@ -226,7 +228,7 @@ def _generate(name: str, shape: tuple[int, ...], dtype: str, fill: Fill, rng: An
     np = _np()
     try:
         kind = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):  # numpy raises either for a dtype it cannot read
         raise UsageError(
             f"input {name!r}: cannot generate {dtype} values (numpy has no {dtype}); give --inputs", "--fill"
         ) from None
@@ -296,7 +298,7 @@ def generate_inputs(
         shape = _fixed_shape(name, dims, batch, shapes)
         try:
             itemsize = np.dtype(dtype).itemsize
-        except TypeError:
+        except (TypeError, ValueError):
             itemsize = 2
         nbytes = int(np.prod(shape, dtype=object)) * itemsize
         total += nbytes
@@ -310,10 +312,18 @@ def generate_inputs(
     return {name: _generate(name, shape, dtype, fill, rng, entry) for name, shape, dtype, entry in planned}
 
 
+def _array(name: str, value: Any) -> Any:
+    """An input given as a value (`tvmc.api.run(inputs=...)`) as an array: a ragged nest of lists
+    (numpy's ValueError) or an object it cannot hold is the caller's input error, not a traceback."""
+    try:
+        return _np().asarray(value)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"input {name!r} is not an array: {err}", "--inputs") from None
+
+
 def check_inputs(signature: Sequence[Mapping[str, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
     """The inputs in the library's order, each named exactly as the library names it and of the
     shape and dtype it was built for (a dynamic dimension: any size, the same wherever it recurs)."""
-    np = _np()
     names = [str(e["name"]) for e in signature]
     listing = ", ".join(f"{e['name']} {_dims_text(e.get('shape') or [])} {e.get('dtype')}" for e in signature)
     unknown = [n for n in given if n not in names]
@@ -325,7 +335,7 @@ def check_inputs(signature: Sequence[Mapping[str, Any]], given: Mapping[str, Any
     out = {}
     for entry in signature:
         name = str(entry["name"])
-        value = np.asarray(given[name])
+        value = _array(name, given[name])
         problem = _dtype_problem(value.dtype)
         if problem is not None:
             raise UsageError(f"input {name!r}: {problem}", "--inputs")
@@ -394,7 +404,8 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
     target = doc.get("target") if doc is not None else (build_info(library) or {}).get("target")
     features = doc.get("cpu-features") if doc is not None else None
     if isinstance(features, dict):
-        arch, needed = features.get("arch"), [str(f) for f in features.get("features") or ()]
+        listed = features.get("features")
+        arch, needed = features.get("arch"), [str(f) for f in listed] if isinstance(listed, list) else []
         here = preflight.host_arch()
         if isinstance(arch, str) and arch != here:
             refuse(f"{library} holds {arch} code; this machine is {here}: run it on that machine")
@@ -665,7 +676,7 @@ def run_library(
         )
     if remote is not None:  # before any work, in this process: the tracker answers and knows the key
         rpc.check_device(remote, rpc.check_timeout(rpc_timeout))
-    signature = manifest.input_signature(doc) if doc is not None else None
+    signature = manifest.checked_signature(doc, str(library)) if doc is not None else None
     if isinstance(inputs, Path):
         given = load_inputs(inputs)
     elif inputs is not None:
@@ -682,9 +693,8 @@ def run_library(
     if signature is not None:
         given = check_inputs(signature, given)
     else:
-        np = _np()
         for name, value in given.items():
-            problem = _dtype_problem(np.asarray(value).dtype)
+            problem = _dtype_problem(_array(name, value).dtype)
             if problem is not None:
                 raise UsageError(f"input {name!r}: {problem}", "--inputs")
     chosen = device or _device_of(doc)

@@ -40,19 +40,26 @@ def _get(doc: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _entries(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    entries = doc.get(key)
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
 def _tensor(entry: dict[str, Any]) -> str:
     from tvmc import manifest
     from tvmc.text import one_line
 
     line = f"  {one_line(str(entry.get('name')))}  {entry.get('dtype')}  {manifest.shape_text(entry.get('shape'))}"
-    dynamic = [str(d) for d in entry.get("shape") or () if isinstance(d, str)]
+    shape = entry.get("shape")
+    dynamic = [d for d in shape if isinstance(d, str)] if isinstance(shape, list) else []
     if dynamic:
         line += f"  (dynamic: {', '.join(dynamic)})"
     model_shape = entry.get("model-shape")
     if model_shape is not None and model_shape != entry.get("shape"):
         line += f"  (the model: {manifest.shape_text(model_shape)})"
-    if entry.get("index-range"):
-        low, high = entry["index-range"]
+    index_range = entry.get("index-range")
+    if isinstance(index_range, list) and len(index_range) == 2:  # another tvmc's manifest: not trusted
+        low, high = index_range
         line += f"  (indexes: {low} ≤ value < {high})"
     elif entry.get("indexes"):
         line += "  (indexes a tensor of unknown size)"
@@ -61,13 +68,16 @@ def _tensor(entry: dict[str, Any]) -> str:
 
 def text(library: Path, doc: dict[str, Any]) -> str:
     """The manifest as `tvmc inspect` prints it: one fact a line, then the config's origin view."""
+    from tvmc import manifest
     from tvmc.emit.canonical import origin_view, to_compact_json
     from tvmc.provenance import Origin
+    from tvmc.text import one_line  # a path may hold a line break: one fact a line
 
     model, tuning, cpu = _get(doc, "model"), _get(doc, "tuning"), _get(doc, "cpu-features")
     target = _get(doc, "target")
     host = target.get("host")
-    features = cpu.get("features") or []
+    features = cpu.get("features")
+    features = [str(f) for f in features] if isinstance(features, list) else []
     if tuning.get("database"):
         kernels = tuning.get("kernels")
         supplied = f": {tuning.get('kernels-from-records')} of {kernels} kernels from its records" if kernels else ""
@@ -76,7 +86,7 @@ def text(library: Path, doc: dict[str, Any]) -> str:
         tuned = "no tuning records applied"
     shapes = model.get("input-shapes")
     lines = [
-        f"library      {library} ({doc.get('output-format')}, {doc.get('format')})",
+        f"library      {one_line(str(library))} ({doc.get('output-format')}, {doc.get('format')})",
         f"built by     tvmc {doc.get('tvmc')}, TVM {doc.get('tvm')}, LLVM {doc.get('llvm')}",
         f"model        {model.get('file')} ({model.get('format')}, {model.get('size')} bytes, "
         f"sha256 {model.get('sha256')})",
@@ -88,9 +98,9 @@ def text(library: Path, doc: dict[str, Any]) -> str:
         + (f"needs {', '.join(features)}" if features else "generic code (no CPU feature beyond the architecture's)"),
         f"tuning       {tuned}",
         "inputs:",
-        *[_tensor(e) for e in doc.get("inputs") or () if isinstance(e, dict)],
+        *[_tensor(e) for e in manifest.input_signature(doc)],
         "outputs:",
-        *[_tensor(e) for e in doc.get("outputs") or () if isinstance(e, dict)],
+        *[_tensor(e) for e in _entries(doc, "outputs")],
         "config (origin of each value):",
     ]
     recorded = _get(doc, "origins")

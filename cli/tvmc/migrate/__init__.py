@@ -18,17 +18,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc import registry, sources
 from tvmc.config import CompilationConfig, canonicalize_config
-from tvmc.errors import TvmcError
+from tvmc.errors import Location, TvmcError
 from tvmc.migrate import inputs, writer
 from tvmc.migrate.convert import convert
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
-from tvmc.provenance import Origin
+from tvmc.provenance import Origin, origin_of
 from tvmc.validate.rules import config_findings
 from tvmc.values import ValueTypeError, coerce_text
 
@@ -74,7 +75,8 @@ def migrate(old: str | Path, *, stdin_text: str | None = None) -> MigrationResul
         readings += [reading, command] if reading is not None else [command]
         about = f"the tvmc command in {given.source}" if given.source != "<text>" else "a tvmc command line"
     converted = convert(readings)
-    doc, notes = _finish(converted.tree.data, about, whole_config=given.form != "target")
+    located = _Where(converted.tree.origins, given.source)
+    doc, notes = _finish(converted.tree.data, about, located, whole_config=given.form != "target")
     notes = list(dict.fromkeys([*converted.notes, *notes]))
     text = writer.render(doc, origin=about, dropped=converted.dropped, notes=notes)
     return MigrationResult(text, tuple(converted.dropped), tuple(notes), doc, tuple(files))
@@ -141,11 +143,13 @@ def _legacy_pass_configs(passes: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[dict[str, Any], list[str]]:
+def _finish(
+    data: dict[str, Any], about: str, where: _Where | None = None, *, whole_config: bool
+) -> tuple[dict[str, Any], list[str]]:
     """The config document: typed, `tvm-version` set for legacy-only configs, checked to resolve."""
     passes = data.get("pass-config")
     bare = {k: v for k, v in data.items() if k != "pass-config"}
-    _check(bare)  # the rule engine decides first; canonicalization then only normalizes
+    _check(bare, where)  # the rule engine decides first; canonicalization then only normalizes
     config, _ = canonicalize_config(bare, {})
     legacy = legacy_features(config) + (_legacy_pass_configs(passes) if isinstance(passes, dict) else [])
     notes: list[str] = []
@@ -165,17 +169,32 @@ def _finish(data: dict[str, Any], about: str, *, whole_config: bool) -> tuple[di
             name: value for name, value in (_pass_config(n, v, not legacy, notes) for n, v in passes.items())
         }
     doc.update({k: data[k] for k in writer.ORDER if k in data})
-    _check(doc)
+    _check(doc, where)
     return doc, notes
 
 
-def _check(doc: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class _Where:
+    """Where the old input's values came from: a refusal names the old file (and line) it read."""
+
+    origins: Mapping[str, Origin]
+    source: str  # the old input as given: a path, "<stdin>" or "<text>"
+
+    def of(self, pointer: str) -> Location | None:
+        origin = origin_of(self.origins, pointer) if pointer else None
+        if origin is not None and origin.kind == "file":
+            return origin.location()
+        return Location(self.source) if self.source != "<text>" else None  # text: the argument itself
+
+
+def _check(doc: dict[str, Any], where: _Where | None = None) -> None:
     """The migrated config must be valid on its own: the rule engine every command runs decides
     (`config validate` ok <=> `config show` ok, so what migrate writes, every command reads)."""
     error = next((f for f in config_findings(doc) if f.severity == "error"), None)
     if error is not None:
         raise TvmcError(
             f"{error.message} (the migrated config would not be valid) [{error.rule}]",
+            where.of(error.pointer) if where is not None else None,
             rule=error.rule,
             pointer=error.pointer or None,
             suggestions=(error.suggestion,) if error.suggestion else (),

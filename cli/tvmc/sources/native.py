@@ -296,8 +296,13 @@ def native_layer() -> Layer:
         from tvmc.sources.loader import display_path, load_bytes
 
         text = to_toml(detect(), schema_directive())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text, flag="host/native cache", mode=_CACHE_MODE)
+        try:  # the cache only saves the next detection: a place it cannot go (HOME read-only) is a note
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text, flag="host/native cache", mode=_CACHE_MODE)
+        except OSError as err:
+            on_note(f"cannot write the host/native cache {path} ({err.strerror or err}); detecting again next time")
+        except TvmcError as err:
+            on_note(f"cannot write the host/native cache ({err.one_line()}); detecting again next time")
         written = load_bytes(text.encode("utf-8"), source=display_path(path), format="toml", path=path)
         layer = Layer(written.source, written.file, written.data, written.format, text=written.text)
     return layer.named(NATIVE)

@@ -258,6 +258,17 @@ class _Report:
             self.warn(f"{self.path}: {self.count - SHOWN_PER_FILE} more bad lines skipped")
 
 
+def _small_file_text(path: Path, limit: int = 64 << 20) -> str:
+    """A small JSON file's text (partition.json, verdicts.json, tasks.json); anything but a regular
+    file is an OSError, not a hang: a FIFO there (another user's doing) blocked `tune db list`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, and fstat tells it
+    with open(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            raise OSError(0, "not a regular file" if not stat.S_ISREG(info.st_mode) else "larger than it may be")
+        return handle.read(limit + 1).decode("utf-8")
+
+
 def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
     """(line number, value) of each non-blank line, streamed; a line that is not JSON is reported
     (None is yielded for it, so line positions stay as TVM counts them), except a torn last line
@@ -495,7 +506,7 @@ class Partition:
         """partition.json, checked: a broken one is a one-line error naming it."""
         path = self.path / META
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(_small_file_text(path))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as err:
@@ -679,7 +690,7 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
     with a warning naming the file (and the entry); missing: none."""
     path = directory / VERDICTS
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_small_file_text(path))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as err:
@@ -848,7 +859,7 @@ TASKS = "tasks.json"
 
 def _task_names(run: Path) -> dict[str, str]:
     try:
-        data = json.loads((run / TASKS).read_text(encoding="utf-8"))
+        data = json.loads(_small_file_text(run / TASKS))
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -14,7 +14,13 @@ from typing import Any
 from tvmc import registry, versions
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError, TvmcError
-from tvmc.keys import canonical_build, component_table, modern_build_problems, pass_config_entries
+from tvmc.keys import (
+    LEGACY_DEFAULT_KIND,
+    canonical_build,
+    component_table,
+    modern_build_problems,
+    pass_config_entries,
+)
 from tvmc.pointers import display_path, join
 from tvmc.targets.llvm_names import name_problems
 from tvmc.validate.canon import Target, canonicalize
@@ -281,18 +287,32 @@ class _Rules:
                 for opt, setting in t.lifted.get(section, {}).items():
                     effective.setdefault(opt, (setting, t.pointer))
             effective.update({opt: (v, at if table is not value else join(at, opt)) for opt, v in explicit.items()})
+            lifting = [t for t in targets if section in t.lifted]
+            if "kind" not in effective and lifting:  # options with no kind: legacy TVM's default kind,
+                effective["kind"] = (LEGACY_DEFAULT_KIND[section], lifting[0].pointer)  # as keys.with_lifted
             kind, kind_at = effective.get("kind", (None, ""))
             comp = registry.components(section).get(kind) if isinstance(kind, str) else None
             if comp is None:
                 continue
-            for opt, (_, at) in effective.items():
-                if opt != "kind" and opt not in comp.options and opt not in explicit:  # lifted from a target
+            for opt, (setting, at) in effective.items():
+                if opt == "kind" or opt in explicit:
+                    continue  # the explicit table's own options are checked with the document
+                if opt not in comp.options:  # lifted from a target
                     owners = [c.name for c in registry.components(section).values() if opt in c.options]
                     self.add(
                         "wrong-kind-option",
                         at,
                         f"the target string sets {section}.{opt}, not an option of {section} {kind!r}"
                         + (f": it belongs to {' and '.join(owners)}" if owners else ""),
+                    )
+                elif comp.options[opt].enum and setting not in comp.options[opt].enum:
+                    # the target parser types a lifted value but knows no enum: `-interface-api=zz`
+                    # reached canonicalization (`config.component`) unrefused
+                    self.add(
+                        "invalid-value",
+                        at,
+                        f"the target string sets {section}.{opt} = {setting!r}, not one of "
+                        + ", ".join(comp.options[opt].enum),
                     )
             if comp.generations == ("legacy",) and not self.legacy_ok:
                 self.add(
