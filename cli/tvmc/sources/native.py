@@ -289,6 +289,7 @@ def native_layer() -> Layer:
     path = cache_dir() / f"native-{_key(found)}.toml"
     layer = _cached_layer(path, found.cpu if found is not None else None)
     if layer is None:  # lazy: only a cache miss detects and writes
+        from tvmc.errors import TvmcError
         from tvmc.fileio import write_atomic
         from tvmc.sources.detect import detect, to_toml
         from tvmc.sources.installed import schema_directive
