@@ -3,6 +3,7 @@ damage, inputs generated within their index range, names and shapes checked, tol
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from tvmc.backend import run as running
 from tvmc.errors import TvmcError, UsageError
 
 np = pytest.importorskip("numpy")
+HAVE_TVM = importlib.util.find_spec("tvm") is not None
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20),
@@ -401,7 +403,8 @@ def test_run_reads_any_manifest_signature_as_inputs_or_one_error(
         lib = Path(folder) / "m.so"
         lib.write_bytes(b"\x7fELF\x02\x01" + bytes(60) + manifest.encode(doc))
         try:
-            running.refuse_here(lib, manifest.read(lib), force=True)
+            if HAVE_TVM:  # whether the device opens here is asked of TVM (`run` needs it anyway)
+                running.refuse_here(lib, manifest.read(lib), force=True)
             signature = manifest.checked_signature(doc, str(lib))
             generated = running.generate_inputs(signature, fill, 1)
             running.check_inputs(signature, generated)
