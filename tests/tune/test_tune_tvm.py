@@ -127,16 +127,23 @@ def faster_copy(part: store.Partition) -> str:
     return json.dumps([index, payload])
 
 
-def test_a_losing_verdict_builds_untuned(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
-    """A stored end-to-end loss leaves the model's records out (one warning); another model's
-    verdict, or none, applies them."""
-    db = tmp_path / "db"
+def mlp_partition_that_lost(mlp_db: Path, models: dict[str, Path], db: Path) -> tuple[store.Partition, str]:
+    """A copy of the tuned MLP's database at `db` whose verdict says the tuned library lost (0.90x),
+    tied to the records it holds: the partition and the model's verdict key."""
     shutil.copytree(mlp_db, db)
     (part_dir,) = (p for p in db.iterdir() if p.is_dir())
     part = store.Partition(db, part_dir.name)
     key = store.model_id(models["mlp"], {"x": (1, 8)})
     assert key is not None
     store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx", tied(part)), pytest.fail)
+    return part, key
+
+
+def test_a_losing_verdict_builds_untuned(mlp_db: Path, models: dict[str, Path], tmp_path: Path) -> None:
+    """A stored end-to-end loss leaves the model's records out (one warning); another model's
+    verdict, or none, applies them."""
+    db = tmp_path / "db"
+    part, key = mlp_partition_that_lost(mlp_db, models, db)
     built = tvmc("compile", str(models["mlp"]), *MLP, "-o", str(tmp_path / "mlp.so"), db=db)
     assert built.returncode == 0, built.stderr
     assert built.stderr.count("tvmc: warning: tuning records left out: tvmc tune measured") == 1
@@ -152,12 +159,7 @@ def test_a_verdict_over_other_records_no_longer_decides(mlp_db: Path, models: di
     merged by compile itself) make the loss stale: compile applies them and says so; a tune whose
     tasks are all done measures the model again, and its verdict is of the records it measured."""
     db = tmp_path / "db"
-    shutil.copytree(mlp_db, db)
-    (part_dir,) = (p for p in db.iterdir() if p.is_dir())
-    part = store.Partition(db, part_dir.name)
-    key = store.model_id(models["mlp"], {"x": (1, 8)})
-    assert key is not None
-    store.write_verdict(part, key, store.Verdict(1.49e-6, 1.65e-6, "mlp.onnx", tied(part)), pytest.fail)
+    part, key = mlp_partition_that_lost(mlp_db, models, db)
     killed = part.path / f"{store.RUN_PREFIX}999999999-dead"
     killed.mkdir(mode=0o700)
     shutil.copy(part.path / store.WORKLOADS, killed / store.WORKLOADS)
