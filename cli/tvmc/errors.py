@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tvmc.pointers import display_path
+from tvmc.text import one_line as printable_line
 
 
 @dataclass(slots=True, frozen=True)
@@ -62,7 +63,8 @@ class TvmcError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        """The message as printed by the CLI: `source: message (did you mean …?)`."""
+        """The message as printed by the CLI: `source: message (did you mean …?)`, on one printable
+        line whatever user text (a tag, a key, a file name) a raiser put in it unescaped."""
         text = self.message
         if self.pointer:  # as users read it (`targets[0].mcpu`), one readable line even 64 levels deep
             shown = display_path(self.pointer)
@@ -73,7 +75,7 @@ class TvmcError(Exception):
         text += suggestion_text(self.suggestions)
         if self.hint:
             text += f"; {self.hint}"
-        return f"{self.location}: {text}" if self.location else text
+        return printable_line(f"{self.location}: {text}" if self.location else text)
 
 
 class UsageError(TvmcError):

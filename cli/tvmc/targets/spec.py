@@ -28,9 +28,14 @@ def tag_base(name: str, loc: Location | None, where: str = "") -> dict[str, Any]
     renamed = registry.renamed_tag(name)
     if renamed is not None:
         raise TargetError(
-            f"{where}Unknown target tag: {name}", loc, suggestions=[renamed], hint=f"TVM renamed it to {renamed!r}"
+            f"{where}Unknown target tag: {T.shown(name)}",
+            loc,
+            suggestions=[renamed],
+            hint=f"TVM renamed it to {renamed!r}",
         )
-    raise TargetError(f"{where}Unknown target tag: {name}", loc, suggestions=did_you_mean(name, registry.tag_names()))
+    raise TargetError(
+        f"{where}Unknown target tag: {T.shown(name)}", loc, suggestions=did_you_mean(name, registry.tag_names())
+    )
 
 
 _TAGS: dict[str, dict[str, Any]] = {}
