@@ -46,8 +46,12 @@ def test_version_patterns_recognise_the_common_forms() -> None:
         assert re.match(schema.MODERN_VERSION_PATTERN, spec), spec
     for spec in ("0.17", "0.21", "==0.12", "<=0.17"):
         assert re.match(schema.UNSUPPORTED_VERSION_PATTERN, spec), spec
-    for spec in ("0.18", "0.19", ">=0.20", "<0.19", "~=0.21"):
+    for spec in ("0.18", "0.19", ">=0.20", "<0.19", "~=0.21", "<0.18.1"):
         assert not re.match(schema.UNSUPPORTED_VERSION_PATTERN, spec), spec
+    # `<0.25.1` admits 0.25.0 as well as the old releases: neither generation alone.
+    for spec in ("<0.25.1", "< 0.25.3"):
+        assert not re.match(schema.LEGACY_VERSION_PATTERN, spec), spec
+        assert versions.generation(spec) is None, spec
 
 
 # ---- configs -------------------------------------------------------------------------------------

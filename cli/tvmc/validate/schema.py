@@ -240,9 +240,18 @@ def _component_defs(section: str) -> dict[str, Any]:
 # recognise gets the union of both generations, so the schema is never stricter than tvmc.
 _V = r"\s*0\.(?:{})(?:\.[0-9]+)?\s*"
 _BEFORE_25 = "[0-9]|1[0-9]|2[0-4]"
+
+
+def _below(minor: str) -> str:
+    """`0.MINOR` or `0.MINOR.0` after a `<`: below it is below that minor; `<0.MINOR.1` also admits
+    0.MINOR.0, which is another generation (or a supported release)."""
+    return rf"\s*0\.{minor}(?:\.0)?\s*"
+
+
 _FROM_25 = "2[5-9]|[3-9][0-9]|[1-9][0-9]{2,}"
 LEGACY_VERSION_PATTERN = (
-    rf"^\s*(?:(?:==|=)?{_V.format(_BEFORE_25)}|<={_V.format(_BEFORE_25)}|<{_V.format('[1-9]|1[0-9]|2[0-5]')})$"
+    rf"^\s*(?:(?:==|=)?{_V.format(_BEFORE_25)}|<={_V.format(_BEFORE_25)}"
+    rf"|<{_V.format('[1-9]|1[0-9]|2[0-4]')}|<{_below('25')})$"
 )
 _ANY_MAJOR = r"(?:==|=|~=|>=|>)?\s*[1-9][0-9]*(?:\.[0-9]+){0,2}\s*"
 _MODERN_CLAUSES = rf"(?:==|=|~=|>=)?{_V.format(_FROM_25)}|>{_V.format(_FROM_25)}|>\s*0\.24\s*|{_ANY_MAJOR}"
@@ -251,7 +260,8 @@ MODERN_VERSION_PATTERN = rf"^\s*(?:{_MODERN_CLAUSES})$"
 # A single clause admitting no release tvmc supports (0.18, 0.19, >= 0.25): `unsupported-tvm-version`.
 _UNSUPPORTED = "[0-9]|1[0-7]|2[0-4]"
 UNSUPPORTED_VERSION_PATTERN = (
-    rf"^\s*(?:(?:==|=)?{_V.format(_UNSUPPORTED)}|<={_V.format('[0-9]|1[0-7]')}|<{_V.format('[0-9]|1[0-8]')})$"
+    rf"^\s*(?:(?:==|=)?{_V.format(_UNSUPPORTED)}|<={_V.format('[0-9]|1[0-7]')}"
+    rf"|<{_V.format('[0-9]|1[0-7]')}|<{_below('18')})$"
 )
 
 _PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "legacy", "any": None}
