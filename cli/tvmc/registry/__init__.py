@@ -269,12 +269,29 @@ def pass_configs() -> dict[str, str]:
 
 
 def pass_config_fields(type_name: str) -> dict[str, str] | None:
-    """The fields (name → type) of an object-typed PassContext config such as
-    `tirx.transform.UnrollLoopConfig`, as TVM registers them; None for any other type (and for the
-    old releases' config objects, whose fields tvmc has no record of)."""
+    """The fields (name → type) of an object-typed PassContext config: of TVM 0.27's type keys
+    (`tirx.transform.UnrollLoopConfig`) as TVM registers them, of the old releases' types (C++ class
+    names: `UnrollLoopConfig` of 0.19's `tir.UnrollLoop`) as `legacy_pass_config_fields` gives them;
+    None for any other type. The two name spaces never meet (scripts/sync_registry.py checks)."""
     fields: dict[str, dict[str, str]] = _data().get("pass_config_fields", {})
     found = fields.get(type_name)
+    if found is None and "." not in type_name:  # an old release's class name; never a plain type
+        found = legacy_pass_config_fields().get(type_name)
     return dict(found) if found is not None else None
+
+
+@cache
+def legacy_pass_config_fields() -> dict[str, dict[str, str]]:
+    """Per object type of the old releases' pass configs, the fields of its attrs node in any release
+    tvmc writes for (their union: not stricter than one of them). Their int and bool fields are
+    `IntImm`: old TVM's attrs set either from a Python int or bool (`TVMArgValue`'s `operator int64_t`
+    and `operator bool` take both; its own UnrollLoopConfig defaults the int `explicit_unroll` to true)."""
+    out: dict[str, dict[str, str]] = {}
+    for version in generation_versions():
+        for type_name, fields in generation(version).pass_config_fields.items():
+            slot = out.setdefault(type_name, {})
+            slot.update({name: "IntImm" if t in ("int", "bool") else t for name, t in fields.items()})
+    return out
 
 
 def modern_pass_config(name: str) -> str:

@@ -31,6 +31,7 @@ _PLAIN_TYPES: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
     "int": {"type": "integer"},
     "bool": {"type": "boolean"},
+    "IntImm": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},  # old TVM's int/bool attrs fields
     "Array<str>": {"type": "array", "items": {"type": "string"}},
     "Array<int>": {"type": "array", "items": {"type": "integer"}},
     "target": {"$ref": "#/$defs/target"},
@@ -267,9 +268,14 @@ UNSUPPORTED_VERSION_PATTERN = (
 _PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "legacy", "any": None}
 
 
+_LEGACY_OBJECT = "pass-config-object-"  # + an old release's config type: its fields (`_pass_config_defs`)
+
+
 def _pass_config_value(types: list[str]) -> dict[str, Any]:
     """A pass config's value as `values.type_matches` reads it (several types: any of them)."""
     if len(types) == 1 and registry.pass_config_fields(types[0]) is not None:
+        if types[0] in registry.legacy_pass_config_fields():  # old TVM's: one definition for its spellings
+            return {"$ref": f"#/$defs/{_LEGACY_OBJECT}{types[0]}"}
         return _config_type(types[0])  # an object-typed config: the fields TVM registers, and no others
     json_types: list[str] = []
     for tvm_type in types:
@@ -346,6 +352,8 @@ def _pass_config_defs() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     for scope in ("modern", "legacy", "any", "loose"):
         defs.update(_pass_config_nodes(scope))
+    for tvm_type in registry.legacy_pass_config_fields():
+        defs[_LEGACY_OBJECT + tvm_type] = _config_type(tvm_type)
     return dict(sorted(defs.items()))
 
 
