@@ -42,6 +42,20 @@ def test_an_unknown_field_of_an_old_config_object_is_refused_everywhere(write: W
         assert code == 1 and "UnrollLoopConfig has no field 'bogus'" in err and not out, command
 
 
+@pytest.mark.parametrize("engine", ["fast", "jsonschema"])
+@pytest.mark.parametrize(
+    ("head", "name", "tvm_type"),
+    [(LEGACY, "tir.UnrollLoop", "UnrollLoopConfig"), ('targets = ["llvm"]\n[pass-config]\n', "tirx.UnrollLoop", None)],
+)
+def test_both_engines_say_it_alike(write: Write, engine: str, head: str, name: str, tvm_type: str | None) -> None:
+    path = write("c.toml", head + f'"{name}" = {{bogus = 1}}\n')
+    code, out, _ = tvmc("config", "validate", "--engine", engine, str(path))
+    typed = tvm_type or "tirx.transform.UnrollLoopConfig"  # TVM 0.27's type key
+    assert code == 1 and out.startswith(f"{path}:4:21: " if tvm_type else f"{path}:3:22: "), out
+    assert f"{name}\".bogus: {typed} has no field 'bogus' (fields: auto_max_step," in out, out
+    assert out.splitlines()[0].endswith("[pass-config-type]"), out
+
+
 def test_a_field_of_the_old_release_is_accepted_and_emitted(write: Write) -> None:
     path = write("c.toml", LEGACY + '"tir.UnrollLoop" = {auto_max_step = 8, explicit_unroll = true}\n')
     assert tvmc("config", "validate", str(path))[0] == 0

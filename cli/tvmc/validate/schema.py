@@ -627,6 +627,7 @@ def _config_type(tvm_type: str) -> dict[str, Any]:
     if fields is None:
         return type_schema(tvm_type)
     return {
+        "title": tvm_type,  # names the type in `--engine jsonschema`'s message of a field it lacks
         "type": "object",
         "properties": {
             name: {"description": f"{tvm_type} field {name!r} ({field}).", **type_schema(field)}
