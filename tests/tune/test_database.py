@@ -197,6 +197,22 @@ def test_a_fifo_where_a_partition_file_should_be_does_not_hang(tmp_path: Path, n
         ]
 
 
+def test_partition_files_are_read_by_the_config_loaders_reader(tmp_path: Path) -> None:
+    """One reader of small files that must be regular (store had a twin of the loader's): a file
+    larger than the limit is refused by size, read no further, and the message says the limit."""
+    from tvmc import readfile
+    from tvmc.sources import loader
+
+    assert store.read_regular is readfile.read_regular is loader.read_regular
+    write_db(tmp_path / FP, [workload(0)], [(0, record(1e-5))])
+    meta = tmp_path / FP / store.META
+    with meta.open("wb") as sparse:  # a hole: 64 MiB of size, no disk
+        sparse.truncate(store.SMALL_FILE_BYTES + 1)
+    size = store.SMALL_FILE_BYTES + 1
+    with pytest.raises(store.TvmcError, match=rf"^{meta}: cannot read {meta}: larger than {size - 1} bytes \({size} "):
+        store.Partition(tmp_path, FP).meta()
+
+
 def test_listing_streams_the_records(tmp_path: Path) -> None:
     part = store.Partition(tmp_path, FP)
     write_db(part.path, [workload(0), workload(1)], [])

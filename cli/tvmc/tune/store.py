@@ -45,6 +45,7 @@ from typing import Any
 
 from tvmc.errors import TvmcError, UsageError
 from tvmc.fileio import process_alive, write_atomic
+from tvmc.readfile import read_regular
 
 ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
@@ -54,6 +55,7 @@ VERDICTS = "verdicts.json"
 LOCK = ".lock"
 RUN_PREFIX = ".run-"
 FAILED = 1e9  # MetaSchedule records a failed measurement as 1e10 seconds
+SMALL_FILE_BYTES = 64 << 20  # partition.json, verdicts.json, tasks.json: kilobytes in practice
 SHOWN_PER_FILE = 5  # bad lines named one by one per file; the rest are counted
 
 Warn = Callable[[str], None]
@@ -258,15 +260,11 @@ class _Report:
             self.warn(f"{self.path}: {self.count - SHOWN_PER_FILE} more bad lines skipped")
 
 
-def _small_file_text(path: Path, limit: int = 64 << 20) -> str:
-    """A small JSON file's text (partition.json, verdicts.json, tasks.json); anything but a regular
-    file is an OSError, not a hang: a FIFO there (another user's doing) blocked `tune db list`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, and fstat tells it
-    with open(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            raise OSError(0, "not a regular file" if not stat.S_ISREG(info.st_mode) else "larger than it may be")
-        return handle.read(limit + 1).decode("utf-8")
+def _small_json(path: Path) -> Any:
+    """A small JSON file of the database (partition.json, verdicts.json, tasks.json), read as configs
+    are (`readfile.read_regular`): anything but a regular file is an OSError, not a hang (a FIFO
+    there, another user's doing, blocked `tune db list`), as is a file larger than 64 MiB."""
+    return json.loads(read_regular(path, SMALL_FILE_BYTES))
 
 
 def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
@@ -506,7 +504,7 @@ class Partition:
         """partition.json, checked: a broken one is a one-line error naming it."""
         path = self.path / META
         try:
-            data = json.loads(_small_file_text(path))
+            data = _small_json(path)
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as err:
@@ -690,7 +688,7 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
     with a warning naming the file (and the entry); missing: none."""
     path = directory / VERDICTS
     try:
-        data = json.loads(_small_file_text(path))
+        data = _small_json(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as err:
@@ -859,7 +857,7 @@ TASKS = "tasks.json"
 
 def _task_names(run: Path) -> dict[str, str]:
     try:
-        data = json.loads(_small_file_text(run / TASKS))
+        data = _small_json(run / TASKS)
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
