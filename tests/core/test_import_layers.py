@@ -13,7 +13,7 @@ layer and those below, never one above:
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
 | 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, readfile,           |
-|       |                 | provenance, registry, shapes, frozen, deps, manifest                          |
+|       |                 | provenance, datafiles, registry, shapes, frozen, deps, manifest               |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tvmc.versions",
             "tvmc.fileio",
             "tvmc.readfile",
+            "tvmc.datafiles",
             "tvmc.provenance",
             "tvmc.registry",
             "tvmc.shapes",
