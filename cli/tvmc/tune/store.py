@@ -730,13 +730,27 @@ def _write_verdicts(directory: Path, known: Mapping[str, Verdict]) -> None:
     write_atomic(path, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
 
 
-def stale_verdict(partition: Partition, model: str | os.PathLike[str], shapes: Any, warn: Warn) -> bool:
+def model_verdict(
+    partition: Partition, model: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None, warn: Warn
+) -> tuple[str, Verdict] | None:
+    """The partition's verdict of this model (the model's key, as `model_id`, and the verdict);
+    None when it has none. The model is hashed only when the partition has verdicts (most have
+    none, and a model is megabytes)."""
+    known = read_verdicts(partition.path, warn)
+    if not known:
+        return None
+    key = model_id(model, shapes)
+    verdict = known.get(key) if key is not None else None
+    return None if key is None or verdict is None else (key, verdict)
+
+
+def stale_verdict(
+    partition: Partition, model: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None, warn: Warn
+) -> bool:
     """Whether the model has a verdict that the partition's records no longer match (a tune whose
     tasks are all done measures the model again then)."""
-    known = read_verdicts(partition.path, warn)
-    key = model_id(model, shapes) if known else None
-    verdict = known.get(key) if key is not None else None
-    return verdict is not None and not verdict.current(partition.database(warn))
+    found = model_verdict(partition, model, shapes, warn)
+    return found is not None and not found[1].current(partition.database(warn))
 
 
 def forget_verdicts(partition: Partition, prefix: str | None, warn: Warn) -> dict[str, Verdict]:
