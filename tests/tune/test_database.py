@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from test_store import ARGS, TARGET, module, record, trace, workload, write_db
 from testkit import cli_env
 from tvmc import api
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.cli.tune_cmd import Display, report
 from tvmc.tune import session, store
 from tvmc.tune.apply import choose
@@ -178,6 +180,49 @@ def test_a_broken_partition_json_is_one_line(app: typer.Typer, tmp_path: Path) -
         assert result.exit_code == 1, result.output
         assert f"{tmp_path / FP / store.META}: 'tasks' is not an object of task names" in result.output
         assert "Traceback" not in result.output and not isinstance(result.exception, KeyError | AttributeError)
+
+
+NOT_A_DATABASE = "env TVMC_TUNING_DB: {path} is not a directory (a tuning database is one)"
+
+
+DB_COMMANDS = [
+    ["list"],
+    ["show", FP[:6]],
+    ["prune", "--dry-run"],
+    ["forget-verdict", FP[:6]],
+    ["export", FP[:6], "-o", "x"],
+]
+
+
+@pytest.mark.parametrize("args", DB_COMMANDS)
+def test_a_tuning_db_variable_naming_a_file_is_one_line_naming_it(
+    app: typer.Typer, args: list[str], tmp_path: Path
+) -> None:
+    """`TVMC_TUNING_DB=/dev/null tvmc tune db list` said `/dev/null: /dev/null is not a directory`:
+    the path twice, and not where it came from."""
+    (tmp_path / "file").write_text("")
+    for path in ("/dev/null", str(tmp_path / "file")):
+        result = CliRunner().invoke(app, ["tune", "db", *args], env={store.ENV: path})
+        assert result.exit_code == 2, result.output
+        assert result.output == f"tvmc: error: {NOT_A_DATABASE.format(path=path)}\n"
+    # given with --database, the option's value is the location: the path once too
+    result = CliRunner().invoke(app, ["tune", "db", "list", "--database", "/dev/null"])
+    assert result.output == "tvmc: error: /dev/null: not a directory (a tuning database is one)\n"
+
+
+def test_tune_and_compile_name_a_tuning_db_variable_naming_a_file(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"model bytes")
+    env = {store.ENV: "/dev/null"}
+    with pytest.raises(store.UsageError) as refused:
+        api.tune(model, [], [], env=env, input_shapes={"x": (1, 8)})
+    assert refused.value.one_line() == NOT_A_DATABASE.format(path="/dev/null")
+    resolved = api.resolve([], [])
+    plan = plan_build(resolved.config, resolved.origins, model_spec(str(model), None, {"x": (1, 8)}))
+    said: list[str] = []
+    chosen, why = choose(plan, resolved.config, warn=said.append, env=env)
+    assert chosen.tuning is None and why == f"none applied: {NOT_A_DATABASE.format(path='/dev/null')}"
+    assert said == [f"tuning records not applied: {NOT_A_DATABASE.format(path='/dev/null')}"]
 
 
 @pytest.mark.parametrize("name", [store.META, store.VERDICTS])

@@ -65,7 +65,11 @@ def choose(
     elif not implicit:
         return plan, ISOLATED
     else:
-        root = store.default_root(env)
+        try:
+            root = store.implicit_root(env)
+        except TvmcError as err:  # `TVMC_TUNING_DB=/dev/null`: said once, not per file it cannot read
+            warn(f"tuning records not applied: {err.one_line()}")
+            return plan, f"none applied: {err.one_line()}"
     partition = store.Partition(root, target_fingerprint(config))
     bad: list[str] = []
 

@@ -70,6 +70,17 @@ def default_root(env: Mapping[str, str] | None = None) -> Path:
     return Path(cache) / "tvmc" / "tuning"
 
 
+def implicit_root(env: Mapping[str, str] | None = None) -> Path:
+    """`default_root`, for a command that uses the database: refused, with one line naming
+    TVMC_TUNING_DB and the path once, when the variable names something that is not a directory
+    (`TVMC_TUNING_DB=/dev/null` said the path twice and not where it came from)."""
+    env = os.environ if env is None else env
+    root = default_root(env)
+    if env.get(ENV) and root.exists() and not root.is_dir():
+        raise UsageError(f"{root} is not a directory (a tuning database is one)", f"env {ENV}")
+    return root
+
+
 # ---- locks ----------------------------------------------------------------------------------------
 
 _held: dict[str, int] = {}  # lock files this process holds (flock is per open file: never take one twice)
@@ -880,7 +891,7 @@ def _task_names(run: Path) -> dict[str, str]:
 def partitions(root: Path) -> list[Partition]:
     """Every partition in a database directory (a directory holding partition.json or MetaSchedule files)."""
     if root.exists() and not root.is_dir():
-        raise UsageError(f"{root} is not a directory (a tuning database is one)", str(root))
+        raise UsageError("not a directory (a tuning database is one)", str(root))
     if not root.is_dir():
         return []
     out = []
