@@ -114,6 +114,7 @@ class RegistryOption(NamedTuple):
     default: Any
     description: str
     enum: tuple[str, ...] = ()
+    minimum: int | None = None  # the least value an int option takes (a byte alignment: 1)
 
 
 @dataclass(slots=True, frozen=True)
@@ -319,7 +320,12 @@ def _components(section: str) -> dict[str, Component]:
             generations=tuple(entry["generations"]),
             options={
                 opt: RegistryOption(
-                    opt, o["type"], o.get("default"), o.get("description", ""), tuple(o.get("enum", ()))
+                    opt,
+                    o["type"],
+                    o.get("default"),
+                    o.get("description", ""),
+                    tuple(o.get("enum", ())),
+                    o.get("minimum"),
                 )
                 for opt, o in entry["options"].items()
             },
