@@ -117,11 +117,13 @@ EXECUTORS = {
             "workspace-byte-alignment": {
                 "type": "int",
                 "default": 16,
+                "minimum": 1,  # TVM rounds buffer sizes up to a multiple of it: 0 divides by zero
                 "description": "Byte alignment of workspace buffers.",
             },
             "constant-byte-alignment": {
                 "type": "int",
                 "default": 16,
+                "minimum": 1,  # TVM rounds buffer sizes up to a multiple of it: 0 divides by zero
                 "description": "Byte alignment of constant buffers.",
             },
         },

@@ -8,13 +8,11 @@ first use; `tags.json` only when a tag is actually looked up.
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tvmc import versions
+from tvmc import datafiles, versions
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
@@ -116,6 +114,7 @@ class RegistryOption(NamedTuple):
     default: Any
     description: str
     enum: tuple[str, ...] = ()
+    minimum: int | None = None  # the least value an int option takes (a byte alignment: 1)
 
 
 @dataclass(slots=True, frozen=True)
@@ -146,17 +145,7 @@ class LegacyOption(NamedTuple):
     lifts_to: str | None
 
 
-_DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
-
-
-def _load(name: str) -> Any:
-    path = os.path.join(_DATA_DIR, name)
-    if os.path.isfile(path):  # a plain read: importlib.resources costs ms of start-up to import and set up
-        with open(path, encoding="utf-8") as file:
-            return json.loads(file.read())
-    from importlib import resources  # tvmc imported from a zip archive
-
-    return json.loads(resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8"))
+_load = datafiles.load  # the one reader of the data files (shell completion reads tags.json through it too)
 
 
 @cache
@@ -165,10 +154,8 @@ def _data() -> dict[str, Any]:
     return data
 
 
-@cache
 def _tags() -> dict[str, Any]:
-    tags: dict[str, Any] = _load("tags.json")["tags"]
-    return tags
+    return datafiles.tags()
 
 
 def tvm_version() -> str:
@@ -350,7 +337,12 @@ def _components(section: str) -> dict[str, Component]:
             generations=tuple(entry["generations"]),
             options={
                 opt: RegistryOption(
-                    opt, o["type"], o.get("default"), o.get("description", ""), tuple(o.get("enum", ()))
+                    opt,
+                    o["type"],
+                    o.get("default"),
+                    o.get("description", ""),
+                    tuple(o.get("enum", ())),
+                    o.get("minimum"),
                 )
                 for opt, o in entry["options"].items()
             },

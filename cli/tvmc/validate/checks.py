@@ -261,13 +261,18 @@ class Checker:
                 )
                 continue
             option = comp.options[opt] if comp is not None else shared
-            if self.typed(item, option.type, here) and option.enum and item not in option.enum:
+            if not self.typed(item, option.type, here):
+                continue
+            if option.enum and item not in option.enum:
                 self.add(
                     "invalid-value",
                     here,
                     f"{item!r} is not one of {', '.join(option.enum)}",
                     suggest(str(item), option.enum),
                 )
+            elif option.minimum is not None and item < option.minimum:  # typed: an int (or a whole float)
+                # a byte alignment below 1: TVM rounds buffer sizes up to a multiple of it
+                self.add("invalid-value", here, f"{item} is less than {option.minimum}, the least {opt} TVM takes")
 
     # ---- targets ---------------------------------------------------------------------------------
 

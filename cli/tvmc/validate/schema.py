@@ -191,6 +191,8 @@ def _component_defs(section: str) -> dict[str, Any]:
         }
         if opt.enum:
             entry["enum"] = list(opt.enum)
+        if opt.minimum is not None:
+            entry["minimum"] = opt.minimum
         props[name] = entry
     defs: dict[str, Any] = {
         section: {
@@ -224,6 +226,8 @@ def _component_defs(section: str) -> dict[str, Any]:
             }
             if own_opt.enum:
                 entry["enum"] = list(own_opt.enum)
+            if own_opt.minimum is not None:
+                entry["minimum"] = own_opt.minimum
             own[opt_name] = entry
         generations = " and ".join(comp.generations)
         defs[f"{section}-{name}"] = {
