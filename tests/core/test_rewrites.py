@@ -173,3 +173,24 @@ def test_executor_name_shorthand_is_one_table_everywhere(cfgdir: Path, flags: li
     assert resolved.origin("/executor/kind").location().line == 2
     shorthand = api.resolve([], [("--target", "c"), ("--set", "executor=aot")]).config.executor
     assert shorthand is not None and shorthand["kind"] == "aot"
+
+
+@pytest.mark.parametrize(
+    ("target", "section", "expected"),
+    [
+        ("llvm -system-lib -runtime=c", "runtime", {"kind": "crt", "system-lib": True}),
+        ("llvm -runtime=c -system-lib", "runtime", {"kind": "crt", "system-lib": True}),
+        ("c -interface-api=c -unpacked-api=1 -executor=aot", "executor", {"interface-api": "c", "unpacked-api": True}),
+    ],
+)
+def test_a_target_strings_lifted_options_do_not_depend_on_their_order(
+    cfgdir: Path, target: str, section: str, expected: dict[str, object]
+) -> None:
+    # The options of a legacy target string are unordered: `--target` lifted a kind written after
+    # an option as a kind change that replaced the table, dropping the option (`llvm -system-lib
+    # -runtime=c` was a crt runtime without system-lib); the same string in a file kept it.
+    (cfgdir / "string.toml").write_text(f'targets = ["{target}"]\n')
+    by_flag = api.resolve([], [("--target", target)]).to_dict()
+    assert {k: v for k, v in by_flag[section].items() if k in expected} == expected
+    by_file = api.resolve(["string"]).to_dict()
+    assert {k: v for k, v in by_flag.items() if k != "description"} == by_file
