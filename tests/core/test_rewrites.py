@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tvmc import api
+from tvmc import api, explain
 from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import Origin
 from tvmc.rewrites import Index, Key, Select, parse_path, parse_set
@@ -194,3 +194,28 @@ def test_a_target_strings_lifted_options_do_not_depend_on_their_order(
     assert {k: v for k, v in by_flag[section].items() if k in expected} == expected
     by_file = api.resolve(["string"]).to_dict()
     assert {k: v for k, v in by_flag.items() if k != "description"} == by_file
+
+
+@pytest.mark.parametrize(
+    ("configs", "path"),
+    [
+        (["arm/rasp4b"], "targets[0].kind"),  # `{ tag = "arm/rasp4b", ... }`: the kind is the tag's
+        (["arm/rasp4b"], "host.kind"),  # the host derived from that tag table
+        (["nvidia/jetson-agx-orin-64gb"], "targets[0].kind"),
+        (["boards/corstone-300"], "targets[1].kind"),  # cmsis-nn: a codegen kind lists no `kind` option
+    ],
+)
+def test_setting_the_kind_get_prints_is_a_no_op(configs: list[str], path: str) -> None:
+    # Written into a tag table the kind made the tag a label of a bare llvm target (rasp4b lost its
+    # mcpu, mattr and triple); on a codegen kind it was refused as "not an option of target kind".
+    before = api.resolve(configs, [], env={})
+    printed = explain.get(before.to_dict(), before.origins, path)
+    assert printed is not None
+    after = api.resolve(configs, [("--set", f"{path}={printed.value}")], env={})
+    assert after.to_dict() == before.to_dict() and after.fingerprint() == before.fingerprint()
+
+
+def test_another_kind_on_a_tag_table_replaces_it() -> None:
+    # As for any table whose kind changes: nothing of the tag (mfloat-abi, its label) leaks into it.
+    target = resolve(("--set", "targets[0].kind=c"), configs=("arm/rasp4b",)).to_dict()["targets"][0]
+    assert target == resolve(("--target", "c")).to_dict()["targets"][0]

@@ -46,8 +46,8 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         if not isinstance(node, dict | str):
             return None
         kind = registry.kind(_kind_of(node))
-        if kind is None or rest[0] in ("compiler",):
-            return "str" if rest[0] == "compiler" else None
+        if kind is None or rest[0] in ("compiler", "kind"):  # a codegen kind lists no `kind` option
+            return "str" if rest[0] in ("compiler", "kind") else None
         if rest[0] not in kind.options and not rest[0].startswith("feature.") and not kind.open_options:
             raise ValueTypeError(
                 f"{rest[0]!r} is not an option of target kind {kind.name!r}" + _suggest(rest[0], kind.options)
@@ -292,8 +292,15 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     parent = _get(tree.data, tokens[:-1])
     key = tokens[-1]
     pointer = _pointer(tokens)
+    current_kind = parent.get("kind", value) if isinstance(parent, dict) and key == "kind" else value
+    if key == "kind" and _is_tag_reference(parent, tokens[:-1]):
+        # A tag table's kind is the tag's: set again it is a no-op (written, it would make the tag
+        # a mere label of a bare target, dropping what the tag holds), another kind replaces it.
+        current_kind = _kind_of(parent)
+        if current_kind == value:
+            return
     if isinstance(parent, dict) and (
-        (key == "kind" and parent.get(key, value) != value)
+        (key == "kind" and current_kind != value)
         or (key == "tag" and parent.get(key) != value and isinstance(value, str) and registry.is_tag(value))
     ):
         # A kind (or tag) change replaces the whole table, so options of the old kind never leak
@@ -304,6 +311,18 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     drop(tree.origins, pointer, parent.get(key) if isinstance(parent, dict) else parent[key])
     parent[key] = value
     tree.origins.update(origins_for(value, pointer, lambda _p: origin))
+
+
+def _is_tag_reference(node: Any, tokens: list[str | int]) -> bool:
+    """Whether a target table is a tag with overrides (`{ tag = "arm/rasp4b", mfloat-abi = … }`):
+    a registered tag and no kind (with a kind, `tag` is only a label)."""
+    return (
+        isinstance(node, dict)
+        and "kind" not in node
+        and isinstance(node.get("tag"), str)
+        and registry.is_tag(node["tag"])
+        and _is_target_slot(tokens)
+    )
 
 
 def apply(tree: Tree, rw: Rewrite) -> None:
