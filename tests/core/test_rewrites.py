@@ -219,3 +219,37 @@ def test_another_kind_on_a_tag_table_replaces_it() -> None:
     # As for any table whose kind changes: nothing of the tag (mfloat-abi, its label) leaks into it.
     target = resolve(("--set", "targets[0].kind=c"), configs=("arm/rasp4b",)).to_dict()["targets"][0]
     assert target == resolve(("--target", "c")).to_dict()["targets"][0]
+
+
+@pytest.mark.parametrize(
+    ("written", "edit", "expected"),
+    [
+        # A path into a pass config written in another spelling edits that config (it was "not a
+        # list" / "not set", or "the same config as 'tir.UnrollLoop', with another value").
+        (
+            ("--pass-config", "tir.add_lower_pass=1,a.b,2,c.d"),
+            ("--set", 'pass-config."tirx.add_lower_pass"[0]=[3, "e.f"]'),
+            [[3, "e.f"], [2, "c.d"]],
+        ),
+        (
+            ("--pass-config", "tir.add_lower_pass=1,a.b,2,c.d"),
+            ("--unset", 'pass-config."tirx.add_lower_pass"[0]'),
+            [[2, "c.d"]],
+        ),
+        (
+            ("--set", 'pass-config."tir.UnrollLoop"={auto_max_step=4, explicit_unroll=1}'),
+            ("--set", 'pass-config."tirx.UnrollLoop".auto_max_step=8'),
+            {"auto_max_step": 8, "explicit_unroll": 1},
+        ),
+        (
+            ("--set", 'pass-config."tir.UnrollLoop"={auto_max_step=4, explicit_unroll=1}'),
+            ("--unset", 'pass-config."tirx.UnrollLoop".auto_max_step'),
+            {"explicit_unroll": 1},
+        ),
+    ],
+)
+def test_a_path_into_a_pass_config_finds_it_in_any_spelling(
+    written: tuple[str, str], edit: tuple[str, str], expected: object
+) -> None:
+    config = resolve(("--target", "llvm"), written, edit).to_dict()["pass-config"]
+    assert list(config.values()) == [expected], config

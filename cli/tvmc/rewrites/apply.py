@@ -384,10 +384,23 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
     done, with no nested table left empty), `+=` and a default edit the one written when the
     rewrite's own spelling is not."""
     rest = rw.path[1:]
-    if rw.path[:1] != (Key("pass-config"),) or not rest or not all(isinstance(s, Key) for s in rest):
+    if rw.path[:1] != (Key("pass-config"),) or not rest or not isinstance(rest[0], Key):
         return rw
+    keys = next((i for i, s in enumerate(rest) if not isinstance(s, Key)), len(rest))
+    # The config is the first run of keys that names one (`"tirx.UnrollLoop".auto_max_step`: a
+    # field of it), else all the keys (a nested table's keys are a dotted name); the rest is a
+    # path into its value (`[0]`, a field).
+    generation = versions.generation(tree.data.get("tvm-version"))
+    names = [s.name for s in rest[:keys] if isinstance(s, Key)]
+    keys = next((n for n in range(1, keys) if registry.pass_config_spec(".".join(names[:n]), generation)[1]), keys)
+    rest, inside = rest[:keys], rest[keys:]
     name = ".".join(s.name for s in rest if isinstance(s, Key))
     pointer = "/pass-config" + "".join(join("", s.name) for s in rest if isinstance(s, Key))
+    if inside:  # an edit inside the value: of the config as written, in whatever spelling
+        if node_at(tree.data, pointer, _ABSENT) is not _ABSENT or type(tree.data.get("pass-config")) is not dict:
+            return rw
+        written = pass_config_aliases(tree.data["pass-config"], name)
+        return dataclasses.replace(rw, path=(*(Key(t) for t in split(written[-1])), *inside)) if written else rw
     if rw.op == "set":
         drop_pass_config_aliases(tree.data, tree.origins, name, pointer)
         return rw
