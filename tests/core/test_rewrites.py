@@ -253,3 +253,16 @@ def test_a_path_into_a_pass_config_finds_it_in_any_spelling(
 ) -> None:
     config = resolve(("--target", "llvm"), written, edit).to_dict()["pass-config"]
     assert list(config.values()) == [expected], config
+
+
+def test_an_edit_reaching_a_value_only_a_tag_table_holds_sees_the_tag() -> None:
+    # `{ tag = "arm/rasp4b", ... }`: `mattr+=` replaced the tag's ["+neon"] and `--unset mcpu` said
+    # "not set", while the same tag as a string (`--target arm/rasp4b`) gave ["+neon", "+crc"].
+    append = ("--set", "targets[0].mattr+=+crc")
+    assert resolve(append, configs=("arm/rasp4b",)).to_dict()["targets"][0]["mattr"] == ["+neon", "+crc"]
+    assert resolve(("--target", "arm/rasp4b"), append).to_dict()["targets"][0]["mattr"] == ["+neon", "+crc"]
+    before = resolve(configs=("arm/rasp4b",))
+    after = resolve(("--unset", "targets[0].mcpu"), configs=("arm/rasp4b",))
+    assert {k: v for k, v in before.to_dict()["targets"][0].items() if k != "mcpu"} == after.to_dict()["targets"][0]
+    # What the tag still gives comes from its `tag` key, as before the edit.
+    assert after.origin("/targets/0/model") == before.origin("/targets/0/model")

@@ -118,6 +118,25 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     return result
 
 
+def _materialize_tag(tree: Tree, tokens: list[str | int], key: str) -> None:
+    """Write out a tag table's tag (`{ tag = "arm/rasp4b", mfloat-abi = "hard" }`) when an edit
+    reaches a value only the tag holds (`--unset targets[0].mcpu`, `mattr+=`), as a tag string is
+    (`_materialize_target`): its values with the table's own over them, from the `tag` key. With
+    its kind written, `tag` stays as the label the canonical form shows; the meaning is unchanged."""
+    node = _get(tree.data, tokens)
+    if not _is_tag_reference(node, tokens) or key in node:
+        return
+    expanded = tg.parse_target(node["tag"]).spec
+    if key not in expanded:
+        return
+    pointer = _pointer(tokens)
+    origin = tree.origins.get(join(pointer, "tag"), tree.origins.get(pointer, Origin.default()))
+    for name, value in expanded.items():
+        if name not in node:
+            node[name] = copy.deepcopy(value)
+            tree.origins.update(origins_for(node[name], join(pointer, name), lambda _p: origin))
+
+
 def _own_host(tree: Tree) -> dict[str, Any] | None:
     """The host the first target carrying one has (a board's tag such as nvidia/jetson-nano)."""
     entries = tree.data.get("targets")
@@ -186,6 +205,7 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                     _materialize_host(tree, rw)
                 if isinstance(node, str) and _is_target_slot(tokens):
                     node = _materialize_target(tree, tokens)
+                _materialize_tag(tree, tokens, segment.name)
                 if not isinstance(node, dict):
                     raise UsageError(f"{_show(tokens)} is not a table", rw.origin.source)
                 if segment.name not in node:
@@ -349,6 +369,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
         parent = _get(tree.data, parent_tokens)
         if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
             parent = _materialize_target(tree, parent_tokens)
+        if isinstance(last, Key) and rw.op in ("unset", "append"):
+            _materialize_tag(tree, parent_tokens, last.name)
         if isinstance(last, Key):
             if not isinstance(parent, dict):
                 raise UsageError(f"{_show(parent_tokens)} is not a table", rw.origin.source)
