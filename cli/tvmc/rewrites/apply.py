@@ -124,7 +124,7 @@ def _materialize_tag(tree: Tree, tokens: list[str | int], key: str) -> None:
     (`_materialize_target`): its values with the table's own over them, from the `tag` key. With
     its kind written, `tag` stays as the label the canonical form shows; the meaning is unchanged."""
     node = _get(tree.data, tokens)
-    if not _is_tag_reference(node, tokens) or key in node:
+    if not _is_tag_reference(node, tokens) or key in node or key == "kind":  # the kind is the tag's
         return
     expanded = tg.parse_target(node["tag"]).spec
     if key not in expanded:
