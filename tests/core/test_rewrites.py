@@ -266,3 +266,24 @@ def test_an_edit_reaching_a_value_only_a_tag_table_holds_sees_the_tag() -> None:
     assert {k: v for k, v in before.to_dict()["targets"][0].items() if k != "mcpu"} == after.to_dict()["targets"][0]
     # What the tag still gives comes from its `tag` key, as before the edit.
     assert after.origin("/targets/0/model") == before.origin("/targets/0/model")
+
+
+@pytest.mark.parametrize(
+    ("configs", "cpu"),
+    [
+        (["arm/rasp4b"], "cortex-a53"),
+        (["nvidia/jetson-nano"], "cortex-a53"),
+        (["boards/corstone-300"], "cortex-m7"),
+        (["aws/c5"], "znver3"),
+    ],
+)
+def test_a_path_into_a_targets_host_is_the_hosts_for_set_as_for_get(configs: list[str], cpu: str) -> None:
+    # `config get targets[0].host.mcpu` reads the build's one host; --set of the value it printed
+    # wrote a host without a kind into the target ("target has no 'kind' (and no 'tag')").
+    before = api.resolve(configs, [], env={})
+    printed = explain.get(before.to_dict(), before.origins, "targets[0].host.mcpu")
+    assert printed is not None
+    after = api.resolve(configs, [("--set", f"targets[0].host.mcpu={printed.value}")], env={})
+    assert after.to_dict() == before.to_dict()
+    other = api.resolve(configs, [("--set", f"targets[0].host.mcpu={cpu}")], env={}).to_dict()
+    assert other == api.resolve(configs, [("--set", f"host.mcpu={cpu}")], env={}).to_dict()

@@ -360,7 +360,7 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     spelled = _pass_config_spelling(tree, rw)
     if spelled is None:
         return
-    rw = spelled
+    rw = _target_host_alias(tree, spelled)
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
@@ -437,6 +437,22 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
 
 
 _ABSENT = object()
+
+
+def _target_host_alias(tree: Tree, rw: Rewrite) -> Rewrite:
+    """`targets[N].host.X` of a target that carries no host of its own is the config's `host.X`,
+    as `config get` reads it (a build has one host): written into the target it made a host
+    without a kind ("target has no 'kind'") for the value `get` printed."""
+    path = rw.path
+    if len(path) < 3 or path[0] != Key("targets") or not isinstance(path[1], Index) or path[2] != Key("host"):
+        return rw
+    entries = tree.data.get("targets")
+    if not isinstance(entries, list) or not -len(entries) <= path[1].index < len(entries):
+        return rw
+    canonical = canonical_entry(entries[path[1].index], tree.reader)
+    if canonical is None or "host" in canonical:
+        return rw
+    return dataclasses.replace(rw, path=(Key("host"), *path[3:]))
 
 
 def _imply_kind(tree: Tree, rw: Rewrite) -> None:
