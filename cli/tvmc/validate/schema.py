@@ -547,7 +547,7 @@ def _target_names_def() -> dict[str, Any]:
 def _host_cpu_def() -> dict[str, Any]:
     """A host runs on the CPU (`host-not-cpu`): a CPU kind, a CPU tag, or a string starting with one
     (JSON text is left to tvmc)."""
-    kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE]
+    kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE and not kind.byoc]
     cpu_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind in kinds)
     other_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind not in kinds)
     starts = "|".join(sorted(kinds, key=lambda k: (-len(k), k)))
