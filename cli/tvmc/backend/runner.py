@@ -19,6 +19,7 @@ from typing import Any
 from tvmc import deps, manifest
 from tvmc.backend import embed
 from tvmc.backend.frontends import import_model
+from tvmc.backend.lower_passes import pass_context_config
 from tvmc.backend.plan import BuildPlan
 from tvmc.backend.preflight import ISA_PATTERN
 from tvmc.errors import BuildError
@@ -101,6 +102,15 @@ def stage(name: str, timings: dict[str, float], on_stage: Callable[[str], None])
 def resolve(dotted: str) -> Any:
     module, _, name = dotted.rpartition(".")
     return getattr(importlib.import_module(module), name)
+
+
+def tvm_pass_config(tvm: Any, plan: BuildPlan) -> dict[str, Any]:
+    """The plan's pass configs as the PassContext takes them (the lower passes made into TVM objects);
+    a lower pass this TVM does not have is a one-line BuildError."""
+    try:
+        return pass_context_config(tvm, plan.pass_config)
+    except LookupError as err:
+        raise BuildError(str(err), None) from None
 
 
 def transform(tvm: Any, plan: BuildPlan, mod: Any) -> Any:
@@ -268,7 +278,7 @@ def run(
         target = tvm.target.Target(plan.target)
         with tvm.transform.PassContext(
             opt_level=plan.opt_level,
-            config=plan.pass_config,
+            config=tvm_pass_config(tvm, plan),
             disabled_pass=list(plan.disabled_pass),
             instruments=instruments,
         ):

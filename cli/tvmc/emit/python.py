@@ -14,6 +14,7 @@ from typing import Any
 
 from tvmc import __version__, manifest
 from tvmc.backend import embed, record
+from tvmc.backend.lower_passes import LOWER_PASS_CONFIGS, pass_context_config
 from tvmc.backend.model import FORMATS
 from tvmc.backend.plan import FUSED_PASSES, BuildPlan
 from tvmc.backend.preflight import ISA_PATTERN
@@ -88,7 +89,7 @@ def main():
     mod = load_model()
     imported = mod
     target = tvm.target.Target(TARGET)
-    with tvm.transform.PassContext(opt_level=OPT_LEVEL, config=PASS_CONFIG, disabled_pass=DISABLED_PASS,
+    with tvm.transform.PassContext(opt_level=OPT_LEVEL, config={config}, disabled_pass=DISABLED_PASS,
                                    instruments={instruments}):
 {transforms}        executable = {build}
     # Export next to OUTPUT, then rename: a failed build never leaves a half-written library.
@@ -229,6 +230,13 @@ def _manifest_code(base: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def lower_passes_code() -> str:
+    """tvmc's `pass_context_config`, copied into a script that names lower passes (both emitters)."""
+    return f"\n\nLOWER_PASS_CONFIGS = {py(LOWER_PASS_CONFIGS)}\n\n\n" + textwrap.dedent(
+        inspect.getsource(pass_context_config)
+    )
+
+
 def _constants(plan: BuildPlan, output: str | None) -> list[str]:
     shapes = None if plan.model.shapes is None else {k: list(v) for k, v in plan.model.shapes.items()}
     default = output or plan.model.default_output(plan.output_format)
@@ -304,11 +312,15 @@ def render(
         text += TUNED
     if "tir" in plan.dump_code:
         text += TIR_RECORDER
+    lower_passes = any(key in plan.pass_config for key in LOWER_PASS_CONFIGS)
+    if lower_passes:  # (level, pass name) pairs made into TVM objects, by tvmc's own function
+        text += lower_passes_code()
     dumps = ""
     for name in plan.dump_code:
         dumps += DUMPS["source"].format(fmt=name) if name in ("ll", "asm") else DUMPS[name]
     text += MAIN.format(
         instruments="[RecordTIR()]" if "tir" in plan.dump_code else "[]",
+        config="pass_context_config(tvm, PASS_CONFIG)" if lower_passes else "PASS_CONFIG",
         transforms="".join(line + "\n" for line in transforms),
         build=_build_call(plan),
         dumps=dumps,

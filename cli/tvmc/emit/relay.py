@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from tvmc import __version__
+from tvmc.backend.lower_passes import LOWER_PASS_CONFIGS
 from tvmc.emit.legacy import Inexpressible, LegacyPlan
+from tvmc.emit.python import lower_passes_code
 from tvmc.emit.quoting import identifier_path, py
 from tvmc.validate.legacy import LAYOUT_OPS
 
@@ -130,7 +132,7 @@ def main():
         shape_dict = {{name: [relay.Any() if d is None else d for d in dims]
                       for name, dims in SHAPES.items()}}
     model = load_model(MODEL, MODEL_FORMAT, shape_dict)
-    config = dict(PASS_CONFIG)
+    config = {pass_config}
     if TUNING_RECORDS is None:
         lib = build(model.mod, model.params, config)
     else:
@@ -181,5 +183,9 @@ def render(plan: LegacyPlan, output: str | None = None) -> tuple[str, list[str]]
     text = HEADER.format(version=__version__)
     text += "".join(line + "\n" for line in imports)
     text += "\n" + "\n".join(_constants(plan, output)) + "\n"
-    text += BODY.format(configs="\n".join(configs), transforms="\n".join(transforms))
+    lower_passes = any(key in plan.pass_config for key in LOWER_PASS_CONFIGS)
+    if lower_passes:  # (level, pass name) pairs made into TVM objects, by tvmc's own function
+        text += "\nfrom typing import Any  # the annotations of the function below\n" + lower_passes_code()
+    pass_config = "pass_context_config(tvm, PASS_CONFIG)" if lower_passes else "dict(PASS_CONFIG)"
+    text += BODY.format(configs="\n".join(configs), transforms="\n".join(transforms), pass_config=pass_config)
     return text, list(plan.notes)

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from tvmc import deps
 from tvmc.backend.frontends import import_model
 from tvmc.backend.plan import BuildPlan
-from tvmc.backend.runner import require_tvm, short, transform
+from tvmc.backend.runner import require_tvm, short, transform, tvm_pass_config
 from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
 from tvmc.tune import DEFAULT_TRIALS_PER_TASK, tvmside
@@ -189,7 +189,7 @@ def tune(job: Job, events: TextIO) -> None:
 
     mod = import_model(plan.model)
     with tvm.transform.PassContext(
-        opt_level=plan.opt_level, config=plan.pass_config, disabled_pass=list(plan.disabled_pass)
+        opt_level=plan.opt_level, config=tvm_pass_config(tvm, plan), disabled_pass=list(plan.disabled_pass)
     ):
         mod = transform(tvm, plan, mod)
         with target:
