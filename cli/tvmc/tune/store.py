@@ -169,6 +169,8 @@ def workload_problem(item: Any) -> str | None:
         graph = json.loads(raw[8:])
     except ValueError:
         return "its module is not a serialized TVM module (not JSON)"
+    except RecursionError:  # `[[[...`: another's line, not a traceback for the whole database
+        return "its module is nested too deeply"
     nodes = graph.get("nodes") if isinstance(graph, dict) else None
     root = graph.get("root_index") if isinstance(graph, dict) else None
     if not (
@@ -302,6 +304,10 @@ def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
                 if not raw.endswith(b"\n"):
                     return  # the torn last line of a killed writer
                 report.bad(number, "not a JSON line")
+                yield number, None
+                continue
+            except RecursionError:  # `[[[...`: one bad line, named, not the whole command's error
+                report.bad(number, "nested too deeply")
                 yield number, None
                 continue
             yield number, value
@@ -509,12 +515,12 @@ class Partition:
             data = json.loads(_small_file_text(path))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise TvmcError(f"cannot read {path}: {reason}", str(path), hint=META_HINT) from None
+        except (OSError, ValueError, RecursionError) as err:  # RecursionError: `[[[...`, another's file
+            reason = _unreadable(err)
+            raise TvmcError(f"cannot be read: {reason}", str(path), hint=META_HINT) from None
         problem = _meta_problem(data)
-        if problem is not None:
-            raise TvmcError(f"{path}: {problem}", str(path), hint=META_HINT)
+        if problem is not None:  # the path is the error's location: printed once, before the problem
+            raise TvmcError(problem, str(path), hint=META_HINT)
         return dict(data)
 
     def write_meta(self, meta: Mapping[str, Any]) -> None:
@@ -547,6 +553,13 @@ class Partition:
 
 
 META_HINT = "fix or delete it (the records beside it are kept)"
+
+
+def _unreadable(err: BaseException) -> str:
+    """Why a small JSON file of the database cannot be read, in a few words."""
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    return getattr(err, "strerror", None) or str(err)
 
 
 def _meta_problem(data: Any) -> str | None:
@@ -693,8 +706,8 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
         data = json.loads(_small_file_text(path))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
+    except (OSError, ValueError, RecursionError) as err:
+        reason = _unreadable(err)
         warn(f"{path}: cannot be read ({reason}): skipped (tvmc tune measures it again)")
         return {}
     models = data.get("models") if isinstance(data, dict) else None
@@ -860,7 +873,7 @@ TASKS = "tasks.json"
 def _task_names(run: Path) -> dict[str, str]:
     try:
         data = json.loads(_small_file_text(run / TASKS))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
