@@ -10,7 +10,9 @@ damaged library (SIGBUS, SIGSEGV) is one line. TVM has no type hints: its object
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import re
 import stat
 import time
@@ -117,16 +119,24 @@ def regular_file(path: Path, flag: str, limit: int, what: str = "file") -> Path:
     return path
 
 
-def writable_file(path: Path, flag: str) -> Path:
-    """`path` when tvmc may write a file there: absent, or a regular file (never a FIFO or device)."""
+def writable_file(path: Path, flag: str, inputs: Sequence[Path | None] = ()) -> Path:
+    """`path` when tvmc may write a file there: absent, or a regular file (never a FIFO or device)
+    that is none of `inputs` (`run lib.so --outputs lib.so` replaced the library with its outputs),
+    in a directory that exists. Checked before the run, which may take long, not after it."""
     try:
         info = path.stat()
     except FileNotFoundError:
+        if not path.absolute().parent.is_dir():
+            raise UsageError(f"cannot write {path}: directory {path.absolute().parent} does not exist", flag) from None
         return path
     except OSError as err:
         raise UsageError(f"cannot write {path}: {err.strerror or err}", flag) from None
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{path} is not a regular file: tvmc writes only regular files", flag)
+    for item in inputs:
+        with contextlib.suppress(OSError):
+            if item is not None and os.path.samefile(item, path):  # a hard link or symlink to it too
+                raise UsageError(f"refusing to overwrite the input file {item}", flag)
     return path
 
 

@@ -1,0 +1,42 @@
+"""What tvmc builds, runs and stores, as hostile input and hostile places, found by the edges fault
+campaign (the tuning database's files: tests/tune/test_db_edges.py). None of these needs TVM: each
+is refused before a library is loaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import run_cli
+
+np = pytest.importorskip("numpy")
+
+
+@pytest.mark.parametrize("which", ["library", "inputs"])
+def test_run_never_writes_its_outputs_over_an_input(tmp_path: Path, which: str) -> None:
+    """`run lib.so --outputs lib.so` replaced the library with an npz of its outputs (and
+    `--outputs in.npz` the inputs), after the run: now refused first, the file untouched."""
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"\x7fELF not loaded: refused before")
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x=np.ones((1, 8), np.float32))
+    before = {p: p.read_bytes() for p in (library, inputs)}
+    target = library if which == "library" else inputs
+    (tmp_path / "link.npz").symlink_to(target)  # another name for it, too
+    for given in (target, tmp_path / "link.npz"):
+        result = run_cli(["run", str(library), "--inputs", str(inputs), "--outputs", str(given)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr == f"tvmc: error: --outputs: refusing to overwrite the input file {target}\n"
+        assert {p: p.read_bytes() for p in (library, inputs)} == before
+
+
+def test_run_outputs_in_a_missing_directory_is_refused_before_the_run(tmp_path: Path) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"\x7fELF not loaded: refused before")
+    result = run_cli(["run", str(library), "--outputs", str(tmp_path / "gone" / "out.npz")])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"tvmc: error: --outputs: cannot write {tmp_path / 'gone' / 'out.npz'}: "
+        f"directory {tmp_path / 'gone'} does not exist\n"
+    )
