@@ -40,3 +40,32 @@ def test_run_outputs_in_a_missing_directory_is_refused_before_the_run(tmp_path: 
         f"tvmc: error: --outputs: cannot write {tmp_path / 'gone' / 'out.npz'}: "
         f"directory {tmp_path / 'gone'} does not exist\n"
     )
+
+
+def test_an_older_libraries_build_info_is_read_mapped_and_as_anothers_bytes(tmp_path: Path) -> None:
+    """`run` of a library without a manifest looks for the target an older tvmc linked in: it read
+    the whole file into memory (8 GiB for an 8 GiB file, a minute), and JSON nested thousands deep
+    there was a RecursionError reported as the library failing to load."""
+    import tracemalloc
+
+    from tvmc.backend.run import BUILD_INFO_MARK, build_info
+
+    mark = BUILD_INFO_MARK.encode()
+    big = tmp_path / "big.so"
+    with big.open("wb") as handle:
+        handle.truncate(256 << 20)  # sparse: no disk used
+        handle.seek(200 << 20)
+        handle.write(mark + b'{"target": {"kind": "llvm"}}\0')
+    tracemalloc.start()
+    try:
+        assert build_info(big) == {"target": {"kind": "llvm"}}
+        assert tracemalloc.get_traced_memory()[1] < 16 << 20
+    finally:
+        tracemalloc.stop()
+    deep = tmp_path / "deep.so"
+    deep.write_bytes(b"\x7fELF" + mark + b"[" * 100_000 + b"]" * 100_000 + b"\0")
+    unterminated = tmp_path / "unterminated.so"
+    unterminated.write_bytes(mark + b'{"target": {}}')
+    empty = tmp_path / "empty.so"
+    empty.write_bytes(b"")
+    assert [build_info(p) for p in (deep, unterminated, empty)] == [None, None, None]
