@@ -226,6 +226,19 @@ def test_each_input_that_differs_is_one_line_naming_it() -> None:
     ]
 
 
+def test_the_library_manifests_text_never_forges_a_line() -> None:
+    """The manifest is another's file: a model name or database path holding a line break printed
+    a line of its own under 'the rebuild differs in', an ESC sequence reached the terminal."""
+    theirs = json.loads(json.dumps(BASE))
+    theirs["model"]["file"] = "m.onnx\n::error::forged"
+    theirs["model"]["sha256"] = "0" * 64
+    theirs["tuning"]["database"] = "/db\x1b[2J"
+    lines = compare(theirs, BASE, "m.onnx")
+    assert len(lines) == 2 and all(line.isprintable() for line in lines), lines
+    assert "built from m.onnx\\n::error::forged with sha256" in lines[0]
+    assert lines[1].startswith("tuning database: the library applied /db\\x1b[2J, this rebuild ")
+
+
 def test_records_found_elsewhere_name_the_database_only() -> None:
     other = json.loads(json.dumps(BASE))
     other["tuning"]["database"] = "/moved/fp"

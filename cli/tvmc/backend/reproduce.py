@@ -23,6 +23,7 @@ from tvmc.backend import compile as building
 from tvmc.backend.model import FORMATS, model_spec
 from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import walk
+from tvmc.text import one_line
 
 if TYPE_CHECKING:
     from tvmc.backend.compile import Compiled, Resolution
@@ -100,7 +101,7 @@ def compare(original: Mapping[str, Any], rebuilt: Mapping[str, Any], model: str)
     if not lines:  # every input the same: name what the build derived differently
         derived = sorted(k for k in original.keys() | rebuilt.keys() if original.get(k) != rebuilt.get(k))
         lines += [f"manifest {key}: differs although every recorded input is the same" for key in derived]
-    return lines
+    return [one_line(line) for line in lines]  # the library's manifest is another's text: no forged lines
 
 
 def _target_text(target: Any) -> str:
@@ -268,6 +269,6 @@ def reproduce(
             parts = differing_parts(original, data)
             verdict.differences = [
                 "code: every recorded input is the same, yet the bytes differ"
-                + (f" (in {', '.join(parts[:8])})" if parts else "")
+                + (one_line(f" (in {', '.join(parts[:8])})") if parts else "")  # section names: another's
             ]
     return verdict
