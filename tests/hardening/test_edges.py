@@ -69,3 +69,27 @@ def test_an_older_libraries_build_info_is_read_mapped_and_as_anothers_bytes(tmp_
     empty = tmp_path / "empty.so"
     empty.write_bytes(b"")
     assert [build_info(p) for p in (deep, unterminated, empty)] == [None, None, None]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["inspect", "{long}"], ["tune", "db", "list", "--database", "{long}"], ["config", "show", "--from", "{long}"]],
+    ids=lambda c: " ".join(c[:3]),
+)
+def test_an_os_error_on_a_path_names_the_path_not_the_output(tmp_path: Path, command: list[str]) -> None:
+    """An OSError no command turned into a tvmc error (a name longer than the system takes:
+    ENAMETOOLONG from a stat that pathlib does not swallow) was reported as 'cannot write the
+    output', blaming stdout; it names the file."""
+    import subprocess
+    import sys
+
+    from testkit import cli_env
+
+    long = str(tmp_path / ("a" * 5000))
+    argv = [part.format(long=long) for part in command]
+    done = subprocess.run(
+        [sys.executable, "-m", "tvmc", *argv], env=cli_env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"tvmc: error: {tmp_path / 'aaa'}") and done.stderr.count("\n") == 1, done.stderr
+    assert "cannot write the output" not in done.stderr and "Traceback" not in done.stderr
