@@ -7,10 +7,14 @@ the terminal as an escape sequence."""
 from __future__ import annotations
 
 import base64
+import errno
 import json
+import os
 import struct
 from pathlib import Path
+from typing import Any
 
+import pytest
 import typer
 from test_store import record, workload, write_db
 from tvmc.tune import store
@@ -97,3 +101,39 @@ def test_text_from_the_database_files_is_shown_on_one_printable_line(app: typer.
     assert shown in outputs[0][1]  # the description
     assert outputs[1][1].count(shown) == 3  # the description, the task name, the verdict's model
     assert f"/gone/{shown}.toml" in outputs[2][1]  # the source it was tuned with, in prune's reason
+
+
+def test_a_records_file_this_user_cannot_read_is_never_replaced(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a database a group shares, another user's records file of mode 0600 cannot be read: its
+    records were 'not used' (a warning), and merge, or recovering a killed run, then replaced the
+    file with what it had read, losing every record in it. Now the file is left as it is, named.
+    (EACCES is simulated: root, which runs some suites, reads any file.)"""
+    dst = db(tmp_path / "dst")
+    src = tmp_path / "src"
+    write_db(src / FP, [workload(2)], [(0, record(3e-5))])
+    theirs = (dst / store.RECORDS).read_bytes()
+    real_open, real_path_open = os.open, Path.open
+    locked_out = dst / store.RECORDS
+
+    def no_access(path: str | os.PathLike[str], flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path) == locked_out:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    def no_path_access(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == locked_out:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_path_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(store.os, "open", no_access)
+    monkeypatch.setattr(Path, "open", no_path_access)
+    code, output = tvmc(app, "tune", "db", "merge", str(src), "-o", str(tmp_path / "dst"))
+    assert code == 1
+    assert (
+        f"{dst / store.RECORDS}: cannot be read (Permission denied): not replaced (the records in it would be lost)"
+        in output
+    )
+    monkeypatch.undo()
+    assert (dst / store.RECORDS).read_bytes() == theirs

@@ -491,12 +491,37 @@ def write(directory: Path, db: Database) -> None:
     Workloads are only ever appended, so a kill between the two renames leaves old records that
     still point at the right workload lines."""
     make_dir(directory)
+    for name in (WORKLOADS, RECORDS):  # `db` was read from them: one this user cannot read held more
+        problem = _unreadable_file(directory / name)
+        if problem is not None:
+            raise TvmcError(
+                f"{problem}: not replaced (the records in it would be lost)",
+                str(directory / name),
+                hint=UNREADABLE_HINT,
+            )
     index = {Database.key(w): i for i, w in enumerate(db.workloads)}
     workloads = "".join(json.dumps(w) + "\n" for w in db.workloads)
     records = "".join(f"[{index[r.workload]},{r.line()}]\n" for r in db.records)
     for name, text in ((WORKLOADS, workloads), (RECORDS, records)):
         write_atomic(directory / name, text, flag="tuning database")
         os.chmod(directory / name, 0o644)  # never writable by others, whatever the umask
+
+
+UNREADABLE_HINT = "make it readable (another user's file, in a database shared by a group?), or move it away"
+
+
+def _unreadable_file(path: Path) -> str | None:
+    """Why an existing file cannot be read (EACCES: another user's file mode 0600 in a directory this
+    user may write; EIO), or None when it can, or is missing. Reading it found no records, so
+    replacing it with what was read would lose the ones it holds."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens at once
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"cannot be read ({err.strerror or err})"
+    os.close(fd)
+    return None
 
 
 @dataclass
