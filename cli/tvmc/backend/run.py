@@ -26,7 +26,7 @@ from tvmc import deps, manifest
 from tvmc.backend import preflight
 from tvmc.backend import remote as rpc
 from tvmc.backend.runner import BUILD_INFO_MARK, require_tvm, short
-from tvmc.errors import BuildError, UsageError
+from tvmc.errors import BuildError, TvmcError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
 
@@ -744,9 +744,18 @@ def run_library(
         "force": force,
         "rpc_timeout": rpc_timeout,
     }
-    result: RunResult = isolated.call(
-        ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
-    )
+    try:
+        result: RunResult = isolated.call(
+            ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
+        )
+    except TvmcError as err:  # the child sends its error as one line, the flag it named first
+        flag, _, rest = err.message.partition(": ")
+        if inputs is not None or flag != "--inputs" or signature is None:
+            raise
+        # inputs made from the manifest that the library's main does not take: not --inputs, not given
+        raise manifest.ManifestError(
+            f"{library}: the tvmc manifest does not match the library (inputs made from it: {rest})"
+        ) from None
     result.inputs = given
     result.notes[:0] = notes
     names = manifest.output_names(doc) if doc is not None else []
