@@ -137,3 +137,21 @@ def test_a_records_file_this_user_cannot_read_is_never_replaced(
     )
     monkeypatch.undo()
     assert (dst / store.RECORDS).read_bytes() == theirs
+
+
+def test_a_lock_file_made_a_symbolic_link_is_never_followed(app: typer.Typer, tmp_path: Path) -> None:
+    """A partition's `.lock` is opened with O_CREAT: as a symbolic link (another user's, in a
+    database they can write), it made the user running tvmc create the file it points at."""
+    part = db(tmp_path / "dst")
+    target = tmp_path / "elsewhere" / "nologin"
+    target.parent.mkdir()
+    (part / store.LOCK).unlink(missing_ok=True)
+    (part / store.LOCK).symlink_to(target)
+    src = tmp_path / "src"
+    write_db(src / FP, [workload(2)], [(0, record(3e-5))])
+    code, output = tvmc(app, "tune", "db", "merge", str(src), "-o", str(tmp_path / "dst"))
+    assert code == 1
+    assert f"cannot lock {part / store.LOCK}: Too many levels of symbolic links" in output
+    assert not target.exists()
+    code, output = tvmc(app, "tune", "db", "show", FP[:8], "--database", str(tmp_path / "dst"))
+    assert code == 0 and not target.exists()  # a reader goes on without the lock, as for a read-only one

@@ -92,12 +92,14 @@ def locked(directory: Path, *, shared: bool = False) -> Iterator[None]:
     try:
         if not shared:
             make_dir(directory)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        # O_NOFOLLOW: a `.lock` another user made a symbolic link would have this user (root, say)
+        # create the file it points at (/etc/nologin); a link there is an error, never followed
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as err:
         if not shared:
             raise TvmcError(f"cannot lock {path}: {err.strerror or err}", str(directory)) from None
         with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         if fd is not None:
             fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
