@@ -155,3 +155,14 @@ def test_a_lock_file_made_a_symbolic_link_is_never_followed(app: typer.Typer, tm
     assert not target.exists()
     code, output = tvmc(app, "tune", "db", "show", FP[:8], "--database", str(tmp_path / "dst"))
     assert code == 0 and not target.exists()  # a reader goes on without the lock, as for a read-only one
+
+
+def test_a_killed_runs_deeply_nested_task_names_lose_no_record(tmp_path: Path) -> None:
+    part = db(tmp_path)
+    run = part / f"{store.RUN_PREFIX}999000001"  # above any pid_max: a killed run
+    write_db(run, [workload(2)], [(0, record(3e-5))])
+    run.chmod(0o700)
+    (run / store.TASKS).write_text(DEEP)
+    said: list[str] = []
+    assert store.recover(store.Partition(tmp_path, FP), said.append) == 1
+    assert len(store.read(part, said.append).records) == 3 and said == []

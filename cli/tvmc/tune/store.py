@@ -879,7 +879,10 @@ def recover(partition: Partition, warn: Warn, *, finished: Path | None = None) -
                 warn(f"{problem}: its records are not merged into {partition.path}")
                 continue
             scratch = read(run, warn)
-            tasks = _task_names(run)
+            try:
+                tasks = _task_names(run)
+            except RecursionError:  # its tasks.json nested thousands deep: task names are only labels
+                tasks = {}
             if scratch.records or scratch.workloads:
                 bad = _Counted(warn)
                 db = read(partition.path, bad)
@@ -900,7 +903,7 @@ TASKS = "tasks.json"
 def _task_names(run: Path) -> dict[str, str]:
     try:
         data = json.loads(_small_file_text(run / TASKS))
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
