@@ -9,6 +9,8 @@ data only (names, types, defaults), each fact naming the file it was read from:
 - `kinds`: `TVM_REGISTER_TARGET_KIND` in src/ (target_kind.cc and the contrib target.cc files),
   with the options every kind gets from the macro in include/tvm/target/target_kind.h;
 - `pass_configs`: `TVM_REGISTER_PASS_CONFIG_OPTION` names and value types;
+- `pass_config_fields`: per object type of those configs (`UnrollLoopConfig`), the
+  `TVM_ATTR_FIELD`s of its attrs node (`UnrollLoopConfigNode`): types and `.set_default`s;
 - `codegens`: old tvmc's `REGISTERED_CODEGEN` (python/tvm/driver/tvmc/composite_target.py) and
   the fields of each codegen's PassContext options node (the `--target-<codegen>-<field>` flags);
 - `relay_passes`: the `relay._transform.<Name>` globals, which old tvmc's `--disabled-pass`
@@ -62,6 +64,9 @@ TYPES = {
     "runtime::Bool": "bool",
     "bool": "bool",
     "int": "int",
+    "int64_t": "int",
+    "size_t": "int",
+    "double": "float",
     "Array<String>": "Array<str>",
     "Array<Integer>": "Array<int>",
     "Array<runtime::Int>": "Array<int>",
@@ -96,6 +101,8 @@ def default_value(expr: str) -> Any:
     expr = re.sub(r"\s+", " ", expr.strip())
     if re.fullmatch(r"-?\d+", expr):
         return int(expr)
+    if m := re.fullmatch(r"(?:size_t|int64_t)\((\d+)\) << (\d+)", expr):
+        return int(m.group(1)) << int(m.group(2))
     if m := re.fullmatch(r"(?:runtime::)?(?:Int|Integer|IntImm)\((?:DataType::Int\(\d+\), )?(.*)\)", expr):
         inner = m.group(1).replace(" ", "")
         return 1 << int(inner[3:]) if inner.startswith("1<<") else int(inner)
@@ -105,6 +112,8 @@ def default_value(expr: str) -> Any:
         return m.group(1)
     if m := re.fullmatch(r"Array<(?:runtime::Int|Integer)>(?:\{(.*)\}|\(\))", expr):
         return [default_value(x) for x in re.findall(r"(?:runtime::)?Int(?:eger)?\([^)]*\)", m.group(1) or "")]
+    if m := re.fullmatch(r"Array<(?:runtime::Int|Integer)>\(\{([-\d, ]*)\}\)", expr):
+        return [int(x) for x in m.group(1).split(",") if x.strip()]
     raise ValueError(f"unknown default expression {expr!r}")
 
 
@@ -156,9 +165,32 @@ def _constants(git_dir: Path, tag: str) -> dict[str, str]:
     return table
 
 
+def _enum_values(text: str) -> dict[str, int]:
+    """`enum class E : int { kA = (1 << 0), ... }` of a file → {"E::kA": 1, ...}: the flags some
+    attrs defaults combine (hoist_expression.cc's `static_cast<int>(HoistedConditionals::kX) | ...`)."""
+    table: dict[str, int] = {}
+    for m in re.finditer(r"enum class (\w+)\s*(?::\s*\w+)?\s*\{([^}]*)\}", text):
+        for item in re.finditer(r"(\w+)\s*=\s*\(?\s*(\d+)\s*(?:<<\s*(\d+))?\s*\)?", m.group(2)):
+            value = int(item.group(2)) << int(item.group(3) or 0)
+            table[f"{m.group(1)}::{item.group(1)}"] = value
+    return table
+
+
+def _default(expr: str, enums: dict[str, int]) -> Any:
+    """default_value, and an `|` of `static_cast<int>(Enum::kFlag)` (evaluated with `enums`)."""
+    flags = re.findall(r"static_cast<int>\((\w+::\w+)\)", expr)
+    if flags and re.fullmatch(r"\s*static_cast<int>\(\w+::\w+\)(?:\s*\|\s*static_cast<int>\(\w+::\w+\))*\s*", expr):
+        value = 0
+        for flag in flags:
+            value |= enums[flag]
+        return value
+    return default_value(expr)
+
+
 def attrs_fields(text: str, node: str) -> dict[str, Any]:
     """The declared fields of an AttrsNode struct, in TVM_ATTR_FIELD order: their types and the
     defaults of `.set_default(...)`."""
+    enums = _enum_values(text)
     body = text[text.index(f"struct {node}") :]
     body = body[: body.index("TVM_DECLARE_ATTRS")]
     declared = {m.group(2): m.group(1) for m in re.finditer(r"^\s*([\w:<>]+)\s+(\w+)(?:\s*=[^;]*)?;", body, re.M)}
@@ -171,15 +203,20 @@ def attrs_fields(text: str, node: str) -> dict[str, Any]:
         at = rest.rfind(".set_default(")
         if at >= 0:
             expr = rest[at + len(".set_default(") :]
-            defaults[name] = default_value(expr[: expr.index(");")])
+            defaults[name] = _default(expr[: expr.index(");")], enums)
     return {"options": {name: TYPES.get(declared[name], declared[name]) for name in names}, "defaults": defaults}
 
 
-def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    """PassContext config names → types; and, per struct-typed config, its fields."""
+def pass_configs(
+    git_dir: Path, tag: str
+) -> tuple[dict[str, str], dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """PassContext config names → types; per codegen options config (`relay.ext.*`), its fields;
+    and per object type of any config (`tir.UnrollLoop`: UnrollLoopConfig), its attrs node's fields
+    (what PassContext's legalization, `CreateObject` of the node from the table, accepts)."""
     constants = _constants(git_dir, tag)
     configs: dict[str, str] = {}
     structs: dict[str, dict[str, Any]] = {}
+    objects: dict[str, dict[str, Any]] = {}
     for path in git_grep(git_dir, tag, "TVM_REGISTER_PASS_CONFIG_OPTION(", "src"):
         text = strip_comments(git_show(git_dir, tag, path))
         for m in re.finditer(r"TVM_REGISTER_PASS_CONFIG_OPTION\(\s*(\"[^\"]+\"|\w+),\s*([\w:<>, ]+?)\);", text):
@@ -192,7 +229,17 @@ def pass_configs(git_dir: Path, tag: str) -> tuple[dict[str, str], dict[str, dic
             elif name.startswith("relay.ext."):
                 for header in git_grep(git_dir, tag, f"struct {node}", "src"):
                     structs[name] = attrs_fields(strip_comments(git_show(git_dir, tag, header)), node)
-    return dict(sorted(configs.items())), structs
+            if typ in TYPES or typ.startswith("Array<"):
+                continue  # a plain value, not an attrs node
+            # The node is declared in the registering file, else in the one file of src/ that does.
+            where = [path] if f"struct {node}" in text else git_grep(git_dir, tag, f"struct {node}", "src")
+            if len(where) != 1:
+                raise SystemExit(f"{tag}: {name}'s {node} is declared in {len(where)} files: {where}")
+            source = text if where[0] == path else strip_comments(git_show(git_dir, tag, where[0]))
+            fields = attrs_fields(source, node)
+            if objects.setdefault(typ, {"source": where[0], **fields}) != {"source": where[0], **fields}:
+                raise SystemExit(f"{tag}: two different {node} structs")
+    return dict(sorted(configs.items())), structs, dict(sorted(objects.items()))
 
 
 def codegens(git_dir: Path, tag: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -269,7 +316,7 @@ def tvmc_choices(git_dir: Path, tag: str) -> dict[str, Any]:
 
 
 def extract(git_dir: Path, tag: str) -> dict[str, Any]:
-    configs, structs = pass_configs(git_dir, tag)
+    configs, structs, objects = pass_configs(git_dir, tag)
     commit = subprocess.run(
         ["git", "-C", str(git_dir), "rev-list", "-n1", f"refs/tags/{tag}"], check=True, capture_output=True, text=True
     ).stdout.strip()
@@ -285,6 +332,7 @@ def extract(git_dir: Path, tag: str) -> dict[str, Any]:
         },
         "kinds": kinds(git_dir, tag),
         "pass_configs": configs,
+        "pass_config_fields": objects,
         "codegens": codegens(git_dir, tag, structs),
         "relay_passes": relay_passes(git_dir, tag),
         "executors": components(git_dir, tag, "executor"),

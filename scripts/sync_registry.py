@@ -117,11 +117,13 @@ EXECUTORS = {
             "workspace-byte-alignment": {
                 "type": "int",
                 "default": 16,
+                "minimum": 1,  # TVM rounds buffer sizes up to a multiple of it: 0 divides by zero
                 "description": "Byte alignment of workspace buffers.",
             },
             "constant-byte-alignment": {
                 "type": "int",
                 "default": 16,
+                "minimum": 1,  # TVM rounds buffer sizes up to a multiple of it: 0 divides by zero
                 "description": "Byte alignment of constant buffers.",
             },
         },
@@ -394,6 +396,8 @@ def generation_facts(legacy_dir: Path) -> dict[str, Any]:
             },
             "codegens": {name: {k: entry[k] for k in CODEGEN_FACTS} for name, entry in data["codegens"].items()},
             "pass_configs": data["pass_configs"],
+            # object type (`UnrollLoopConfig`) → its attrs node's fields → type
+            "pass_config_fields": {t: dict(e["options"]) for t, e in data["pass_config_fields"].items()},
             "relay_passes": data["relay_passes"],
             "executors": {n: {k: e[k] for k in ("options", "defaults")} for n, e in data["executors"].items()},
             "runtimes": {n: {k: e[k] for k in ("options", "defaults")} for n, e in data["runtimes"].items()},
@@ -479,6 +483,11 @@ def llvm_facts() -> dict[str, Any]:
 def build(legacy_dir: Path) -> dict[str, str]:
     modern = modern_facts()
     generations = generation_facts(legacy_dir)
+    # `registry.pass_config_fields` answers for both from one name space: old TVM's type names (C++ class
+    # names, `UnrollLoopConfig`) and TVM 0.27's type keys (`tirx.transform.UnrollLoopConfig`) must not meet.
+    clash = set(modern["pass_config_fields"]).intersection(*(g["pass_config_fields"] for g in generations.values()))
+    if clash:
+        raise SystemExit(f"old and modern pass config types share names: {sorted(clash)}")
     registry = {
         "generated_by": "scripts/sync_registry.py",
         "tvm_version": modern["tvm_version"],

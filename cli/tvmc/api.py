@@ -971,7 +971,7 @@ def tune(
     elif resolved.participation.isolated:
         raise UsageError("--isolated uses no implicit tuning database: give --database DIR", "--isolated")
     else:
-        root = store.default_root(environment)
+        root = store.implicit_root(environment)
     check_exists(spec)
     session.check_ready()  # the packages tuning needs, no known-bad version, TVM itself
     plan = resolve_native(plan, on_warning)  # as compile builds it: mcpu "native" is this machine's CPU

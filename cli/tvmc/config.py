@@ -160,7 +160,7 @@ def component(section: str, value: Any) -> dict[str, Any]:
             continue
         assert opt in entry.options, _refused("unknown-option", f"{section}.{opt}")
         spec = entry.options[opt]
-        out[opt] = _check(val, KeySpec(spec.type, spec.description, spec.enum), f"{section}.{opt}")
+        out[opt] = _check(val, KeySpec(spec.type, spec.description, spec.enum, spec.minimum), f"{section}.{opt}")
     for opt, spec in entry.options.items():
         out.setdefault(opt, spec.default)
     return out

@@ -221,7 +221,7 @@ class _Tracker:
             self._last = None
             return
         pointer, value = matches[0]
-        origin = origin_of(origins, pointer)
+        origin = _origin_at(data, origins, pointer)
         if last is not None and last[1] == value and (isinstance(value, dict | list) or last[2] is origin):
             return  # unchanged (a table or list: its contents unchanged)
         self._last = (pointer, copy.deepcopy(value), origin)
@@ -242,6 +242,21 @@ class _Tracker:
             self.steps[-1] = step  # one flag's several rewrites (a comma list): one step
         else:
             self.steps.append(step)
+
+
+def _origin_at(data: Any, origins: Mapping[str, Origin], pointer: str) -> Origin | None:
+    """The origin of a value as `tvmc.api.canonical_origins` gives it (`get --origin`, `show
+    --origin`): its own, else its nearest written ancestor's, where a value a tag table expanded
+    to (`{ tag = "arm/rasp4b" }`) comes from the table's `tag` key."""
+    ancestor = pointer
+    while ancestor not in origins:
+        if not ancestor:
+            return None
+        ancestor = ancestor.rsplit("/", 1)[0]
+    node = node_at(data, ancestor) if ancestor != pointer else None
+    if isinstance(node, dict) and "tag" in node and "kind" not in node:
+        return origins.get(join(ancestor, "tag"), origins[ancestor])
+    return origins[ancestor]
 
 
 def _expanded_from(data: Any, pointer: str) -> str | None:

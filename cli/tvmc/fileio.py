@@ -88,7 +88,7 @@ def write_atomic(
             raise UsageError(f"{target} is {kind}", where)
         if mode is None:
             mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
-        _replace(place, payload, mode & ~_UNSAFE_BITS, target, where)
+        _replace(place, payload, mode & ~_UNSAFE_BITS, target, where, replacing=info is not None)
     finally:
         os.close(place.fd)
     return target
@@ -207,7 +207,7 @@ def _enter(fd: int, name: str) -> int:
     return entered
 
 
-def _replace(place: _Place, payload: bytes, mode: int, target: Path, where: str) -> None:
+def _replace(place: _Place, payload: bytes, mode: int, target: Path, where: str, *, replacing: bool) -> None:
     _remove_stale_temporaries(place.fd)
     tmp: str | None = None
     try:
@@ -221,6 +221,9 @@ def _replace(place: _Place, payload: bytes, mode: int, target: Path, where: str)
                 break
             except FileExistsError:
                 tmp = None  # someone else's: never removed
+            except OSError as err:
+                tmp = None  # not created
+                raise TvmcError(_no_new_file(err, place, target, replacing), where) from None
         if tmp is None:
             raise OSError(errno.EEXIST, "no free temporary name")
         with os.fdopen(fd, "wb") as handle:
@@ -239,6 +242,23 @@ def _replace(place: _Place, payload: bytes, mode: int, target: Path, where: str)
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=place.fd)
+
+
+def _no_new_file(err: OSError, place: _Place, target: Path, replacing: bool) -> str:
+    """Why `target` cannot be written when its directory takes no new file. The error alone misleads:
+    `-o /proc/version` said "No such file or directory" of a file that exists (a kernel file system,
+    /proc or /sys, creates no file a program names), and a file that may be written in a directory
+    that may not is still not replaced (tvmc writes a new file beside it and renames it over)."""
+    directory = place.resolved.parent
+    if err.errno == errno.ENOENT:  # the directory is open (place.fd): it exists, or was just removed
+        with contextlib.suppress(OSError):
+            if os.fstat(place.fd).st_nlink == 0:
+                return f"cannot write {target}: its directory {directory} was removed while tvmc wrote"
+        why = "a kernel file system such as /proc or /sys"
+    else:
+        why = _reason(err)
+    how = ", and tvmc replaces a file by writing a new one beside it" if replacing else ""
+    return f"cannot write {target}: {directory} takes no new file ({why}){how}"
 
 
 def _temp_name(name: str) -> str:

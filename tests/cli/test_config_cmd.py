@@ -223,3 +223,24 @@ def test_conflicting_show_options_are_refused(flags: list[str], first: str, seco
 def test_options_that_agree_are_accepted(flags: list[str]) -> None:
     result = runner.invoke(app, ["config", "show", "--config", "aws/c5", *flags])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("value", [-8, 0])
+def test_a_byte_alignment_below_one_is_refused(value: int, tmp_path: Path) -> None:
+    """A negative (or zero) executor byte alignment was accepted and reached TVM, which rounds
+    buffer sizes up to a multiple of it: the rule engine's invalid-value rule refuses it, given with
+    --set or in a file, in one line naming where."""
+    table = f'{{kind="aot", workspace-byte-alignment={value}}}'
+    config = tmp_path / "aot.toml"
+    config.write_text(
+        f'tvm-version = "<=0.19"\ntargets = ["c"]\n\n[executor]\nkind = "aot"\nconstant-byte-alignment = {value}\n'
+    )
+    runner = CliRunner()
+    given = runner.invoke(app, ["config", "show", "--set", 'tvm-version="<=0.19"', "--set", f"executor={table}"])
+    in_file = runner.invoke(app, ["config", "show", "-c", str(config)])
+    for result, where, option in ((given, f"--set=executor={table}", "executor.workspace"), (in_file, config, "6:1")):
+        assert result.exit_code == 1, result.output
+        assert len(result.output.splitlines()) == 1 and f"{where}" in result.output, result.output
+        assert f"{value} is less than 1, the least" in result.output and option in result.output
+    fine = runner.invoke(app, ["config", "show", "--set", 'tvm-version="<=0.19"', "--set", "executor={kind='aot'}"])
+    assert fine.exit_code == 0 and "workspace-byte-alignment = 16" in fine.output, fine.output

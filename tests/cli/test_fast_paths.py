@@ -185,8 +185,19 @@ def test_a_tab_loads_no_dataclasses_errors_registry_or_toml_parser() -> None:
     assert not loaded and not {m for m in modules if m.startswith(("tvmc.errors", "tvmc.registry", "tvmc.sources.l"))}
 
 
-def test_the_tag_names_a_tab_reads_are_the_registrys() -> None:
-    from tvmc import registry
+def test_the_tag_names_a_tab_reads_are_the_registrys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Completion and the registry read the tag table through one reader (`tvmc.datafiles`, which
+    does not import the registry): what it gives is what both list (completion had a reader of its
+    own, that could have drifted from the registry's)."""
+    from tvmc import datafiles, registry
     from tvmc.cli.config_names import tag_names
 
-    assert tag_names() == registry.tag_names()
+    real = registry.tag_names()
+    assert tag_names() == real and "nvidia/jetson-nano" in real
+    table = {"zz/one": {"kind": "llvm"}, "zz/two": {"kind": "cuda"}}
+    monkeypatch.setattr(datafiles, "load", lambda name: {"tags": table} if name == "tags.json" else pytest.fail(name))
+    datafiles.tags.cache_clear()
+    try:
+        assert tag_names() == registry.tag_names() == ["zz/one", "zz/two"]
+    finally:
+        datafiles.tags.cache_clear()  # the next reader reads the real table again

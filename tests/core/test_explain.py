@@ -97,6 +97,26 @@ def test_a_host_inside_a_tag_names_the_tag() -> None:
     assert result.steps[0].where.startswith("configs/nvidia/jetson-agx-orin-64gb.toml:")
 
 
+@pytest.mark.parametrize(
+    ("configs", "flags", "path"),
+    [
+        (["arm/rasp4b"], [], "targets[0].model"),
+        (["arm/rasp4b"], [], "targets[0].kind"),
+        (["arm/rasp4b"], [("--target", "nvidia/geforce-rtx-4090")], "host.model"),
+    ],
+)
+def test_a_value_a_tag_table_expanded_to_has_the_origin_get_prints(
+    configs: list[str], flags: list[tuple[str, str]], path: str
+) -> None:
+    # `{ tag = "arm/rasp4b", ... }`: explain named the table (line 10, column 12), `get --origin`
+    # and `show --origin` its `tag` key (column 14).
+    resolved = api.resolve(configs, flags, env={})
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    result = api.explain(configs, flags, path, env={})
+    assert found is not None and result.steps[-1].expanded_from == "tag arm/rasp4b"
+    assert result.steps[-1].where == str(found.origin), (result.steps[-1].where, str(found.origin))
+
+
 def test_a_cpu_moved_to_host_names_the_layer_that_moved_it() -> None:
     result = api.explain(["aws/c5", "nvidia/geforce-rtx-4090"], [], "host.mcpu", env={})
     (step,) = result.steps

@@ -12,8 +12,8 @@ layer and those below, never one above:
 
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
-| 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, provenance,         |
-|       |                 | registry, shapes, frozen, deps, manifest                                      |
+| 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, readfile,           |
+|       |                 | provenance, datafiles, registry, shapes, frozen, deps, manifest               |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
 | 3     | target language | targets                                                                       |
@@ -65,6 +65,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tvmc.values",
             "tvmc.versions",
             "tvmc.fileio",
+            "tvmc.readfile",
+            "tvmc.datafiles",
             "tvmc.provenance",
             "tvmc.registry",
             "tvmc.shapes",

@@ -33,10 +33,19 @@ def test_registry_matches_installed_tvm() -> None:
 
 def test_data_read_without_the_files_next_to_the_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The data files are read straight from the package directory; importlib.resources is the
-    fallback (tvmc imported from a zip archive) and reads the same data."""
-    direct = registry._load("kinds.json")
-    monkeypatch.setattr(registry, "_DATA_DIR", str(tmp_path / "missing"))
-    assert registry._load("kinds.json") == direct
+    fallback (tvmc imported from a zip archive) and reads the same data, for the registry and for
+    shell completion's tag names (`tvmc.datafiles`, the one reader of both)."""
+    from tvmc import datafiles
+    from tvmc.cli.config_names import tag_names
+
+    direct, names = registry._load("kinds.json"), tag_names()
+    monkeypatch.setattr(datafiles, "_DATA_DIR", str(tmp_path / "missing"))
+    datafiles.tags.cache_clear()
+    try:
+        assert registry._load("kinds.json") == direct
+        assert tag_names() == names
+    finally:
+        datafiles.tags.cache_clear()
 
 
 def test_tag_config_is_a_fresh_copy() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tvmc import api
+from tvmc import api, explain
 from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import Origin
 from tvmc.rewrites import Index, Key, Select, parse_path, parse_set
@@ -173,3 +173,117 @@ def test_executor_name_shorthand_is_one_table_everywhere(cfgdir: Path, flags: li
     assert resolved.origin("/executor/kind").location().line == 2
     shorthand = api.resolve([], [("--target", "c"), ("--set", "executor=aot")]).config.executor
     assert shorthand is not None and shorthand["kind"] == "aot"
+
+
+@pytest.mark.parametrize(
+    ("target", "section", "expected"),
+    [
+        ("llvm -system-lib -runtime=c", "runtime", {"kind": "crt", "system-lib": True}),
+        ("llvm -runtime=c -system-lib", "runtime", {"kind": "crt", "system-lib": True}),
+        ("c -interface-api=c -unpacked-api=1 -executor=aot", "executor", {"interface-api": "c", "unpacked-api": True}),
+    ],
+)
+def test_a_target_strings_lifted_options_do_not_depend_on_their_order(
+    cfgdir: Path, target: str, section: str, expected: dict[str, object]
+) -> None:
+    # The options of a legacy target string are unordered: `--target` lifted a kind written after
+    # an option as a kind change that replaced the table, dropping the option (`llvm -system-lib
+    # -runtime=c` was a crt runtime without system-lib); the same string in a file kept it.
+    (cfgdir / "string.toml").write_text(f'targets = ["{target}"]\n')
+    by_flag = api.resolve([], [("--target", target)]).to_dict()
+    assert {k: v for k, v in by_flag[section].items() if k in expected} == expected
+    by_file = api.resolve(["string"]).to_dict()
+    assert {k: v for k, v in by_flag.items() if k != "description"} == by_file
+
+
+@pytest.mark.parametrize(
+    ("configs", "path"),
+    [
+        (["arm/rasp4b"], "targets[0].kind"),  # `{ tag = "arm/rasp4b", ... }`: the kind is the tag's
+        (["arm/rasp4b"], "host.kind"),  # the host derived from that tag table
+        (["nvidia/jetson-agx-orin-64gb"], "targets[0].kind"),
+        (["boards/corstone-300"], "targets[1].kind"),  # cmsis-nn: a codegen kind lists no `kind` option
+    ],
+)
+def test_setting_the_kind_get_prints_is_a_no_op(configs: list[str], path: str) -> None:
+    # Written into a tag table the kind made the tag a label of a bare llvm target (rasp4b lost its
+    # mcpu, mattr and triple); on a codegen kind it was refused as "not an option of target kind".
+    before = api.resolve(configs, [], env={})
+    printed = explain.get(before.to_dict(), before.origins, path)
+    assert printed is not None
+    after = api.resolve(configs, [("--set", f"{path}={printed.value}")], env={})
+    assert after.to_dict() == before.to_dict() and after.fingerprint() == before.fingerprint()
+
+
+def test_another_kind_on_a_tag_table_replaces_it() -> None:
+    # As for any table whose kind changes: nothing of the tag (mfloat-abi, its label) leaks into it.
+    target = resolve(("--set", "targets[0].kind=c"), configs=("arm/rasp4b",)).to_dict()["targets"][0]
+    assert target == resolve(("--target", "c")).to_dict()["targets"][0]
+
+
+@pytest.mark.parametrize(
+    ("written", "edit", "expected"),
+    [
+        # A path into a pass config written in another spelling edits that config (it was "not a
+        # list" / "not set", or "the same config as 'tir.UnrollLoop', with another value").
+        (
+            ("--pass-config", "tir.add_lower_pass=1,a.b,2,c.d"),
+            ("--set", 'pass-config."tirx.add_lower_pass"[0]=[3, "e.f"]'),
+            [[3, "e.f"], [2, "c.d"]],
+        ),
+        (
+            ("--pass-config", "tir.add_lower_pass=1,a.b,2,c.d"),
+            ("--unset", 'pass-config."tirx.add_lower_pass"[0]'),
+            [[2, "c.d"]],
+        ),
+        (
+            ("--set", 'pass-config."tir.UnrollLoop"={auto_max_step=4, explicit_unroll=1}'),
+            ("--set", 'pass-config."tirx.UnrollLoop".auto_max_step=8'),
+            {"auto_max_step": 8, "explicit_unroll": 1},
+        ),
+        (
+            ("--set", 'pass-config."tir.UnrollLoop"={auto_max_step=4, explicit_unroll=1}'),
+            ("--unset", 'pass-config."tirx.UnrollLoop".auto_max_step'),
+            {"explicit_unroll": 1},
+        ),
+    ],
+)
+def test_a_path_into_a_pass_config_finds_it_in_any_spelling(
+    written: tuple[str, str], edit: tuple[str, str], expected: object
+) -> None:
+    config = resolve(("--target", "llvm"), written, edit).to_dict()["pass-config"]
+    assert list(config.values()) == [expected], config
+
+
+def test_an_edit_reaching_a_value_only_a_tag_table_holds_sees_the_tag() -> None:
+    # `{ tag = "arm/rasp4b", ... }`: `mattr+=` replaced the tag's ["+neon"] and `--unset mcpu` said
+    # "not set", while the same tag as a string (`--target arm/rasp4b`) gave ["+neon", "+crc"].
+    append = ("--set", "targets[0].mattr+=+crc")
+    assert resolve(append, configs=("arm/rasp4b",)).to_dict()["targets"][0]["mattr"] == ["+neon", "+crc"]
+    assert resolve(("--target", "arm/rasp4b"), append).to_dict()["targets"][0]["mattr"] == ["+neon", "+crc"]
+    before = resolve(configs=("arm/rasp4b",))
+    after = resolve(("--unset", "targets[0].mcpu"), configs=("arm/rasp4b",))
+    assert {k: v for k, v in before.to_dict()["targets"][0].items() if k != "mcpu"} == after.to_dict()["targets"][0]
+    # What the tag still gives comes from its `tag` key, as before the edit.
+    assert after.origin("/targets/0/model") == before.origin("/targets/0/model")
+
+
+@pytest.mark.parametrize(
+    ("configs", "cpu"),
+    [
+        (["arm/rasp4b"], "cortex-a53"),
+        (["nvidia/jetson-nano"], "cortex-a53"),
+        (["boards/corstone-300"], "cortex-m7"),
+        (["aws/c5"], "znver3"),
+    ],
+)
+def test_a_path_into_a_targets_host_is_the_hosts_for_set_as_for_get(configs: list[str], cpu: str) -> None:
+    # `config get targets[0].host.mcpu` reads the build's one host; --set of the value it printed
+    # wrote a host without a kind into the target ("target has no 'kind' (and no 'tag')").
+    before = api.resolve(configs, [], env={})
+    printed = explain.get(before.to_dict(), before.origins, "targets[0].host.mcpu")
+    assert printed is not None
+    after = api.resolve(configs, [("--set", f"targets[0].host.mcpu={printed.value}")], env={})
+    assert after.to_dict() == before.to_dict()
+    other = api.resolve(configs, [("--set", f"targets[0].host.mcpu={cpu}")], env={}).to_dict()
+    assert other == api.resolve(configs, [("--set", f"host.mcpu={cpu}")], env={}).to_dict()

@@ -4,6 +4,7 @@ run's temporary is recognised and removed by the next write."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -120,6 +121,50 @@ def test_a_symlink_loop_is_named_as_such(tmp_path: Path) -> None:
 def test_a_missing_directory_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(TvmcError, match="does not exist"):
         write_atomic(tmp_path / "no" / "x.toml", "x")
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="no procfs")
+def test_a_file_on_procfs_is_named_as_such_not_missing() -> None:
+    """`-o /proc/version` said "No such file or directory" of a file that is there: the temporary
+    that would replace it cannot be created in /proc."""
+    result = run_cli(["config", "show", "--config", "aws/c5", "-o", "/proc/version"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "tvmc: error: -o /proc/version: cannot write /proc/version: /proc takes no new file (a kernel file "
+        "system such as /proc or /sys), and tvmc replaces a file by writing a new one beside it\n"
+    )
+
+
+def test_a_directory_that_takes_no_new_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The directory, not the file, is what refuses (a read-only mount; root ignores mode bits, so
+    the refusal is simulated); a directory removed while writing is said to be."""
+    real = os.open
+    errors = {"ro": OSError(errno.EROFS, os.strerror(errno.EROFS))}
+
+    def create(path: str, flags: int, *args: int, **kwargs: int) -> int:
+        if flags & os.O_EXCL and (tmp_path / "ro").exists():
+            raise errors["ro"]
+        if flags & os.O_EXCL:  # the temporary: its directory goes first
+            os.rmdir(tmp_path / "gone")
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", create)
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "x.toml").write_text("previous\n")
+    for name, replacing in (("x.toml", ", and tvmc replaces a file by writing a new one beside it"), ("new.toml", "")):
+        with pytest.raises(TvmcError) as refused:
+            write_atomic(tmp_path / "ro" / name, "x")
+        where = tmp_path / "ro"
+        assert str(refused.value) == (
+            f"-o {where / name}: cannot write {where / name}: {where} takes no new file (Read-only file system)"
+            + replacing
+        )
+    assert (tmp_path / "ro" / "x.toml").read_text() == "previous\n"
+    (tmp_path / "ro" / "x.toml").unlink()
+    (tmp_path / "ro").rmdir()  # no temporary left in it
+    (tmp_path / "gone").mkdir()
+    with pytest.raises(TvmcError, match=f"its directory {tmp_path / 'gone'} was removed while tvmc wrote$"):
+        write_atomic(tmp_path / "gone" / "x.toml", "x")
 
 
 def test_a_killed_runs_temporary_is_removed_by_the_next_write(tmp_path: Path) -> None:

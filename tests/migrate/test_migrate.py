@@ -337,3 +337,11 @@ def test_bad_input(
     with pytest.raises(error, match=needle.replace("(", r"\(")) as info:
         migrate(old)
     assert info.value.__class__.__name__ != "UsageError"  # bad input is exit 1, not a usage error
+
+
+def test_a_target_strings_options_migrate_whatever_their_order(tmp_path: Path) -> None:
+    # `-system-lib` before `-runtime=c` was lost: the migrated config had a crt runtime without it.
+    for text in ("llvm -system-lib -runtime=c", "tvmc compile --target 'llvm -system-lib -runtime=c' m.onnx"):
+        result = migrate(text)
+        assert result.config["runtime"] == {"kind": "crt", "system-lib": True}, text
+        assert resolved(result, tmp_path)["runtime"] == {"kind": "crt", "system-lib": True}

@@ -121,3 +121,45 @@ def test_errors_of_single_targets_have_their_location() -> None:
     assert info.value.location == Location("t1")
     with pytest.raises(TargetError, match="at least one target"):
         resolve_system([], None)
+
+
+@pytest.mark.parametrize(
+    ("configs", "flags"),
+    [
+        # A device layer over a board whose first target is a legacy codegen kind keeps the board's
+        # CPU (the c target) as host, not the codegen (its host was 'ethos-u', refused with "TVM 0.18
+        # has no target kind 'ethos-u'; TVM 0.18 has it").
+        (["boards/corstone-300"], [("--target", "cuda")]),
+        # `--set host.<attr>=<the value get prints>` edits the host `get` printed: the c target.
+        (["boards/corstone-300"], [("--set", "host.mcpu=cortex-m55")]),
+        (["boards/corstone-300"], [("--set", "host.kind=c")]),
+    ],
+)
+def test_a_codegen_kind_is_never_the_derived_host(configs: list[str], flags: list[tuple[str, str]]) -> None:
+    from tvmc import api
+
+    host = api.resolve(configs, flags, env={}).to_dict()["host"]
+    assert (host["kind"], host["mcpu"]) == ("c", "cortex-m55")
+    if flags[0][0] == "--set":  # the value `get` printed, set again: the same config
+        assert api.resolve(configs, flags, env={}).to_dict() == api.resolve(configs, [], env={}).to_dict()
+
+
+def test_a_hexagon_target_is_a_possible_host_but_not_the_default_one() -> None:
+    from tvmc import api
+
+    # With no host written the host is llvm (TVM builds hexagon's host code with llvm); setting the
+    # value `get host.tag` prints made the hexagon target the host.
+    target = [("--target", "hexagon -mcpu=hexagonv68")]
+    plain = api.resolve([], target, env={}).to_dict()
+    assert plain["host"]["kind"] == "llvm"
+    assert api.resolve([], [*target, ("--set", "host.tag=")], env={}).to_dict() == plain
+    assert api.resolve([], [*target, ("--target-host", "hexagon -mcpu=hexagonv68")], env={}).config.host is not None
+
+
+@pytest.mark.parametrize("host", [{"kind": "cmsis-nn"}, {"kind": "ethos-u"}, "cmsis-nn"])
+def test_a_codegen_kind_written_as_host_is_host_not_cpu(host: Any) -> None:
+    # `host = { kind = "cmsis-nn" }` was valid (and for TVM <= 0.18 refused as "TVM 0.18 has no
+    # target kind 'cmsis-nn'; TVM 0.18 has it").
+    with pytest.raises(TargetError) as info:
+        resolve_system([{"kind": "c"}], host)
+    assert info.value.rule == "host-not-cpu" and "BYOC codegen" in info.value.message

@@ -105,3 +105,19 @@ def test_cli_errors_are_exit_2_not_different(app: typer.Typer) -> None:
     assert missing.exit_code == 2 and "aws/c5" in missing.stderr
     bad = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5", "--left-set", "nope=1"])
     assert bad.exit_code == 2 and "unknown config key" in bad.stderr
+
+
+def test_origins_name_the_sides_as_typed_not_a_config_flag(app: typer.Typer) -> None:
+    # The user typed `config diff aws/c5 aws/c5.large`, no --config: origins said "(via --config aws/c5.large)".
+    result = runner.invoke(app, ["config", "diff", "aws/c5", "aws/c5.large"])
+    assert result.exit_code == 1 and "(via aws/c5.large)]" in result.stdout
+    assert "--config" not in result.stdout + result.stderr
+    stdin = runner.invoke(app, ["config", "diff", "-", "aws/c5"], input='targets = ["llvm"]\n')
+    assert stdin.exit_code == 1 and "<stdin>:1:12 (via -)]" in stdin.stdout and "--config" not in stdin.stdout
+
+
+def test_stdin_on_both_sides_is_one_usage_error(app: typer.Typer) -> None:
+    # The second side read an exhausted stdin: "standard input is empty (--config - reads ...)".
+    result = runner.invoke(app, ["config", "diff", "-", "-"], input='targets = ["llvm"]\n')
+    assert result.exit_code == 2
+    assert result.stderr == "tvmc: error: A and B are both '-': standard input can be read once\n"

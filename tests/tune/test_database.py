@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from test_store import ARGS, TARGET, module, record, trace, workload, write_db
 from testkit import cli_env
 from tvmc import api
+from tvmc.backend.model import model_spec
+from tvmc.backend.plan import plan_build
 from tvmc.cli.tune_cmd import Display, report
 from tvmc.tune import session, store
 from tvmc.tune.apply import choose
@@ -180,6 +182,49 @@ def test_a_broken_partition_json_is_one_line(app: typer.Typer, tmp_path: Path) -
         assert "Traceback" not in result.output and not isinstance(result.exception, KeyError | AttributeError)
 
 
+NOT_A_DATABASE = "env TVMC_TUNING_DB: {path} is not a directory (a tuning database is one)"
+
+
+DB_COMMANDS = [
+    ["list"],
+    ["show", FP[:6]],
+    ["prune", "--dry-run"],
+    ["forget-verdict", FP[:6]],
+    ["export", FP[:6], "-o", "x"],
+]
+
+
+@pytest.mark.parametrize("args", DB_COMMANDS)
+def test_a_tuning_db_variable_naming_a_file_is_one_line_naming_it(
+    app: typer.Typer, args: list[str], tmp_path: Path
+) -> None:
+    """`TVMC_TUNING_DB=/dev/null tvmc tune db list` said `/dev/null: /dev/null is not a directory`:
+    the path twice, and not where it came from."""
+    (tmp_path / "file").write_text("")
+    for path in ("/dev/null", str(tmp_path / "file")):
+        result = CliRunner().invoke(app, ["tune", "db", *args], env={store.ENV: path})
+        assert result.exit_code == 2, result.output
+        assert result.output == f"tvmc: error: {NOT_A_DATABASE.format(path=path)}\n"
+    # given with --database, the option's value is the location: the path once too
+    result = CliRunner().invoke(app, ["tune", "db", "list", "--database", "/dev/null"])
+    assert result.output == "tvmc: error: /dev/null: not a directory (a tuning database is one)\n"
+
+
+def test_tune_and_compile_name_a_tuning_db_variable_naming_a_file(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"model bytes")
+    env = {store.ENV: "/dev/null"}
+    with pytest.raises(store.UsageError) as refused:
+        api.tune(model, [], [], env=env, input_shapes={"x": (1, 8)})
+    assert refused.value.one_line() == NOT_A_DATABASE.format(path="/dev/null")
+    resolved = api.resolve([], [])
+    plan = plan_build(resolved.config, resolved.origins, model_spec(str(model), None, {"x": (1, 8)}))
+    said: list[str] = []
+    chosen, why = choose(plan, resolved.config, warn=said.append, env=env)
+    assert chosen.tuning is None and why == f"none applied: {NOT_A_DATABASE.format(path='/dev/null')}"
+    assert said == [f"tuning records not applied: {NOT_A_DATABASE.format(path='/dev/null')}"]
+
+
 @pytest.mark.parametrize("name", [store.META, store.VERDICTS])
 def test_a_fifo_where_a_partition_file_should_be_does_not_hang(tmp_path: Path, name: str) -> None:
     """partition.json or verdicts.json as a FIFO (another user's doing) blocked reading it forever:
@@ -195,6 +240,22 @@ def test_a_fifo_where_a_partition_file_should_be_does_not_hang(tmp_path: Path, n
         assert warnings == [
             f"{tmp_path / FP / name}: cannot be read (not a regular file): skipped (tvmc tune measures it again)"
         ]
+
+
+def test_partition_files_are_read_by_the_config_loaders_reader(tmp_path: Path) -> None:
+    """One reader of small files that must be regular (store had a twin of the loader's): a file
+    larger than the limit is refused by size, read no further, and the message says the limit."""
+    from tvmc import readfile
+    from tvmc.sources import loader
+
+    assert store.read_regular is readfile.read_regular is loader.read_regular
+    write_db(tmp_path / FP, [workload(0)], [(0, record(1e-5))])
+    meta = tmp_path / FP / store.META
+    with meta.open("wb") as sparse:  # a hole: 64 MiB of size, no disk
+        sparse.truncate(store.SMALL_FILE_BYTES + 1)
+    size = store.SMALL_FILE_BYTES + 1
+    with pytest.raises(store.TvmcError, match=rf"^{meta}: cannot read {meta}: larger than {size - 1} bytes \({size} "):
+        store.Partition(tmp_path, FP).meta()
 
 
 def test_listing_streams_the_records(tmp_path: Path) -> None:

@@ -190,6 +190,30 @@ def test_a_faster_record_for_the_model_makes_the_loss_stale(setup: Setup) -> Non
     assert store.stale_verdict(part, plan.model.path, plan.model.shapes, pytest.fail)
 
 
+def test_compile_and_tune_look_a_verdict_up_alike(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One lookup of a model's verdict (`store.model_verdict`) serves compile (whether the records
+    apply) and tune (whether a done model is measured again): the model hashed only when the
+    partition has verdicts, and not found for another model or other shapes."""
+    resolved, plan, part, key = setup
+    model, shapes = plan.model.path, plan.model.shapes
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "model_id", lambda *_a: pytest.fail("hashed a model with no verdict to find"))
+        assert store.model_verdict(part, model, shapes, pytest.fail) is None
+        assert not store.stale_verdict(part, model, shapes, pytest.fail)
+        assert choose(plan, resolved.config, warn=pytest.fail, database=part.root)[0].tuning == str(part.path)
+    verdict = loss(part)
+    store.write_verdict(part, key, verdict, pytest.fail)
+    assert store.model_verdict(part, model, shapes, pytest.fail) == (key, verdict)
+    assert store.model_verdict(part, model, {"x": (2, 8)}, pytest.fail) is None
+    assert store.model_verdict(part, Path(model).parent / "missing.onnx", shapes, pytest.fail) is None
+    looked: list[object] = []
+    lookup = store.model_verdict
+    monkeypatch.setattr(store, "model_verdict", lambda *a: looked.append(a[1]) or lookup(*a))
+    assert choose(plan, resolved.config, warn=lambda _m: None, database=part.root)[0].tuning is None
+    assert not store.stale_verdict(part, model, shapes, pytest.fail)
+    assert looked == [model, model]  # both went through the one lookup
+
+
 def test_records_the_model_does_not_apply_leave_the_verdict_in_force(setup: Setup) -> None:
     """A slower record of the model's workload (MetaSchedule applies the fastest) or a record of
     another workload (another model's) change nothing the tuned build applies."""

@@ -595,6 +595,8 @@ ISSUE26_CONFIGS = [
     ["boards/nucleo-l4r5zi"],
     ["aws/c5", "nvidia/geforce-rtx-4090"],
     ["qcom/adreno-opencl"],
+    ["arm/rasp4b"],  # a tag table with an override: `{ tag = "arm/rasp4b", mfloat-abi = "hard" }`
+    ["boards/corstone-300"],  # codegen kinds before the CPU target the host is derived from
 ]
 
 

@@ -82,6 +82,14 @@ CUDA_TABLES = st.builds(lambda arch: {"kind": "cuda", "arch": arch}, st.sampled_
 HOSTS = st.sampled_from(
     [{"kind": "llvm"}, {"kind": "cuda"}, {"kind": "c"}, "llvm", "cuda", "aws/cpu/c5.large", "nvidia/nvidia-a100"]
 )
+OBJECT_CONFIGS = (
+    *("tir.UnrollLoop", "tirx.UnrollLoop", "tir.HoistIfThenElse", "relax.ext.tensorrt.options"),
+    *("tir.ReduceBranchingThroughOvercompute", "tir.Simplify"),
+)
+OBJECT_FIELDS = (
+    *("auto_max_step", "explicit_unroll", "support_block_scope_hosting", "support_block_scope_hoisting"),
+    *("tensorrt_version", "use_dataflow_analysis", "transitively_prove_inequalities", "bogus"),
+)
 PASS_CONFIGS = (
     st.dictionaries(
         st.sampled_from(["tir.disable_vectorize", "tirx.disable_vectorize", "tirx.noalias", "relay.FuseOps.max_depth"]),
@@ -90,6 +98,17 @@ PASS_CONFIGS = (
     )
     | st.just({"tirx": {"disable_vectorize": True}})
     | st.just({"tirx": {}})
+    # object-typed configs, TVM 0.27's and the old releases' (whose fields differ: 0.19 spells
+    # `support_block_scope_hosting`), with fields of each type and unknown ones
+    | st.dictionaries(
+        st.sampled_from(OBJECT_CONFIGS),
+        st.dictionaries(
+            st.sampled_from(OBJECT_FIELDS),
+            st.sampled_from([8, True, "x", [6, 0, 1], [True]]),
+            max_size=2,
+        ),
+        max_size=2,
+    )
 )
 EXECUTORS = st.sampled_from(
     [

@@ -60,17 +60,9 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
 
 
 def tag_names() -> list[str]:
-    """`tvmc.registry.tag_names()`, read from the registry's data file without importing the
-    registry: its dataclasses (and with them `inspect`) are half of a TAB keystroke's start-up.
-    Where the file is not a plain file (tvmc imported from a zip), the registry reads it."""
-    import tvmc
+    """`tvmc.registry.tag_names()`, from the same reader of the tag table (`tvmc.datafiles`) without
+    importing the registry: its dataclasses (and with them `inspect`) are half of a TAB keystroke's
+    start-up."""
+    from tvmc import datafiles
 
-    path = os.path.join(os.path.dirname(tvmc.__file__), "registry", "data", "tags.json")
-    if not os.path.isfile(path):
-        from tvmc import registry
-
-        return registry.tag_names()
-    import json
-
-    with open(path, encoding="utf-8") as file:
-        return list(json.loads(file.read())["tags"])
+    return list(datafiles.tags())

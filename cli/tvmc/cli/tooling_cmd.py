@@ -84,6 +84,8 @@ def diff_command(
     from tvmc.provenance import Origin, printable
 
     try:
+        if left == right == "-":  # standard input is read once
+            raise UsageError("A and B are both '-': standard input can be read once")
         sides = []
         for ref, own, flag in ((left, left_set, "--left-set"), (right, right_set, "--right-set")):
             # Shared rewrites first, then the side's own; each origin names the flag it came from.

@@ -46,7 +46,7 @@ def _root(database: Path | None, isolated: bool = False) -> Path:
         return database
     if isolated or sources.is_isolated():
         raise UsageError("--isolated uses no implicit tuning database: give --database DIR", "--isolated")
-    return store.default_root()
+    return store.implicit_root()
 
 
 class TuneCommand(RewriteCommand):

@@ -76,6 +76,10 @@ def build_tree(
     return merge_nodes(command_line_nodes(config_refs, dirs, env, stdin), into=Tree.defaults())
 
 
+def _named(ref: str, where: Location | None) -> str:
+    return where.source if where is not None and where.line is None else f"--config {printable(ref)}"
+
+
 def command_line_nodes(
     config_refs: Sequence[tuple[str, Location | None]],
     dirs: Sequence[sources.SearchDir],
@@ -84,7 +88,9 @@ def command_line_nodes(
 ) -> list[Node]:
     """The layers `build_tree` merges over the defaults, lowest first (`tvmc.explain` replays them)."""
     if config_refs:
-        refs = [(ref, where, (f"--config {printable(ref)}",)) for ref, where in config_refs]
+        # A reference is named as the caller named it (`config diff A B`: the argument, not a
+        # --config the user did not type); by default as --config.
+        refs = [(ref, where, (_named(ref, where),)) for ref, where in config_refs]
     else:
         names, why = base_refs(env)
         where = Location(why) if why.startswith("env ") else None

@@ -223,8 +223,8 @@ def canonical_entry(entry: Any, reader: tg.TargetReader | None = None) -> dict[s
 
 
 def runs_on_cpu(canonical: dict[str, Any] | None) -> bool:
-    """Whether a canonical target runs on the CPU side, so that it can be a host."""
-    return canonical is not None and tg.host_problem(canonical) is None
+    """Whether a canonical target is one a config without a host takes as its host (`tg.is_default_host`)."""
+    return canonical is not None and tg.is_default_host(canonical)
 
 
 def _is_host_capable(entry: Any, reader: tg.TargetReader) -> bool | None:
@@ -235,7 +235,7 @@ def _is_host_capable(entry: Any, reader: tg.TargetReader) -> bool | None:
         return None
     if "host" in value.canonical:
         return None
-    return value.compiler is None and tg.host_problem(value.canonical) is None
+    return value.compiler is None and tg.is_default_host(value.canonical)
 
 
 def _replaced_cpu(base: Mapping[str, Any], over: Mapping[str, Any], reader: tg.TargetReader) -> int | None:

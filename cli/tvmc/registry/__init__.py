@@ -8,13 +8,11 @@ first use; `tags.json` only when a tag is actually looked up.
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tvmc import versions
+from tvmc import datafiles, versions
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
@@ -116,6 +114,7 @@ class RegistryOption(NamedTuple):
     default: Any
     description: str
     enum: tuple[str, ...] = ()
+    minimum: int | None = None  # the least value an int option takes (a byte alignment: 1)
 
 
 @dataclass(slots=True, frozen=True)
@@ -146,17 +145,7 @@ class LegacyOption(NamedTuple):
     lifts_to: str | None
 
 
-_DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
-
-
-def _load(name: str) -> Any:
-    path = os.path.join(_DATA_DIR, name)
-    if os.path.isfile(path):  # a plain read: importlib.resources costs ms of start-up to import and set up
-        with open(path, encoding="utf-8") as file:
-            return json.loads(file.read())
-    from importlib import resources  # tvmc imported from a zip archive
-
-    return json.loads(resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8"))
+_load = datafiles.load  # the one reader of the data files (shell completion reads tags.json through it too)
 
 
 @cache
@@ -165,10 +154,8 @@ def _data() -> dict[str, Any]:
     return data
 
 
-@cache
 def _tags() -> dict[str, Any]:
-    tags: dict[str, Any] = _load("tags.json")["tags"]
-    return tags
+    return datafiles.tags()
 
 
 def tvm_version() -> str:
@@ -269,12 +256,29 @@ def pass_configs() -> dict[str, str]:
 
 
 def pass_config_fields(type_name: str) -> dict[str, str] | None:
-    """The fields (name → type) of an object-typed PassContext config such as
-    `tirx.transform.UnrollLoopConfig`, as TVM registers them; None for any other type (and for the
-    old releases' config objects, whose fields tvmc has no record of)."""
+    """The fields (name → type) of an object-typed PassContext config: of TVM 0.27's type keys
+    (`tirx.transform.UnrollLoopConfig`) as TVM registers them, of the old releases' types (C++ class
+    names: `UnrollLoopConfig` of 0.19's `tir.UnrollLoop`) as `legacy_pass_config_fields` gives them;
+    None for any other type. The two name spaces never meet (scripts/sync_registry.py checks)."""
     fields: dict[str, dict[str, str]] = _data().get("pass_config_fields", {})
     found = fields.get(type_name)
+    if found is None and "." not in type_name:  # an old release's class name; never a plain type
+        found = legacy_pass_config_fields().get(type_name)
     return dict(found) if found is not None else None
+
+
+@cache
+def legacy_pass_config_fields() -> dict[str, dict[str, str]]:
+    """Per object type of the old releases' pass configs, the fields of its attrs node in any release
+    tvmc writes for (their union: not stricter than one of them). Their int and bool fields are
+    `IntImm`: old TVM's attrs set either from a Python int or bool (`TVMArgValue`'s `operator int64_t`
+    and `operator bool` take both; its own UnrollLoopConfig defaults the int `explicit_unroll` to true)."""
+    out: dict[str, dict[str, str]] = {}
+    for version in generation_versions():
+        for type_name, fields in generation(version).pass_config_fields.items():
+            slot = out.setdefault(type_name, {})
+            slot.update({name: "IntImm" if t in ("int", "bool") else t for name, t in fields.items()})
+    return out
 
 
 def modern_pass_config(name: str) -> str:
@@ -333,7 +337,12 @@ def _components(section: str) -> dict[str, Component]:
             generations=tuple(entry["generations"]),
             options={
                 opt: RegistryOption(
-                    opt, o["type"], o.get("default"), o.get("description", ""), tuple(o.get("enum", ()))
+                    opt,
+                    o["type"],
+                    o.get("default"),
+                    o.get("description", ""),
+                    tuple(o.get("enum", ())),
+                    o.get("minimum"),
                 )
                 for opt, o in entry["options"].items()
             },

@@ -27,6 +27,8 @@ class Generation:
     # target.py merged them over the options written in --target
     flag_defaults: dict[str, dict[str, Any]]
     pass_configs: dict[str, str]
+    # object type of a pass config (`UnrollLoopConfig`) → its attrs node's fields → type
+    pass_config_fields: dict[str, dict[str, str]]
     relay_passes: frozenset[str]  # what --disabled-pass accepted (relay._transform.*)
     executors: dict[str, dict[str, str]]  # name → option → type
     runtimes: dict[str, dict[str, str]]
@@ -64,6 +66,7 @@ def load(version: str) -> Generation:
             for name, e in entry["codegens"].items()
         },
         pass_configs=dict(entry["pass_configs"]),
+        pass_config_fields={t: dict(fields) for t, fields in entry["pass_config_fields"].items()},
         relay_passes=frozenset(entry["relay_passes"]),
         executors={name: dict(e["options"]) for name, e in entry["executors"].items()},
         runtimes={name: dict(e["options"]) for name, e in entry["runtimes"].items()},

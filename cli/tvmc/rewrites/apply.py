@@ -46,8 +46,8 @@ def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:
         if not isinstance(node, dict | str):
             return None
         kind = registry.kind(_kind_of(node))
-        if kind is None or rest[0] in ("compiler",):
-            return "str" if rest[0] == "compiler" else None
+        if kind is None or rest[0] in ("compiler", "kind"):  # a codegen kind lists no `kind` option
+            return "str" if rest[0] in ("compiler", "kind") else None
         if rest[0] not in kind.options and not rest[0].startswith("feature.") and not kind.open_options:
             raise ValueTypeError(
                 f"{rest[0]!r} is not an option of target kind {kind.name!r}" + _suggest(rest[0], kind.options)
@@ -118,6 +118,25 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     return result
 
 
+def _materialize_tag(tree: Tree, tokens: list[str | int], key: str) -> None:
+    """Write out a tag table's tag (`{ tag = "arm/rasp4b", mfloat-abi = "hard" }`) when an edit
+    reaches a value only the tag holds (`--unset targets[0].mcpu`, `mattr+=`), as a tag string is
+    (`_materialize_target`): its values with the table's own over them, from the `tag` key. With
+    its kind written, `tag` stays as the label the canonical form shows; the meaning is unchanged."""
+    node = _get(tree.data, tokens)
+    if not _is_tag_reference(node, tokens) or key in node or key == "kind":  # the kind is the tag's
+        return
+    expanded = tg.parse_target(node["tag"]).spec
+    if key not in expanded:
+        return
+    pointer = _pointer(tokens)
+    origin = tree.origins.get(join(pointer, "tag"), tree.origins.get(pointer, Origin.default()))
+    for name, value in expanded.items():
+        if name not in node:
+            node[name] = copy.deepcopy(value)
+            tree.origins.update(origins_for(node[name], join(pointer, name), lambda _p: origin))
+
+
 def _own_host(tree: Tree) -> dict[str, Any] | None:
     """The host the first target carrying one has (a board's tag such as nvidia/jetson-nano)."""
     entries = tree.data.get("targets")
@@ -186,6 +205,7 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                     _materialize_host(tree, rw)
                 if isinstance(node, str) and _is_target_slot(tokens):
                     node = _materialize_target(tree, tokens)
+                _materialize_tag(tree, tokens, segment.name)
                 if not isinstance(node, dict):
                     raise UsageError(f"{_show(tokens)} is not a table", rw.origin.source)
                 if segment.name not in node:
@@ -292,8 +312,15 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     parent = _get(tree.data, tokens[:-1])
     key = tokens[-1]
     pointer = _pointer(tokens)
+    current_kind = parent.get("kind", value) if isinstance(parent, dict) and key == "kind" else value
+    if key == "kind" and _is_tag_reference(parent, tokens[:-1]):
+        # A tag table's kind is the tag's: set again it is a no-op (written, it would make the tag
+        # a mere label of a bare target, dropping what the tag holds), another kind replaces it.
+        current_kind = _kind_of(parent)
+        if current_kind == value:
+            return
     if isinstance(parent, dict) and (
-        (key == "kind" and parent.get(key, value) != value)
+        (key == "kind" and current_kind != value)
         or (key == "tag" and parent.get(key) != value and isinstance(value, str) and registry.is_tag(value))
     ):
         # A kind (or tag) change replaces the whole table, so options of the old kind never leak
@@ -304,6 +331,18 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
     drop(tree.origins, pointer, parent.get(key) if isinstance(parent, dict) else parent[key])
     parent[key] = value
     tree.origins.update(origins_for(value, pointer, lambda _p: origin))
+
+
+def _is_tag_reference(node: Any, tokens: list[str | int]) -> bool:
+    """Whether a target table is a tag with overrides (`{ tag = "arm/rasp4b", mfloat-abi = … }`):
+    a registered tag and no kind (with a kind, `tag` is only a label)."""
+    return (
+        isinstance(node, dict)
+        and "kind" not in node
+        and isinstance(node.get("tag"), str)
+        and registry.is_tag(node["tag"])
+        and _is_target_slot(tokens)
+    )
 
 
 def apply(tree: Tree, rw: Rewrite) -> None:
@@ -321,7 +360,7 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     spelled = _pass_config_spelling(tree, rw)
     if spelled is None:
         return
-    rw = spelled
+    rw = _target_host_alias(tree, spelled)
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
     parents = _expand(tree, rw, rw.path[:-1], create=rw.op != "unset")
@@ -330,6 +369,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
         parent = _get(tree.data, parent_tokens)
         if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
             parent = _materialize_target(tree, parent_tokens)
+        if isinstance(last, Key) and rw.op in ("unset", "append"):
+            _materialize_tag(tree, parent_tokens, last.name)
         if isinstance(last, Key):
             if not isinstance(parent, dict):
                 raise UsageError(f"{_show(parent_tokens)} is not a table", rw.origin.source)
@@ -365,10 +406,23 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
     done, with no nested table left empty), `+=` and a default edit the one written when the
     rewrite's own spelling is not."""
     rest = rw.path[1:]
-    if rw.path[:1] != (Key("pass-config"),) or not rest or not all(isinstance(s, Key) for s in rest):
+    if rw.path[:1] != (Key("pass-config"),) or not rest or not isinstance(rest[0], Key):
         return rw
+    keys = next((i for i, s in enumerate(rest) if not isinstance(s, Key)), len(rest))
+    # The config is the first run of keys that names one (`"tirx.UnrollLoop".auto_max_step`: a
+    # field of it), else all the keys (a nested table's keys are a dotted name); the rest is a
+    # path into its value (`[0]`, a field).
+    generation = versions.generation(tree.data.get("tvm-version"))
+    names = [s.name for s in rest[:keys] if isinstance(s, Key)]
+    keys = next((n for n in range(1, keys) if registry.pass_config_spec(".".join(names[:n]), generation)[1]), keys)
+    rest, inside = rest[:keys], rest[keys:]
     name = ".".join(s.name for s in rest if isinstance(s, Key))
     pointer = "/pass-config" + "".join(join("", s.name) for s in rest if isinstance(s, Key))
+    if inside:  # an edit inside the value: of the config as written, in whatever spelling
+        if node_at(tree.data, pointer, _ABSENT) is not _ABSENT or type(tree.data.get("pass-config")) is not dict:
+            return rw
+        written = pass_config_aliases(tree.data["pass-config"], name)
+        return dataclasses.replace(rw, path=(*(Key(t) for t in split(written[-1])), *inside)) if written else rw
     if rw.op == "set":
         drop_pass_config_aliases(tree.data, tree.origins, name, pointer)
         return rw
@@ -383,6 +437,22 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
 
 
 _ABSENT = object()
+
+
+def _target_host_alias(tree: Tree, rw: Rewrite) -> Rewrite:
+    """`targets[N].host.X` of a target that carries no host of its own is the config's `host.X`,
+    as `config get` reads it (a build has one host): written into the target it made a host
+    without a kind ("target has no 'kind'") for the value `get` printed."""
+    path = rw.path
+    if len(path) < 3 or path[0] != Key("targets") or not isinstance(path[1], Index) or path[2] != Key("host"):
+        return rw
+    entries = tree.data.get("targets")
+    if not isinstance(entries, list) or not -len(entries) <= path[1].index < len(entries):
+        return rw
+    canonical = canonical_entry(entries[path[1].index], tree.reader)
+    if canonical is None or "host" in canonical:
+        return rw
+    return dataclasses.replace(rw, path=(Key("host"), *path[3:]))
 
 
 def _imply_kind(tree: Tree, rw: Rewrite) -> None:

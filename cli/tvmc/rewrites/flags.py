@@ -91,7 +91,9 @@ def _targets_rewrites(value: str, origin: Origin, first: bool) -> list[Rewrite]:
     for section, settings in parsed.lifted.items():
         # A flag is later than the config, so its options set; only the kind is a default.
         out.append(Rewrite("default", (Key(section), Key("kind")), origin, value=LEGACY_DEFAULT_KIND[section]))
-        for option, setting in settings.items():
+        # The kind first: a kind change replaces the table, so a kind after an option in the
+        # string (`llvm -system-lib -runtime=c`) would drop that option (the options are unordered).
+        for option, setting in sorted(settings.items(), key=lambda item: item[0] != "kind"):
             out.append(Rewrite("set", (Key(section), Key(option)), origin, value=setting))
     return out
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable
 from functools import cache
@@ -15,6 +14,7 @@ from typing import Any, BinaryIO
 
 from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
 from tvmc.provenance import printable
+from tvmc.readfile import FileTooLarge, NotRegularFile, read_regular
 from tvmc.sources.layer import Layer, offset_position
 from tvmc.sources.limits import (
     MAX_DEPTH,
@@ -106,32 +106,16 @@ def load_file(path: str | Path, *, display: str | None = None) -> Layer:
     return load_bytes(data, source=source, format=format_for(absolute), path=absolute)
 
 
-# O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
-# (Computed once: the failing getattr on POSIX raises and catches an AttributeError each time.)
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_BINARY", 0)
-
-
 def _read_file(path: str, source: str) -> bytes:
-    """The bytes of the regular file at `path`. Only regular files are configs: a FIFO, a device or
-    /dev/stdin is refused without reading from it (stdin is read only where the user wrote `-`)."""
-    # Raw descriptor calls: for a config of a few hundred bytes, file objects and a path stat cost
-    # more than the read itself.
-    fd = os.open(path, _OPEN_FLAGS)
+    """The bytes of the regular file at `path` (`readfile.read_regular`). Only regular files are
+    configs: a FIFO, a device or /dev/stdin is refused without reading from it (stdin is read only
+    where the user wrote `-`)."""
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ConfigNotFoundError(f"{_file_kind(st.st_mode)}, not a config file", Location(source))
-        if st.st_size > MAX_FILE_BYTES:
-            raise LimitError(_too_big(st.st_size), Location(source))
-        data = os.read(fd, st.st_size + 1)  # one byte more than stat'ed shows a file that grew
-        while len(data) > st.st_size and len(data) <= MAX_FILE_BYTES:
-            more = os.read(fd, MAX_FILE_BYTES + 1 - len(data))
-            if not more:
-                break
-            data += more
-        return data
-    finally:
-        os.close(fd)
+        return read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFile as e:
+        raise ConfigNotFoundError(f"{e.kind}, not a config file", Location(source)) from None
+    except FileTooLarge as e:
+        raise LimitError(_too_big(e.size), Location(source)) from None
 
 
 def read_regular_file(path: str | Path, source: str) -> bytes:
@@ -144,18 +128,6 @@ def read_regular_file(path: str | Path, source: str) -> bytes:
         raise ConfigNotFoundError(f"cannot read {path}: {e.strerror or e}", Location(source)) from None
     except ValueError:
         raise ConfigNotFoundError("invalid file name (NUL byte)", Location(source)) from None
-
-
-def _file_kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "is a directory"
-    if stat.S_ISFIFO(mode):
-        return "is a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "is a device"
-    if stat.S_ISSOCK(mode):
-        return "is a socket"
-    return "is not a regular file"
 
 
 def read_limited(stream: BinaryIO) -> bytes:

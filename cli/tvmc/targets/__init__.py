@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         device_type,
         host_conflicts,
         host_problem,
+        is_default_host,
         second_target,
         second_target_message,
     )
@@ -67,6 +68,7 @@ __all__ = [
     "env_dependent_keys",
     "host_conflicts",
     "host_problem",
+    "is_default_host",
     "is_legacy",
     "is_specialisation",
     "kind_of",
@@ -101,6 +103,7 @@ _SUBMODULE = {
     "canonicalize": "canonical",
     "device_type": "canonical",
     "host_problem": "canonical",
+    "is_default_host": "canonical",
     "attach_host": "hosting",
     "detach_host": "hosting",
     "tvm_target": "hosting",

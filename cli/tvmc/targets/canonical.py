@@ -196,6 +196,9 @@ def host_problem(host: Mapping[str, Any]) -> str | None:
             f"names a BYOC codegen (compiler {host['compiler']!r}); a codegen refines a device target, "
             "never the host, and TVM's target has no 'compiler'"
         )
+    kind = registry.all_kinds().get(host["kind"])
+    if kind is not None and kind.byoc:  # `cmsis-nn`, `ethos-u`: legacy kinds that are codegens
+        return f"is the BYOC codegen kind {host['kind']!r}; a codegen refines a device target, never the host"
     device = device_type(host)
     if device in CPU_SIDE:
         return None
@@ -203,6 +206,14 @@ def host_problem(host: Mapping[str, Any]) -> str | None:
         f"is a {host['kind']!r} target (device type {registry.DEVICE_NAMES.get(device, device)}); "
         "a host must run on the CPU (device type cpu, or hexagon)"
     )
+
+
+def is_default_host(target: Mapping[str, Any]) -> bool:
+    """Whether a canonical target is the host of a config that writes none, when it is the first
+    such target: a plain CPU target (no codegen, no composite; a hexagon target can be a host
+    but is not the default one: TVM builds its host code with llvm). The one rule for the host
+    `config show` derives and the one `--set host.*` edits and a device layer keeps."""
+    return target["kind"] != "composite" and host_problem(target) is None and device_type(target) == registry.CPU_DEVICE
 
 
 DUPLICATE_DEVICE = "duplicate-device"  # the rule id of a DeviceClash, in resolution and validation alike

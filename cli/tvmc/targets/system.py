@@ -25,6 +25,7 @@ from tvmc.targets.canonical import (
     device_type,
     host_conflicts,
     host_problem,
+    is_default_host,
 )
 from tvmc.targets.hosting import detach_host
 from tvmc.targets.value import TargetValue
@@ -114,7 +115,7 @@ def _default_host(canon: list[dict[str, Any]], notes: list[str]) -> dict[str, An
         notes.append(f"host: the own host of targets[{first_i}] ({_label(first)})")
         return dict(first["host"])
     for i, t in enumerate(canon):
-        if t["kind"] != "composite" and not is_specialisation(t) and device_type(t) == registry.CPU_DEVICE:
+        if is_default_host(t):
             notes.append(f"host: targets[{i}] ({_label(t)}), the first CPU target")
             return detach_host(t)  # a CPU target is its own host: it has none of its own, nor a compiler
     notes.append("host: llvm (no target is a CPU target; TVM's build uses llvm then)")

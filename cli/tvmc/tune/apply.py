@@ -65,7 +65,11 @@ def choose(
     elif not implicit:
         return plan, ISOLATED
     else:
-        root = store.default_root(env)
+        try:
+            root = store.implicit_root(env)
+        except TvmcError as err:  # `TVMC_TUNING_DB=/dev/null`: said once, not per file it cannot read
+            warn(f"tuning records not applied: {err.one_line()}")
+            return plan, f"none applied: {err.one_line()}"
     partition = store.Partition(root, target_fingerprint(config))
     bad: list[str] = []
 
@@ -107,13 +111,10 @@ def _lost(partition: store.Partition, plan: BuildPlan, db: store.Database, warn:
     (one warning says so, with the ratio and the way out); None to apply the records. A verdict
     measured with other records than the partition now applies (merged, or tuned since) no longer
     decides: the records apply, and a warning says the verdict is stale."""
-    known = store.read_verdicts(partition.path, warn)
-    if not known:  # most partitions: the model is not even hashed
+    found = store.model_verdict(partition, plan.model.path, plan.model.shapes, warn)
+    if found is None or not found[1].lost:
         return None
-    key = store.model_id(plan.model.path, plan.model.shapes)
-    verdict = known.get(key) if key is not None else None
-    if verdict is None or not verdict.lost:
-        return None
+    key, verdict = found
     if not verdict.current(db):
         then = f"{verdict.records.records} records then" if verdict.records is not None else "records not kept"
         now = store.applied(db, verdict.records.workloads if verdict.records is not None else ())
@@ -121,7 +122,7 @@ def _lost(partition: store.Partition, plan: BuildPlan, db: store.Database, warn:
             f"the verdict that this model's tuned library lost ({verdict.ratio:.2f}x) is stale: it was measured "
             f"with other records than {partition.path} now gives ({then}, {now.records} now), so the records "
             f"apply; tune again to measure them (compile --tune N, or tvmc tune; tvmc tune db forget-verdict "
-            f"{partition.fingerprint[:16]} {key[:16] if key else ''} removes it)"
+            f"{partition.fingerprint[:16]} {key[:16]} removes it)"
         )
         return None
     warn(

@@ -45,6 +45,7 @@ from typing import Any
 
 from tvmc.errors import TvmcError, UsageError
 from tvmc.fileio import process_alive, write_atomic
+from tvmc.readfile import read_regular
 
 ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
@@ -54,6 +55,7 @@ VERDICTS = "verdicts.json"
 LOCK = ".lock"
 RUN_PREFIX = ".run-"
 FAILED = 1e9  # MetaSchedule records a failed measurement as 1e10 seconds
+SMALL_FILE_BYTES = 64 << 20  # partition.json, verdicts.json, tasks.json: kilobytes in practice
 SHOWN_PER_FILE = 5  # bad lines named one by one per file; the rest are counted
 
 Warn = Callable[[str], None]
@@ -66,6 +68,17 @@ def default_root(env: Mapping[str, str] | None = None) -> Path:
         return Path(env[ENV])
     cache = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
     return Path(cache) / "tvmc" / "tuning"
+
+
+def implicit_root(env: Mapping[str, str] | None = None) -> Path:
+    """`default_root`, for a command that uses the database: refused, with one line naming
+    TVMC_TUNING_DB and the path once, when the variable names something that is not a directory
+    (`TVMC_TUNING_DB=/dev/null` said the path twice and not where it came from)."""
+    env = os.environ if env is None else env
+    root = default_root(env)
+    if env.get(ENV) and root.exists() and not root.is_dir():
+        raise UsageError(f"{root} is not a directory (a tuning database is one)", f"env {ENV}")
+    return root
 
 
 # ---- locks ----------------------------------------------------------------------------------------
@@ -262,15 +275,11 @@ class _Report:
             self.warn(f"{self.path}: {self.count - SHOWN_PER_FILE} more bad lines skipped")
 
 
-def _small_file_text(path: Path, limit: int = 64 << 20) -> str:
-    """A small JSON file's text (partition.json, verdicts.json, tasks.json); anything but a regular
-    file is an OSError, not a hang: a FIFO there (another user's doing) blocked `tune db list`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, and fstat tells it
-    with open(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            raise OSError(0, "not a regular file" if not stat.S_ISREG(info.st_mode) else "larger than it may be")
-        return handle.read(limit + 1).decode("utf-8")
+def _small_json(path: Path) -> Any:
+    """A small JSON file of the database (partition.json, verdicts.json, tasks.json), read as configs
+    are (`readfile.read_regular`): anything but a regular file is an OSError, not a hang (a FIFO
+    there, another user's doing, blocked `tune db list`), as is a file larger than 64 MiB."""
+    return json.loads(read_regular(path, SMALL_FILE_BYTES))
 
 
 def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
@@ -539,7 +548,7 @@ class Partition:
         """partition.json, checked: a broken one is a one-line error naming it."""
         path = self.path / META
         try:
-            data = json.loads(_small_file_text(path))
+            data = _small_json(path)
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, RecursionError) as err:  # RecursionError: `[[[...`, another's file
@@ -730,7 +739,7 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
     with a warning naming the file (and the entry); missing: none."""
     path = directory / VERDICTS
     try:
-        data = json.loads(_small_file_text(path))
+        data = _small_json(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError) as err:
@@ -772,13 +781,27 @@ def _write_verdicts(directory: Path, known: Mapping[str, Verdict]) -> None:
     write_atomic(path, json.dumps(doc, indent=2) + "\n", flag="tuning database", mode=0o644)
 
 
-def stale_verdict(partition: Partition, model: str | os.PathLike[str], shapes: Any, warn: Warn) -> bool:
+def model_verdict(
+    partition: Partition, model: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None, warn: Warn
+) -> tuple[str, Verdict] | None:
+    """The partition's verdict of this model (the model's key, as `model_id`, and the verdict);
+    None when it has none. The model is hashed only when the partition has verdicts (most have
+    none, and a model is megabytes)."""
+    known = read_verdicts(partition.path, warn)
+    if not known:
+        return None
+    key = model_id(model, shapes)
+    verdict = known.get(key) if key is not None else None
+    return None if key is None or verdict is None else (key, verdict)
+
+
+def stale_verdict(
+    partition: Partition, model: str | os.PathLike[str], shapes: Mapping[str, Sequence[int | None]] | None, warn: Warn
+) -> bool:
     """Whether the model has a verdict that the partition's records no longer match (a tune whose
     tasks are all done measures the model again then)."""
-    known = read_verdicts(partition.path, warn)
-    key = model_id(model, shapes) if known else None
-    verdict = known.get(key) if key is not None else None
-    return verdict is not None and not verdict.current(partition.database(warn))
+    found = model_verdict(partition, model, shapes, warn)
+    return found is not None and not found[1].current(partition.database(warn))
 
 
 def forget_verdicts(partition: Partition, prefix: str | None, warn: Warn) -> dict[str, Verdict]:
@@ -902,7 +925,7 @@ TASKS = "tasks.json"
 
 def _task_names(run: Path) -> dict[str, str]:
     try:
-        data = json.loads(_small_file_text(run / TASKS))
+        data = _small_json(run / TASKS)
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
@@ -911,7 +934,7 @@ def _task_names(run: Path) -> dict[str, str]:
 def partitions(root: Path) -> list[Partition]:
     """Every partition in a database directory (a directory holding partition.json or MetaSchedule files)."""
     if root.exists() and not root.is_dir():
-        raise UsageError(f"{root} is not a directory (a tuning database is one)", str(root))
+        raise UsageError("not a directory (a tuning database is one)", str(root))
     if not root.is_dir():
         return []
     out = []

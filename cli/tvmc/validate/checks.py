@@ -190,21 +190,30 @@ class Checker:
                 self.config_object(entry.value, entry.type, entry.pointer)
 
     def config_object(self, value: dict[str, Any], tvm_type: str, pointer: str) -> None:
-        """An object-typed pass config (`tirx.UnrollLoop = { auto_max_step = 8 }`): only the fields
-        TVM registers for its type, each of its type (TVM's own TypeError at build time otherwise)."""
+        """An object-typed pass config (`tirx.UnrollLoop = { auto_max_step = 8 }`, and old TVM's
+        `tir.UnrollLoop`, an UnrollLoopConfig): only the fields TVM registers for its type, each of its
+        type (TVM's own TypeError at build time otherwise; old TVM's "does not have field")."""
         fields = registry.pass_config_fields(tvm_type)
         if fields is None:
             return
         for key, item in value.items():
-            if key not in fields:
+            field = fields.get(key)
+            if field is None:
                 self.add(
                     "pass-config-type",
                     join(pointer, key),
                     f"{tvm_type} has no field {key!r} (fields: {', '.join(fields) or 'none'})",
                     suggest(key, list(fields)),
                 )
-            elif fields[key] in ("int", "bool", "str") and not type_matches(item, fields[key]):
-                self.add("pass-config-type", join(pointer, key), _expected(fields[key], item))
+            elif field in ("int", "bool", "str", "IntImm") and not type_matches(item, field):
+                self.add("pass-config-type", join(pointer, key), _expected(field, item))
+            elif field in ("Array<int>", "Array<str>"):  # old TVM's TensorRTCompilerConfig.tensorrt_version
+                if type(item) is not list:
+                    self.add("pass-config-type", join(pointer, key), _expected(field, item))
+                    continue
+                for index, element in enumerate(item):
+                    if not type_matches(element, field[6:-1]):
+                        self.add("pass-config-type", join(join(pointer, key), index), _expected(field[6:-1], element))
 
     # ---- executor / runtime --------------------------------------------------------------------
 
@@ -252,13 +261,18 @@ class Checker:
                 )
                 continue
             option = comp.options[opt] if comp is not None else shared
-            if self.typed(item, option.type, here) and option.enum and item not in option.enum:
+            if not self.typed(item, option.type, here):
+                continue
+            if option.enum and item not in option.enum:
                 self.add(
                     "invalid-value",
                     here,
                     f"{item!r} is not one of {', '.join(option.enum)}",
                     suggest(str(item), option.enum),
                 )
+            elif option.minimum is not None and item < option.minimum:  # typed: an int (or a whole float)
+                # a byte alignment below 1: TVM rounds buffer sizes up to a multiple of it
+                self.add("invalid-value", here, f"{item} is less than {option.minimum}, the least {opt} TVM takes")
 
     # ---- targets ---------------------------------------------------------------------------------
 

@@ -183,7 +183,7 @@ REGISTRY: dict[str, Rule] = {
         Rule(
             "host-not-cpu",
             "error",
-            "The host (or a target's host) is not a CPU-side kind (device type cpu, or hexagon).",
+            "The host (or a target's host) is not a CPU-side kind (device type cpu, or hexagon), or is a BYOC codegen.",
             ("tvmc.validate.rules:_Rules.cpu_side",),
         ),
         Rule(

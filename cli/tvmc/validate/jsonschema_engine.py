@@ -74,7 +74,11 @@ def _unexpected(err: ValidationError, pointer: str) -> list[Finding]:
         if key in props or any(p.search(key) for p in patterns):
             continue
         here = join(pointer, key)
-        if tokens[:1] == ["pass-config"]:
+        if tokens[:1] == ["pass-config"] and "title" in err.schema:  # a config object (schema._config_type)
+            fields = ", ".join(props) or "none"
+            message = f"{err.schema['title']} has no field {key!r} (fields: {fields})"
+            out.append(Finding("pass-config-type", here, message, suggest(key, props)))
+        elif tokens[:1] == ["pass-config"]:
             message = "TVM registers no PassContext config of this name"
             out.append(Finding("unknown-pass-config", here, message, suggest(key, props)))
         elif not tokens or tokens == ["build"]:

@@ -69,6 +69,7 @@ class ComponentOption(NamedTuple):
     default: Any
     enum: tuple[str, ...]
     owners: tuple[str, ...]  # the executor/runtime kinds that have it
+    minimum: int | None = None
 
 
 @cache
@@ -79,7 +80,7 @@ def component_union(section: str) -> dict[str, ComponentOption]:
         for name, opt in comp.options.items():
             prev = out.get(name)
             owners = (*prev.owners, comp.name) if prev else (comp.name,)
-            out[name] = ComponentOption(name, opt.type, opt.description, opt.default, opt.enum, owners)
+            out[name] = ComponentOption(name, opt.type, opt.description, opt.default, opt.enum, owners, opt.minimum)
     return out
 
 

@@ -31,6 +31,7 @@ _PLAIN_TYPES: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
     "int": {"type": "integer"},
     "bool": {"type": "boolean"},
+    "IntImm": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},  # old TVM's int/bool attrs fields
     "Array<str>": {"type": "array", "items": {"type": "string"}},
     "Array<int>": {"type": "array", "items": {"type": "integer"}},
     "target": {"$ref": "#/$defs/target"},
@@ -190,6 +191,8 @@ def _component_defs(section: str) -> dict[str, Any]:
         }
         if opt.enum:
             entry["enum"] = list(opt.enum)
+        if opt.minimum is not None:
+            entry["minimum"] = opt.minimum
         props[name] = entry
     defs: dict[str, Any] = {
         section: {
@@ -223,6 +226,8 @@ def _component_defs(section: str) -> dict[str, Any]:
             }
             if own_opt.enum:
                 entry["enum"] = list(own_opt.enum)
+            if own_opt.minimum is not None:
+                entry["minimum"] = own_opt.minimum
             own[opt_name] = entry
         generations = " and ".join(comp.generations)
         defs[f"{section}-{name}"] = {
@@ -267,9 +272,14 @@ UNSUPPORTED_VERSION_PATTERN = (
 _PASS_CONFIG_SCOPES: dict[str, str | None] = {"modern": "modern", "legacy": "legacy", "any": None}
 
 
+_LEGACY_OBJECT = "pass-config-object-"  # + an old release's config type: its fields (`_pass_config_defs`)
+
+
 def _pass_config_value(types: list[str]) -> dict[str, Any]:
     """A pass config's value as `values.type_matches` reads it (several types: any of them)."""
     if len(types) == 1 and registry.pass_config_fields(types[0]) is not None:
+        if types[0] in registry.legacy_pass_config_fields():  # old TVM's: one definition for its spellings
+            return {"$ref": f"#/$defs/{_LEGACY_OBJECT}{types[0]}"}
         return _config_type(types[0])  # an object-typed config: the fields TVM registers, and no others
     json_types: list[str] = []
     for tvm_type in types:
@@ -346,6 +356,8 @@ def _pass_config_defs() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     for scope in ("modern", "legacy", "any", "loose"):
         defs.update(_pass_config_nodes(scope))
+    for tvm_type in registry.legacy_pass_config_fields():
+        defs[_LEGACY_OBJECT + tvm_type] = _config_type(tvm_type)
     return dict(sorted(defs.items()))
 
 
@@ -535,7 +547,7 @@ def _target_names_def() -> dict[str, Any]:
 def _host_cpu_def() -> dict[str, Any]:
     """A host runs on the CPU (`host-not-cpu`): a CPU kind, a CPU tag, or a string starting with one
     (JSON text is left to tvmc)."""
-    kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE]
+    kinds = [name for name, kind in registry.all_kinds().items() if kind.device_type in CPU_SIDE and not kind.byoc]
     cpu_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind in kinds)
     other_tags = sorted(tag for tag, kind in model.tag_kinds().items() if kind not in kinds)
     starts = "|".join(sorted(kinds, key=lambda k: (-len(k), k)))
@@ -619,6 +631,7 @@ def _config_type(tvm_type: str) -> dict[str, Any]:
     if fields is None:
         return type_schema(tvm_type)
     return {
+        "title": tvm_type,  # names the type in `--engine jsonschema`'s message of a field it lacks
         "type": "object",
         "properties": {
             name: {"description": f"{tvm_type} field {name!r} ({field}).", **type_schema(field)}
