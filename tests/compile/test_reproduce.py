@@ -226,6 +226,19 @@ def test_each_input_that_differs_is_one_line_naming_it() -> None:
     ]
 
 
+def test_the_library_manifests_text_never_forges_a_line() -> None:
+    """The manifest is another's file: a model name or database path holding a line break printed
+    a line of its own under 'the rebuild differs in', an ESC sequence reached the terminal."""
+    theirs = json.loads(json.dumps(BASE))
+    theirs["model"]["file"] = "m.onnx\n::error::forged"
+    theirs["model"]["sha256"] = "0" * 64
+    theirs["tuning"]["database"] = "/db\x1b[2J"
+    lines = compare(theirs, BASE, "m.onnx")
+    assert len(lines) == 2 and all(line.isprintable() for line in lines), lines
+    assert "built from m.onnx\\n::error::forged with sha256" in lines[0]
+    assert lines[1].startswith("tuning database: the library applied /db\\x1b[2J, this rebuild ")
+
+
 def test_records_found_elsewhere_name_the_database_only() -> None:
     other = json.loads(json.dumps(BASE))
     other["tuning"]["database"] = "/moved/fp"
@@ -285,6 +298,11 @@ def test_shape_functions_are_written_in_the_order_of_their_slots() -> None:
         ("a string", "does-not-exist.onnx"),  # AttributeError escaped: model.get on a str
         ({"input-shapes": {"x": "ab"}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
         ({"input-shapes": {"x": [{"n": 1}]}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
+        # sizes TVM cannot take: a TypeError from its importer, a failed check in its builder
+        ({"input-shapes": {"x": [2**70, 8]}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
+        ({"input-shapes": {"x": [-1, 8]}}, r"damaged \(its model.input-shapes are not lists of sizes\)"),
+        # was '--input-shapes: unknown model format', a flag the user did not give
+        ({"format": "xyz\n"}, r"lib.so: .*damaged \(its model.format 'xyz\\n' is not a model format\)"),
     ],
 )
 def test_a_manifest_model_entry_of_another_type_is_one_line(tmp_path: Path, model: object, expected: str) -> None:
@@ -300,3 +318,27 @@ def test_a_manifest_model_entry_of_another_type_is_one_line(tmp_path: Path, mode
     with pytest.raises(TvmcError, match=expected) as err:
         api.reproduce(lib, tmp_path / "does-not-exist.onnx")
     assert "\n" not in err.value.one_line()
+
+
+@pytest.mark.tvm
+def test_recorded_input_shapes_the_model_lacks_name_the_manifest_not_a_flag(tmp_path: Path) -> None:
+    """The input shapes a rebuild uses are the manifest's: one naming an input the model lacks was
+    reported as '--input-shapes: ...', a flag the user did not give (and exit 2, a usage error)."""
+    needs_tvm()
+    from tvmc import api
+    from tvmc.errors import TvmcError, UsageError
+
+    doc = {
+        "format": manifest.FORMAT,
+        "config": {"targets": [{"kind": "llvm"}]},
+        "origins": {},
+        "model": {"format": "onnx", "input-shapes": {"y": [1, 8]}},
+    }
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF" + manifest.encode(doc))
+    with pytest.raises(TvmcError) as err:
+        api.reproduce(lib, ROOT / "models" / "mlp.onnx")
+    assert not isinstance(err.value, UsageError)
+    assert err.value.one_line() == (
+        f"{lib} (its manifest's model.input-shapes): the model has no input 'y' (inputs: x)"
+    )

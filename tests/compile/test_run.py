@@ -209,3 +209,33 @@ def test_a_library_needing_missing_cpu_features_is_refused_before_loading(
     assert "--force" in str(refused.value.hint)
     notes = running.refuse_here(out, doc, force=True)
     assert len(notes) == 1 and notes[0].startswith("--force: ")
+
+
+def test_inputs_made_from_a_manifest_the_library_does_not_take_name_the_manifest(
+    invoke: Invoke, library: Path, tmp_path: Path
+) -> None:
+    """Inputs generated from a manifest whose input names are not main's (another tvmc's, or an
+    altered one) were refused as '--inputs: no input named ...', a flag the user did not give."""
+    import hashlib
+    import json
+
+    from tvmc import manifest
+
+    data = bytearray(library.read_bytes())
+    start = data.find(manifest.MAGIC)
+    header = len(manifest.MAGIC) + 8 + 32
+    length = int.from_bytes(data[start + len(manifest.MAGIC) : start + len(manifest.MAGIC) + 8], "little")
+    doc = json.loads(bytes(data[start + header : start + header + length]))
+    doc["inputs"][0]["name"] = "z"  # as long as 'x': the frame keeps its size
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    assert len(text) == length
+    data[start + header : start + header + length] = text
+    data[start + len(manifest.MAGIC) + 8 : start + header] = hashlib.sha256(text).digest()
+    altered = tmp_path / "altered.so"
+    altered.write_bytes(bytes(data))
+    result = invoke("run", str(altered))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"tvmc: error: {altered}: the tvmc manifest does not match the library (inputs made from it: no input "
+        "named 'z'; the library's inputs: x)\n"
+    )

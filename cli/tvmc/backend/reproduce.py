@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tvmc import manifest
 from tvmc.backend import compile as building
-from tvmc.backend.model import model_spec
-from tvmc.errors import TvmcError
+from tvmc.backend.model import FORMATS, model_spec
+from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import walk
+from tvmc.text import one_line
 
 if TYPE_CHECKING:
     from tvmc.backend.compile import Compiled, Resolution
@@ -100,7 +101,7 @@ def compare(original: Mapping[str, Any], rebuilt: Mapping[str, Any], model: str)
     if not lines:  # every input the same: name what the build derived differently
         derived = sorted(k for k in original.keys() | rebuilt.keys() if original.get(k) != rebuilt.get(k))
         lines += [f"manifest {key}: differs although every recorded input is the same" for key in derived]
-    return lines
+    return [one_line(line) for line in lines]  # the library's manifest is another's text: no forged lines
 
 
 def _target_text(target: Any) -> str:
@@ -180,14 +181,19 @@ def differing_parts(left: bytes, right: bytes) -> list[str]:
 
 
 def _recorded_shapes(shapes: Any, library: Path) -> dict[str, tuple[int | None, ...]] | None:
-    """The manifest's model.input-shapes ({name: [size or null, ...]}), checked: another's file."""
+    """The manifest's model.input-shapes ({name: [size or null, ...]}), checked: another's file (a
+    size below 0 or beyond int64 reached TVM's importer and builder as a TypeError or a failed check)."""
     if not isinstance(shapes, dict):
         return None
-    if not all(isinstance(v, list) and all(d is None or type(d) is int for d in v) for v in shapes.values()):
+    sizes = (d is None or (type(d) is int and 0 <= d < 2**63) for v in shapes.values() for d in v)
+    if not all(isinstance(v, list) for v in shapes.values()) or not all(sizes):
         raise manifest.ManifestError(
             f"{library}: the tvmc manifest is damaged (its model.input-shapes are not lists of sizes)"
         )
     return {str(k): tuple(v) for k, v in shapes.items()}
+
+
+_RECORDED = {"--input-shapes": "model.input-shapes", "--model-format": "model.format"}  # flags the manifest gives
 
 
 def reproduce(
@@ -208,9 +214,15 @@ def reproduce(
     original = library.read_bytes()
     recorded = _get(doc, "model")
     recorded = recorded if isinstance(recorded, Mapping) else {}  # another tvmc's manifest: not trusted
+    recorded_format = recorded.get("format")
+    if recorded_format is not None and recorded_format not in FORMATS:
+        raise manifest.ManifestError(
+            f"{library}: the tvmc manifest is damaged (its model.format {str(recorded_format)[:40]!r} is not a model "
+            "format)"
+        )
     spec = model_spec(
         model,
-        str(recorded["format"]) if recorded.get("format") else None,
+        str(recorded_format) if recorded_format else None,
         _recorded_shapes(recorded.get("input-shapes"), library),
     )
     applied = _get(doc, "tuning", "database")
@@ -219,18 +231,26 @@ def reproduce(
     provenance: dict[str, Any] = {k: doc[k] for k in ("origins", "environment") if k in doc}
     with tempfile.TemporaryDirectory(prefix="tvmc-reproduce-") as tmp:
         target = output if output is not None else str(Path(tmp) / library.name)
-        rebuilt = building.build(
-            resolved,
-            spec,
-            target,
-            verbose=verbose,
-            on_stage=on_stage,
-            on_warning=on_warning,
-            tuning=bool(applied) or database is not None,
-            database=database,
-            implicit_database=False,
-            provenance=provenance,
-        )
+        try:
+            rebuilt = building.build(
+                resolved,
+                spec,
+                target,
+                verbose=verbose,
+                on_stage=on_stage,
+                on_warning=on_warning,
+                tuning=bool(applied) or database is not None,
+                database=database,
+                implicit_database=False,
+                provenance=provenance,
+            )
+        except TvmcError as err:  # the shapes and format are the manifest's: no flag of the user's to name
+            # the build child sends its error as one line, the flag it named first (`--input-shapes: ...`)
+            flag, _, message = (str(err.location), "", err.message) if err.location else err.message.partition(": ")
+            if flag not in _RECORDED:
+                raise
+            kind = TvmcError if isinstance(err, UsageError) else type(err)  # not the command line's: exit 1
+            raise kind(message, f"{library} (its manifest's {_RECORDED[flag]})", hint=err.hint) from None
         data = rebuilt.path.read_bytes()
         ours = manifest.read(rebuilt.path)
     if ours is None:
@@ -249,6 +269,6 @@ def reproduce(
             parts = differing_parts(original, data)
             verdict.differences = [
                 "code: every recorded input is the same, yet the bytes differ"
-                + (f" (in {', '.join(parts[:8])})" if parts else "")
+                + (one_line(f" (in {', '.join(parts[:8])})") if parts else "")  # section names: another's
             ]
     return verdict

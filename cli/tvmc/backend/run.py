@@ -10,7 +10,9 @@ damaged library (SIGBUS, SIGSEGV) is one line. TVM has no type hints: its object
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import re
 import stat
 import time
@@ -24,7 +26,7 @@ from tvmc import deps, manifest
 from tvmc.backend import preflight
 from tvmc.backend import remote as rpc
 from tvmc.backend.runner import BUILD_INFO_MARK, require_tvm, short
-from tvmc.errors import BuildError, UsageError
+from tvmc.errors import BuildError, TvmcError, UsageError
 
 Fill = Literal["random", "zeros", "ones"]
 
@@ -32,6 +34,7 @@ MAX_MODEL_BYTES = 2 * 1024**3  # ONNX's own limit for one protobuf file
 MAX_NPZ_BYTES = 16 * 1024**3
 MAX_TENSOR_BYTES = 2 * 1024**3  # one input or output array
 MAX_INPUT_BYTES = 4 * 1024**3  # all inputs together
+MAX_BUILD_INFO = 1024**2  # an older tvmc's target JSON in a library: a few hundred bytes
 # dtype → (rtol, atol) of --check: a float's tolerance follows its precision; integers are exact.
 TOLERANCES: dict[str, tuple[float, float]] = {
     "float64": (1e-7, 1e-7),
@@ -117,16 +120,24 @@ def regular_file(path: Path, flag: str, limit: int, what: str = "file") -> Path:
     return path
 
 
-def writable_file(path: Path, flag: str) -> Path:
-    """`path` when tvmc may write a file there: absent, or a regular file (never a FIFO or device)."""
+def writable_file(path: Path, flag: str, inputs: Sequence[Path | None] = ()) -> Path:
+    """`path` when tvmc may write a file there: absent, or a regular file (never a FIFO or device)
+    that is none of `inputs` (`run lib.so --outputs lib.so` replaced the library with its outputs),
+    in a directory that exists. Checked before the run, which may take long, not after it."""
     try:
         info = path.stat()
     except FileNotFoundError:
+        if not path.absolute().parent.is_dir():
+            raise UsageError(f"cannot write {path}: directory {path.absolute().parent} does not exist", flag) from None
         return path
     except OSError as err:
         raise UsageError(f"cannot write {path}: {err.strerror or err}", flag) from None
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{path} is not a regular file: tvmc writes only regular files", flag)
+    for item in inputs:
+        with contextlib.suppress(OSError):
+            if item is not None and os.path.samefile(item, path):  # a hard link or symlink to it too
+                raise UsageError(f"refusing to overwrite the input file {item}", flag)
     return path
 
 
@@ -438,17 +449,28 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
 
 
 def build_info(library: Path) -> dict[str, Any] | None:
-    """The target an older tvmc recorded in the library (before manifests), or None."""
+    """The target an older tvmc recorded in the library (before manifests), or None. The file is
+    mapped, not read (an 8 GiB library took 8 GiB of memory and a minute), and what follows the
+    mark is another's bytes: a NUL-terminated JSON object of at most MAX_BUILD_INFO bytes, or none."""
     import json
+    import mmap
 
-    data = library.read_bytes()
-    start = data.find(BUILD_INFO_MARK.encode())
-    if start < 0:
-        return None
-    end = data.find(b"\0", start)
+    mark = BUILD_INFO_MARK.encode()
     try:
-        info = json.loads(data[start + len(BUILD_INFO_MARK) : end if end >= 0 else None])
-    except ValueError:
+        with open(library, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            start = data.find(mark)
+            if start < 0:
+                return None
+            begin = start + len(mark)
+            end = data.find(b"\0", begin, begin + MAX_BUILD_INFO)
+            if end < 0:
+                return None
+            text = data[begin:end]
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
+    try:
+        info = json.loads(text)
+    except (ValueError, RecursionError):  # `[[[...` nested thousands deep: not a target either
         return None
     return info if isinstance(info, dict) else None
 
@@ -722,9 +744,18 @@ def run_library(
         "force": force,
         "rpc_timeout": rpc_timeout,
     }
-    result: RunResult = isolated.call(
-        ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
-    )
+    try:
+        result: RunResult = isolated.call(
+            ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
+        )
+    except TvmcError as err:  # the child sends its error as one line, the flag it named first
+        flag, _, rest = err.message.partition(": ")
+        if inputs is not None or flag != "--inputs" or signature is None:
+            raise
+        # inputs made from the manifest that the library's main does not take: not --inputs, not given
+        raise manifest.ManifestError(
+            f"{library}: the tvmc manifest does not match the library (inputs made from it: {rest})"
+        ) from None
     result.inputs = given
     result.notes[:0] = notes
     names = manifest.output_names(doc) if doc is not None else []

@@ -81,7 +81,11 @@ def short(err: BaseException) -> str:
 
 
 @contextmanager
-def stage(name: str, timings: dict[str, float], on_stage: Callable[[str], None]) -> Iterator[None]:
+def stage(
+    name: str, timings: dict[str, float], on_stage: Callable[[str], None], where: str | None = None
+) -> Iterator[None]:
+    """Time one stage; an error in it is a BuildError naming it (and `where`: the model file the
+    import stage reads, as a damaged model's DecodeError names none)."""
     on_stage(name)
     start = time.perf_counter()
     try:
@@ -91,10 +95,10 @@ def stage(name: str, timings: dict[str, float], on_stage: Callable[[str], None])
     except ModuleNotFoundError as err:
         package = deps.package_of(err.name)
         if package is None:
-            raise BuildError(f"{name} failed: {short(err)}", None) from err
+            raise BuildError(f"{name} failed: {short(err)}", where) from err
         raise deps.missing_error([package], f"the {name} stage") from err
     except Exception as err:  # TVM raises many types (TVMError, ValueError, InternalError, ...)
-        raise BuildError(f"{name} failed: {short(err)}", None) from err
+        raise BuildError(f"{name} failed: {short(err)}", where) from err
     finally:
         timings[name] = time.perf_counter() - start
 
@@ -266,7 +270,7 @@ def run(
     tvm = require_tvm()
     result = BuildResult(b"")
     timings = result.timings
-    with stage("import", timings, on_stage):
+    with stage("import", timings, on_stage, where=str(plan.model.path)):
         mod = import_model(plan.model)
         imported = mod
     instruments: list[Any] = [shape_func_order(tvm)]

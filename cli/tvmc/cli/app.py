@@ -268,6 +268,12 @@ def main() -> NoReturn:
     except SystemExit as done:  # click's standalone mode always ends here
         exit_now(done.code)
     except OSError as err:  # output click itself could not write (help to a full disk); pipes are handled
-        sys.stderr.write(f"tvmc: error: cannot write the output: {err.strerror or err}\n")
+        if err.filename is not None:  # a file a command could not reach (a name too long...): that file,
+            from tvmc.text import one_line  # not "cannot write the output"
+
+            name = os.fsdecode(err.filename) if isinstance(err.filename, bytes) else str(err.filename)
+            sys.stderr.write(f"tvmc: error: {one_line(name)}: {err.strerror or err}\n")
+        else:
+            sys.stderr.write(f"tvmc: error: cannot write the output: {err.strerror or err}\n")
         exit_now(1)
     exit_now(0)

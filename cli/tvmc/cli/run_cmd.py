@@ -109,7 +109,7 @@ def run_command(
 
     rpc = rpc_device(rpc_tracker, rpc_key)
     if outputs is not None:
-        writable_file(outputs, "--outputs")
+        writable_file(outputs, "--outputs", (library, inputs, check))
     with Progress(sys.stderr.isatty()) as progress:
         result = api.run(
             library,
@@ -145,7 +145,7 @@ def run_command(
 
         buffer = io.BytesIO()
         np.savez(buffer, **result.outputs)
-        write_atomic(outputs, buffer.getvalue())
+        write_atomic(outputs, buffer.getvalue(), inputs=(library, inputs, check), flag="--outputs")
     if failed:
         raise typer.Exit(1)
 

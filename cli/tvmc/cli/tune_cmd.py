@@ -282,6 +282,7 @@ _DB: click.Group | None = None
 def db_list(database: _Database = None, isolated: Isolated = False) -> None:
     """List the partitions: target fingerprint, the config's description, tasks, best latencies."""
     from tvmc.errors import TvmcError
+    from tvmc.text import one_line  # descriptions, task names: another's file, shown on one line each
     from tvmc.tune import store
 
     root = _root(database, isolated)
@@ -301,7 +302,8 @@ def db_list(database: _Database = None, isolated: Isolated = False) -> None:
         total = sum(t.best_seconds for t in measured if t.best_seconds is not None)
         lines.append(
             f"{part.fingerprint[:16]}  {len(tasks)} tasks, {sum(t.trials for t in tasks)} records, "
-            f"best total {store.format_seconds(total if measured else None)}  {meta.get('description') or '-'}"
+            f"best total {store.format_seconds(total if measured else None)}  "
+            f"{one_line(meta.get('description') or '-')}"
         )
     if not lines:
         lines.append(f"no tuning records in {root}")
@@ -320,24 +322,27 @@ def db_show(
     """One partition: its config (canonical), target key, and each task's records and best latency."""
     import json
 
+    from tvmc.text import one_line
     from tvmc.tune import store
 
     say = Warnings()
     part = store.find(_root(database, isolated), fingerprint)
     store.recover(part, say)
     meta = part.meta()
-    lines = [f"fingerprint  {part.fingerprint}", f"path         {part.path}"]
-    lines.append(f"description  {meta.get('description') or '-'}")
+    lines = [f"fingerprint  {part.fingerprint}", f"path         {one_line(str(part.path))}"]
+    lines.append(f"description  {one_line(meta.get('description') or '-')}")
     if "key" in meta:
         lines.append(f"target key   {json.dumps(meta['key'], sort_keys=True)}")
     for task in store.summary(part, say):
-        lines.append(f"  {task.name:<40} {task.trials:>5} records  best {store.format_seconds(task.best_seconds)}")
+        lines.append(
+            f"  {one_line(task.name):<40} {task.trials:>5} records  best {store.format_seconds(task.best_seconds)}"
+        )
     verdicts = store.read_verdicts(part.path, say)
     if verdicts:
         db = part.database(say)
         lines.append("verdicts     (tvmc tune's end-to-end ratio per model; tvmc tune db forget-verdict removes one)")
         for key, verdict in sorted(verdicts.items(), key=lambda kv: (kv[1].model, kv[0])):
-            lines.append(f"  {key[:16]}  {verdict.model or '-':<24} {_verdict_state(verdict, db)}")
+            lines.append(f"  {key[:16]}  {one_line(verdict.model or '-'):<24} {_verdict_state(verdict, db)}")
     write_stdout("\n".join(lines) + "\n")
 
 
@@ -425,18 +430,20 @@ def db_prune(
     """Remove the partitions that no config maps to: none on the search path (nor host/native),
     none of the config files it was tuned with (by path). TVMC_* settings play no part."""
     from tvmc import api
+    from tvmc.text import one_line
     from tvmc.tune import store
 
     root = _root(database, isolated)
     lines = []
     for part, verdict in api.prune_verdicts(root, isolated=isolated):
-        description = verdict.description or "-"
+        description = one_line(verdict.description or "-")  # partition.json: another's text
         if verdict.keep:
             if verdict.reason:
-                lines.append(f"kept {part.fingerprint[:16]}  {description}  ({verdict.reason})")
+                lines.append(f"kept {part.fingerprint[:16]}  {description}  ({one_line(verdict.reason)})")
             continue
         lines.append(
-            f"{'would remove' if dry_run else 'removed'} {part.fingerprint[:16]}  {description}  ({verdict.reason})"
+            f"{'would remove' if dry_run else 'removed'} {part.fingerprint[:16]}  {description}  "
+            f"({one_line(verdict.reason)})"
         )
         if not dry_run:
             store.remove(part)

@@ -105,12 +105,14 @@ def locked(directory: Path, *, shared: bool = False) -> Iterator[None]:
     try:
         if not shared:
             make_dir(directory)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        # O_NOFOLLOW: a `.lock` another user made a symbolic link would have this user (root, say)
+        # create the file it points at (/etc/nologin); a link there is an error, never followed
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as err:
         if not shared:
             raise TvmcError(f"cannot lock {path}: {err.strerror or err}", str(directory)) from None
         with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         if fd is not None:
             fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
@@ -182,6 +184,8 @@ def workload_problem(item: Any) -> str | None:
         graph = json.loads(raw[8:])
     except ValueError:
         return "its module is not a serialized TVM module (not JSON)"
+    except RecursionError:  # `[[[...`: another's line, not a traceback for the whole database
+        return "its module is nested too deeply"
     nodes = graph.get("nodes") if isinstance(graph, dict) else None
     root = graph.get("root_index") if isinstance(graph, dict) else None
     if not (
@@ -311,6 +315,10 @@ def _json_lines(path: Path, report: _Report) -> Iterator[tuple[int, Any]]:
                 if not raw.endswith(b"\n"):
                     return  # the torn last line of a killed writer
                 report.bad(number, "not a JSON line")
+                yield number, None
+                continue
+            except RecursionError:  # `[[[...`: one bad line, named, not the whole command's error
+                report.bad(number, "nested too deeply")
                 yield number, None
                 continue
             yield number, value
@@ -494,12 +502,37 @@ def write(directory: Path, db: Database) -> None:
     Workloads are only ever appended, so a kill between the two renames leaves old records that
     still point at the right workload lines."""
     make_dir(directory)
+    for name in (WORKLOADS, RECORDS):  # `db` was read from them: one this user cannot read held more
+        problem = _unreadable_file(directory / name)
+        if problem is not None:
+            raise TvmcError(
+                f"{problem}: not replaced (the records in it would be lost)",
+                str(directory / name),
+                hint=UNREADABLE_HINT,
+            )
     index = {Database.key(w): i for i, w in enumerate(db.workloads)}
     workloads = "".join(json.dumps(w) + "\n" for w in db.workloads)
     records = "".join(f"[{index[r.workload]},{r.line()}]\n" for r in db.records)
     for name, text in ((WORKLOADS, workloads), (RECORDS, records)):
         write_atomic(directory / name, text, flag="tuning database")
         os.chmod(directory / name, 0o644)  # never writable by others, whatever the umask
+
+
+UNREADABLE_HINT = "make it readable (another user's file, in a database shared by a group?), or move it away"
+
+
+def _unreadable_file(path: Path) -> str | None:
+    """Why an existing file cannot be read (EACCES: another user's file mode 0600 in a directory this
+    user may write; EIO), or None when it can, or is missing. Reading it found no records, so
+    replacing it with what was read would lose the ones it holds."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens at once
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"cannot be read ({err.strerror or err})"
+    os.close(fd)
+    return None
 
 
 @dataclass
@@ -518,12 +551,12 @@ class Partition:
             data = _small_json(path)
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise TvmcError(f"cannot read {path}: {reason}", str(path), hint=META_HINT) from None
+        except (OSError, ValueError, RecursionError) as err:  # RecursionError: `[[[...`, another's file
+            reason = _unreadable(err)
+            raise TvmcError(f"cannot be read: {reason}", str(path), hint=META_HINT) from None
         problem = _meta_problem(data)
-        if problem is not None:
-            raise TvmcError(f"{path}: {problem}", str(path), hint=META_HINT)
+        if problem is not None:  # the path is the error's location: printed once, before the problem
+            raise TvmcError(problem, str(path), hint=META_HINT)
         return dict(data)
 
     def write_meta(self, meta: Mapping[str, Any]) -> None:
@@ -556,6 +589,13 @@ class Partition:
 
 
 META_HINT = "fix or delete it (the records beside it are kept)"
+
+
+def _unreadable(err: BaseException) -> str:
+    """Why a small JSON file of the database cannot be read, in a few words."""
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    return getattr(err, "strerror", None) or str(err)
 
 
 def _meta_problem(data: Any) -> str | None:
@@ -702,8 +742,8 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
         data = _small_json(path)
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
+    except (OSError, ValueError, RecursionError) as err:
+        reason = _unreadable(err)
         warn(f"{path}: cannot be read ({reason}): skipped (tvmc tune measures it again)")
         return {}
     models = data.get("models") if isinstance(data, dict) else None
@@ -862,7 +902,10 @@ def recover(partition: Partition, warn: Warn, *, finished: Path | None = None) -
                 warn(f"{problem}: its records are not merged into {partition.path}")
                 continue
             scratch = read(run, warn)
-            tasks = _task_names(run)
+            try:
+                tasks = _task_names(run)
+            except RecursionError:  # its tasks.json nested thousands deep: task names are only labels
+                tasks = {}
             if scratch.records or scratch.workloads:
                 bad = _Counted(warn)
                 db = read(partition.path, bad)
