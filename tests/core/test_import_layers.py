@@ -43,9 +43,10 @@ The only dynamic import of a tvmc module is the CLI's lazy command group (`tvmc.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -215,10 +216,11 @@ def imports_of(name: str, files: Mapping[str, Path], exports: Mapping[str, dict[
     return found
 
 
-def all_imports() -> list[Import]:
+@functools.cache  # the sources do not change during a run, and parsing them all takes ~0.5 s
+def all_imports() -> tuple[Import, ...]:
     files = modules()
     exports = {name: lazy_exports(ast.parse(path.read_text(encoding="utf-8"))) for name, path in files.items()}
-    return [imp for name in files for imp in imports_of(name, files, exports)]
+    return tuple(imp for name in files for imp in imports_of(name, files, exports))
 
 
 def layer_of(name: str) -> int | None:
@@ -237,7 +239,7 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def runtime_graph(imports: list[Import]) -> dict[str, dict[str, Import]]:
+def runtime_graph(imports: Sequence[Import]) -> dict[str, dict[str, Import]]:
     """Module → the modules its imports run (the imported module and the packages around it that
     the importer is not inside of), each with the import that runs it. Type-only imports never run."""
     graph: dict[str, dict[str, Import]] = {}
@@ -526,7 +528,8 @@ def light_paths() -> dict[str, set[str]]:
     does not load at module level)."""
     graph = runtime_graph([imp for imp in all_imports() if not imp.lazy])
     loaded = set().union(*(_closure(root, graph) for root in TAB_PATH))
-    return {name: always_loaded() - loaded for name in loaded}
+    lazily = always_loaded() - loaded  # once: each call parses every module again
+    return {name: set(lazily) for name in loaded}
 
 
 def test_every_lazy_import_of_a_tvmc_module_saves_something() -> None:
