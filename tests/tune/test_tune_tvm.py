@@ -288,9 +288,16 @@ def wait_for_progress(proc: subprocess.Popen[str]) -> Iterator[str]:
     raise AssertionError(f"tune ended before measuring: {proc.wait()}")
 
 
+# The tunes the two tests below stop after the first measured batch: 8 candidates per task, so a
+# batch is 8 measurements and the search's population its floor of 64 (a budget of 100 or more per
+# task made both 16 and 512 and cost minutes before the first batch). The signal still comes with
+# most of the run ahead: only the first task's first batch is measured when it is sent.
+STOPPED_EARLY = ("--trials-per-task", "8", "-j", "1")
+
+
 def test_cnn_interrupted_keeps_records_and_resumes(models: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "db"
-    with start(str(models["cnn"]), *CNN, "--trials", "400", "--trials-per-task", "100", "-j", "1", db=db) as proc:
+    with start(str(models["cnn"]), *CNN, *STOPPED_EARLY, db=db) as proc:
         lines = list(wait_for_progress(proc))
         assert any("tasks for target fingerprint" in line for line in lines)
         proc.send_signal(signal.SIGINT)
@@ -321,7 +328,7 @@ def test_sigkill_leaves_a_readable_database_and_a_rerun_resumes(models: dict[str
     db = tmp_path / "db"
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    with start(str(models["mlp"]), *MLP, "--trials", "400", "-j", "1", db=db, TMPDIR=str(tmp)) as proc:
+    with start(str(models["mlp"]), *MLP, *STOPPED_EARLY, db=db, TMPDIR=str(tmp)) as proc:
         list(wait_for_progress(proc))
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)
