@@ -362,6 +362,8 @@ def test_a_target_this_machine_cannot_run_is_refused(config: str, why: str, tmp_
 
 
 def test_compile_tune_tunes_what_is_missing_then_nothing(models: dict[str, Path], tmp_path: Path) -> None:
+    """The README's two `compile --tune 2` commands (its block is skipped by tests/docs: this runs
+    them and checks what they say)."""
     db = tmp_path / "db"
     args = ["compile", str(models["mlp"]), *MLP, "--tune", "2", "-o", str(tmp_path / "m.so")]
     first = tvmc(*args, db=db)
