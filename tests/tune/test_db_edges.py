@@ -103,19 +103,10 @@ def test_text_from_the_database_files_is_shown_on_one_printable_line(app: typer.
     assert f"/gone/{shown}.toml" in outputs[2][1]  # the source it was tuned with, in prune's reason
 
 
-def test_a_records_file_this_user_cannot_read_is_never_replaced(
-    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In a database a group shares, another user's records file of mode 0600 cannot be read: its
-    records were 'not used' (a warning), and merge, or recovering a killed run, then replaced the
-    file with what it had read, losing every record in it. Now the file is left as it is, named.
-    (EACCES is simulated: root, which runs some suites, reads any file.)"""
-    dst = db(tmp_path / "dst")
-    src = tmp_path / "src"
-    write_db(src / FP, [workload(2)], [(0, record(3e-5))])
-    theirs = (dst / store.RECORDS).read_bytes()
+def lock_out(monkeypatch: pytest.MonkeyPatch, locked_out: Path) -> None:
+    """Opening `locked_out` fails with EACCES, as another user's file of mode 0600 does (simulated:
+    root, which runs some suites, reads any file)."""
     real_open, real_path_open = os.open, Path.open
-    locked_out = dst / store.RECORDS
 
     def no_access(path: str | os.PathLike[str], flags: int, *args: Any, **kwargs: Any) -> int:
         if Path(path) == locked_out:
@@ -129,6 +120,20 @@ def test_a_records_file_this_user_cannot_read_is_never_replaced(
 
     monkeypatch.setattr(store.os, "open", no_access)
     monkeypatch.setattr(Path, "open", no_path_access)
+
+
+def test_a_records_file_this_user_cannot_read_is_never_replaced(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a database a group shares, another user's records file of mode 0600 cannot be read: its
+    records were 'not used' (a warning), and merge, or recovering a killed run, then replaced the
+    file with what it had read, losing every record in it. Now the file is left as it is, named.
+    (EACCES is simulated: root, which runs some suites, reads any file.)"""
+    dst = db(tmp_path / "dst")
+    src = tmp_path / "src"
+    write_db(src / FP, [workload(2)], [(0, record(3e-5))])
+    theirs = (dst / store.RECORDS).read_bytes()
+    lock_out(monkeypatch, dst / store.RECORDS)
     code, output = tvmc(app, "tune", "db", "merge", str(src), "-o", str(tmp_path / "dst"))
     assert code == 1
     assert (
@@ -137,6 +142,34 @@ def test_a_records_file_this_user_cannot_read_is_never_replaced(
     )
     monkeypatch.undo()
     assert (dst / store.RECORDS).read_bytes() == theirs
+
+
+def test_a_verdicts_file_this_user_cannot_read_is_never_replaced(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verdicts.json of another user, mode 0600, in a database a group shares: reading it gave no
+    verdict (a warning), and storing a tune's verdict, forget-verdict or a merge then replaced (or
+    removed) it with what had been read, losing every verdict in it. Now it stays as it is, named."""
+    part = store.Partition(tmp_path / "dst", FP)
+    db(part.root)
+    store.write_verdict(part, "ef" * 32, store.Verdict(1e-6, 2e-6, "m.onnx"), pytest.fail)
+    theirs = (part.path / store.VERDICTS).read_bytes()
+    src = tmp_path / "src"
+    write_db(src / FP, [workload(2)], [(0, record(3e-5))])
+    lock_out(monkeypatch, part.path / store.VERDICTS)
+    refused = f"{part.path / store.VERDICTS}: cannot be read (Permission denied): not replaced"
+    with pytest.raises(store.TvmcError) as raised:
+        store.write_verdict(part, "12" * 32, store.Verdict(1e-6, 1e-6, "n.onnx"), pytest.fail)
+    assert raised.value.one_line().startswith(refused + " (the verdicts in it would be lost); make it readable")
+    for key in ([], ["ef"]):
+        code, output = tvmc(app, "tune", "db", "forget-verdict", FP[:8], *key, "--database", str(part.root))
+        assert code == 1 and refused in output and len(output.splitlines()) == 1, output
+    code, output = tvmc(app, "tune", "db", "merge", str(src), "-o", str(part.root))
+    assert code == 0, output  # the records are merged; the verdicts are left, named
+    assert f"{part.path / store.VERDICTS}: cannot be read (Permission denied): left as it is" in output
+    monkeypatch.undo()
+    assert (part.path / store.VERDICTS).read_bytes() == theirs
+    assert len(store.read(part.path, pytest.fail).records) == 3
 
 
 def test_a_lock_file_made_a_symbolic_link_is_never_followed(app: typer.Typer, tmp_path: Path) -> None:

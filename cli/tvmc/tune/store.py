@@ -763,15 +763,29 @@ def read_verdicts(directory: Path, warn: Warn) -> dict[str, Verdict]:
 
 
 def write_verdict(partition: Partition, key: str, verdict: Verdict, warn: Warn) -> None:
-    """Store (replace) the verdict of one model, under the partition's lock, the file replaced whole."""
+    """Store (replace) the verdict of one model, under the partition's lock, the file replaced whole.
+    A verdicts.json this user cannot read is an error naming it, and stays as it is."""
     with locked(partition.path):
+        _refuse_unreadable_verdicts(partition.path)
         known = read_verdicts(partition.path, warn)
         known[key] = verdict
         _write_verdicts(partition.path, known)
 
 
+def _refuse_unreadable_verdicts(directory: Path) -> None:
+    """An error naming verdicts.json when it is there but this user cannot read it (another user's
+    file of mode 0600 in a database a group shares): read, it gave no verdict, so replacing (or
+    removing) it with what was read would lose every verdict in it."""
+    path = directory / VERDICTS
+    problem = _unreadable_file(path)
+    if problem is not None:
+        raise TvmcError(f"{problem}: not replaced (the verdicts in it would be lost)", str(path), hint=UNREADABLE_HINT)
+
+
 def _write_verdicts(directory: Path, known: Mapping[str, Verdict]) -> None:
-    """verdicts.json replaced whole (removed when no verdict is left); the caller holds the lock."""
+    """verdicts.json replaced whole (removed when no verdict is left); the caller holds the lock.
+    Never one this user cannot read (`_refuse_unreadable_verdicts`)."""
+    _refuse_unreadable_verdicts(directory)
     path = directory / VERDICTS
     if not known:
         with contextlib.suppress(FileNotFoundError):
@@ -810,6 +824,7 @@ def forget_verdicts(partition: Partition, prefix: str | None, warn: Warn) -> dic
     if prefix is not None and (not prefix or any(c not in "0123456789abcdef" for c in prefix.lower())):
         raise UsageError(f"{prefix!r} is not a verdict's key (hexadecimal, as tvmc tune db show lists it)", "KEY")
     with locked(partition.path):
+        _refuse_unreadable_verdicts(partition.path)
         known = read_verdicts(partition.path, warn)
         gone = {k: v for k, v in known.items() if prefix is None or k.startswith(prefix.lower())}
         if prefix is not None and not gone:
@@ -1055,6 +1070,11 @@ def merge(
             old = part.meta()
             tasks = {**old.get("tasks", {}), **meta.get("tasks", {})}
             part.write_meta({**old, **meta, "tasks": tasks})
+            problem = _unreadable_file(part.path / VERDICTS)
+            if problem is not None:  # the records are merged; the verdicts it holds must not be lost
+                warn(f"{part.path / VERDICTS}: {problem}: left as it is, no verdict merged into it; {UNREADABLE_HINT}")
+                written[fingerprint] = len(kept.records)
+                continue
             own, theirs = read_verdicts(part.path, warn), judged.get(fingerprint, {})
             if own or theirs:
                 current: dict[str, Verdict] = {}
