@@ -172,6 +172,34 @@ def test_a_verdicts_file_this_user_cannot_read_is_never_replaced(
     assert len(store.read(part.path, pytest.fail).records) == 3
 
 
+def test_export_never_writes_into_a_partition(app: typer.Typer, tmp_path: Path) -> None:
+    """`db export -o` the partition's own folder rewrote the partition without its lock (a tune or
+    merge adding records meanwhile lost them); a folder inside it, named `.run-*`, was merged as a
+    killed run; another partition lost its records. Each is refused, one line naming -o."""
+    part = db(tmp_path)
+    other = tmp_path / ("ab" * 32)
+    write_db(other, [workload(2)], [(0, record(3e-5))])
+    (other / store.META).write_text("{}")
+    before = {p: p.read_bytes() for p in (*part.iterdir(), *other.iterdir()) if p.is_file()}
+    (tmp_path / "link").symlink_to(part)
+    refused = {
+        str(part): f"{part} is the partition's own folder: export writes a copy elsewhere",
+        str(tmp_path / "link"): f"{tmp_path / 'link'} is the partition's own folder",
+        f"{part}/x/../": f"{part}/x/.. is the partition's own folder",
+        str(part / ".run-999000001"): f"{part / '.run-999000001'} is inside the partition's folder {part}",
+        str(part / "copy"): f"{part / 'copy'} is inside the partition's folder {part}",
+        str(other): f"{other} is a tuning partition (it holds {store.META}): export would replace its records",
+    }
+    for target, message in refused.items():
+        code, output = tvmc(app, "tune", "db", "export", FP[:8], "-o", target, "--database", str(tmp_path))
+        assert code == 2, output
+        assert output.startswith(f"tvmc: error: -o: {message}") and len(output.splitlines()) == 1, output
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (part / ".run-999000001").exists() and not (part / "copy").exists()
+    code, output = tvmc(app, "tune", "db", "export", FP[:8], "-o", str(tmp_path / "out"), "--database", str(tmp_path))
+    assert code == 0 and len(store.read(tmp_path / "out", pytest.fail).records) == 2, output
+
+
 def test_a_lock_file_made_a_symbolic_link_is_never_followed(app: typer.Typer, tmp_path: Path) -> None:
     """A partition's `.lock` is opened with O_CREAT: as a symbolic link (another user's, in a
     database they can write), it made the user running tvmc create the file it points at."""

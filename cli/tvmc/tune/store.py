@@ -1090,10 +1090,24 @@ def merge(
 
 
 def export(partition: Partition, directory: Path, warn: Warn) -> int:
-    """Write the partition as a plain MetaSchedule database (the two JSON files) into `directory`."""
-    recover(partition, warn)
+    """Write the partition as a plain MetaSchedule database (the two JSON files) into `directory`.
+
+    Not into the partition itself, or a folder inside it (a `.run-*` one is merged as a killed run),
+    nor into another tuning partition: export replaces the files there, which would rewrite a
+    partition without its lock (losing what another command adds meanwhile) or lose its records."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is not a directory", "-o")
+    own, target = partition.path.resolve(), directory.resolve()  # a symbolic link or `..` is the same folder
+    if target == own or own in target.parents:
+        where = "the partition's own folder" if target == own else f"inside the partition's folder {own}"
+        raise UsageError(f"{directory} is {where}: export writes a copy elsewhere", "-o")
+    if (target / META).exists():
+        raise UsageError(
+            f"{directory} is a tuning partition (it holds {META}): export would replace its records",
+            "-o",
+            hint="merge into a database with: tvmc tune db merge",
+        )
+    recover(partition, warn)
     db = partition.database(warn)
     write(directory, db)
     return len(db.records)
