@@ -44,6 +44,27 @@ def test_a_wrong_library_fails_the_check(invoke: Invoke, library: Path, mlp_path
     assert result.exit_code == 1 and "OUTSIDE rtol" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "{model} is not an ONNX model (it holds no ONNX graph)"),
+        (b"\x08\x07", "{model} is not an ONNX model (it holds no ONNX graph)"),  # an ir_version, no graph
+        (b"hello\n", "cannot read the ONNX model {model}: "),
+    ],
+)
+def test_check_with_a_file_that_is_no_onnx_model_names_it(
+    invoke: Invoke, library: Path, tmp_path: Path, content: bytes, message: str
+) -> None:
+    """protobuf reads an empty file as an empty model: `--check EMPTY` said 'the library has 1
+    outputs, the model 0'."""
+    model = tmp_path / "empty.onnx"
+    model.write_bytes(content)
+    result = invoke("run", str(library), "--check", str(model))
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"tvmc: error: --check: {message.format(model=model)}"), result.output
+    assert len(result.output.splitlines()) == 1 and "outputs" not in result.output
+
+
 def test_inputs_and_outputs_as_npz_and_timing(invoke: Invoke, library: Path, tmp_path: Path) -> None:
     x = np.random.default_rng(1).standard_normal((2, 8)).astype("float32")
     np.savez(tmp_path / "in.npz", x=x)

@@ -211,14 +211,7 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
         onnx = importlib.import_module("onnx")
     except ImportError:
         raise deps.missing_error([deps.PACKAGES["onnx"]], "reading ONNX models", flag) from None
-    regular_file(model, flag, MAX_MODEL_BYTES, "model")
-    try:
-        proto = onnx.load(str(model))
-    except Exception as err:  # onnx raises many kinds for a bad file
-        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", flag) from None
-
-    if proto.ir_version == 0 or not proto.HasField("graph"):  # protobuf reads an empty or foreign file as empty
-        raise BuildError(f"{model} is not an ONNX model (it holds no ONNX graph)", flag)
+    proto = _onnx_model(onnx, model, flag)
 
     def tensor(value: Any) -> Tensor:
         shape = value.type.tensor_type.shape.dim
@@ -229,6 +222,19 @@ def model_tensors(model: Path, flag: str = "MODEL") -> tuple[list[Tensor], list[
     initializers = {i.name for i in proto.graph.initializer}
     inputs = [tensor(v) for v in proto.graph.input if v.name not in initializers]
     return inputs, [tensor(v) for v in proto.graph.output]
+
+
+def _onnx_model(onnx: Any, model: Path, flag: str) -> Any:
+    """The ModelProto of an ONNX file, or one line naming it: protobuf reads an empty or foreign
+    file as an empty model, whose graph has no output (`--check EMPTY` said the model had 0 outputs)."""
+    regular_file(model, flag, MAX_MODEL_BYTES, "model")
+    try:
+        proto = onnx.load(str(model))
+    except Exception as err:  # onnx raises many kinds for a bad file
+        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", flag) from None
+    if proto.ir_version == 0 or not proto.HasField("graph"):
+        raise BuildError(f"{model} is not an ONNX model (it holds no ONNX graph)", flag)
+    return proto
 
 
 def _dims_text(dims: Sequence[Any]) -> str:
@@ -810,11 +816,7 @@ def check_outputs(
     except ModuleNotFoundError as err:
         package = deps.package_of(err.name) or deps.PACKAGES["onnx"]
         raise deps.missing_error([package], "checking against ONNX's reference evaluator", "--check") from None
-    regular_file(model, "--check", MAX_MODEL_BYTES, "model")
-    try:
-        proto = onnx.load(str(model))
-    except Exception as err:  # onnx raises many kinds for a bad file
-        raise BuildError(f"cannot read the ONNX model {model}: {short(err)}", "--check") from None
+    proto = _onnx_model(onnx, model, "--check")
     try:
         expected = reference.ReferenceEvaluator(proto).run(None, result.inputs)
     except Exception as err:  # the reference evaluator raises many kinds (unsupported op, bad input)
