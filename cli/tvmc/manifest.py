@@ -19,6 +19,7 @@ import mmap
 import re
 import tarfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,23 @@ def checked_signature(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
         if problem is not None:
             raise ManifestError(f"{where}: the tvmc manifest is damaged (its inputs[{index}] {problem})")
     return list(inputs)
+
+
+def target_kind(doc: Mapping[str, Any], where: str) -> str | None:
+    """The kind of the target the library was built for (`llvm`, `cuda`...), None when none is
+    recorded. A target that is not a table, or a kind that is not a name (`target.kind = 5`), is a
+    damaged manifest: `run` took it for a device ("holds 5 code, but this TVM has no 5 runtime")."""
+    target = doc.get("target")
+    if target is None:
+        return None
+    if not isinstance(target, dict):
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its target is not a table)")
+    kind = target.get("kind")
+    if kind is not None and not (isinstance(kind, str) and kind.strip()):
+        shown = json.dumps(kind, ensure_ascii=True)
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        raise ManifestError(f"{where}: the tvmc manifest is damaged (its target kind {shown} is not a name)")
+    return kind
 
 
 def output_names(doc: dict[str, Any]) -> list[str]:

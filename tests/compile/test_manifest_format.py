@@ -484,3 +484,37 @@ def test_inspect_prints_a_library_path_with_a_line_break_on_one_line(tmp_path: P
         result.exit_code == 0
         and result.stdout.splitlines()[0] == f"library      {tmp_path}/a\\nb.so (None, {manifest.FORMAT})"
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "damage"),
+    [
+        ({"kind": 5}, "its target kind 5 is not a name"),
+        ({"kind": ""}, 'its target kind "" is not a name'),
+        ({"kind": ["cuda"] * 20}, 'its target kind ["cuda", "cuda", "cuda", "cuda", "cuda"… is not a name'),
+        (5, "its target is not a table"),
+    ],
+)
+def test_a_target_kind_that_is_not_a_name_is_a_damaged_manifest(
+    app: Any, tmp_path: Path, target: Any, damage: str
+) -> None:
+    """`run` took a manifest's `target.kind = 5` for a device: 'holds 5 code, but this TVM has no 5
+    runtime to load it'. It is a damaged manifest field, one line naming the library, with or
+    without --device or --force (the child decides the device from the manifest too)."""
+    from typer.testing import CliRunner
+
+    doc = {**_RUN_BASE, "target": target}
+    lib = tmp_path / "m.so"
+    lib.write_bytes(b"\x7fELF\x02\x01" + bytes(60) + manifest.encode(doc))
+    message = f"{lib}: the tvmc manifest is damaged ({damage})"
+    with pytest.raises(manifest.ManifestError) as raised:
+        running.refuse_here(lib, manifest.read(lib), force=True)
+    assert raised.value.one_line() == message
+    for extra in ([], ["--force"]):
+        result = CliRunner().invoke(app, ["run", str(lib), *extra])
+        assert result.exit_code == 1 and result.output == f"tvmc: error: {message}\n", result.output
+    shown = CliRunner().invoke(app, ["inspect", str(lib)])  # the manifest as it is, the damage named
+    assert shown.exit_code == 0 and shown.stdout.startswith(f"library      {lib} "), shown.output
+    assert shown.stderr == f"tvmc: warning: {message}\n"
+    assert manifest.target_kind({"target": {"kind": "cuda"}}, "m.so") == "cuda"
+    assert manifest.target_kind({}, "m.so") is None and manifest.target_kind({"target": {}}, "m.so") is None

@@ -445,7 +445,11 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
                 "with Illegal instruction",
                 "build it for this machine: tvmc compile MODEL --config host/native",
             )
-    kind = _device_of(doc if doc is not None else {"target": target})
+    if doc is not None:
+        kind = _device_of(doc, library)
+    else:  # the target an older tvmc recorded: a kind that is not a name is left to the loader to name
+        legacy = target.get("kind") if isinstance(target, dict) else None
+        kind = legacy if isinstance(legacy, str) and legacy not in ("", "llvm", "c") else "cpu"
     if kind != "cpu" and not preflight.runtime_enabled(require_tvm(), kind):
         refuse(
             f"{library} holds {kind} code, but this TVM has no {kind} runtime to load it",
@@ -640,11 +644,11 @@ def _profile(vm: Any, dev: Any, args: list[Any], runs: int) -> list[OpProfile]:
     return sorted(seen.values(), key=lambda op: -op.total_us)
 
 
-def _device_of(doc: Mapping[str, Any] | None) -> str:
-    """The device a library runs on by default: its target's kind (llvm: the CPU)."""
-    target = doc.get("target") if doc is not None else None
-    kind = target.get("kind") if isinstance(target, dict) else None
-    return "cpu" if kind in (None, "llvm", "c") else str(kind)
+def _device_of(doc: Mapping[str, Any] | None, library: Path) -> str:
+    """The device a library runs on by default: its target's kind (llvm: the CPU). A kind that is
+    not a name is a damaged manifest (`manifest.target_kind`), not a device."""
+    kind = manifest.target_kind(doc, str(library)) if doc is not None else None
+    return "cpu" if kind in (None, "llvm", "c") else kind
 
 
 def run_library(
@@ -725,7 +729,7 @@ def run_library(
             problem = _dtype_problem(_array(name, value).dtype)
             if problem is not None:
                 raise UsageError(f"input {name!r}: {problem}", "--inputs")
-    chosen = device or _device_of(doc)
+    chosen = device or _device_of(doc, library)
 
     def crashed(name: str, stage: str) -> BuildError:
         return BuildError(

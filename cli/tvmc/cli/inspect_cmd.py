@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tvmc.cli.common import reports_errors, write_stdout
+from tvmc.cli.common import reports_errors, warn, write_stdout
 from tvmc.cli.options import format_option
 
 _Library = Annotated[Path, typer.Argument(metavar="LIBRARY", help="A library `tvmc compile` wrote (.so or .tar).")]
@@ -29,6 +29,10 @@ def inspect_command(library: _Library, fmt: _Format = "text") -> None:
     from tvmc import manifest
 
     doc = manifest.require(library)
+    try:  # shown as it is, and a damaged target named once (`run` refuses the library for it)
+        manifest.target_kind(doc, str(library))
+    except manifest.ManifestError as err:
+        warn(err.message)
     if fmt == "json":
         write_stdout(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         return
