@@ -236,7 +236,7 @@ def _sibling_suggestions(ref: str, path: Path) -> list[str]:
                 break
             if entry.name.endswith(SUFFIXES) and not entry.name.startswith(".") and entry_is_file(entry):
                 siblings.append(entry.name)
-    return [head + sep + name for name in did_you_mean(tail, siblings, n=3)]
+    return [head + sep + name for name in did_you_mean(tail, siblings)]  # one, as _not_found
 
 
 def _link_problem(err: OSError) -> str:
@@ -344,9 +344,11 @@ def _not_found(
     if candidates is not None:
         known.extend(candidates())
     known.append(native.NATIVE)  # a name on every search path, though no file holds it
-    # "c5" most likely means "aws/c5": same last part first, then spelling neighbours.
+    # "c5" most likely means "aws/c5": same last part first, then spelling neighbours. One, as
+    # every problem record has one suggestion: `config validate` (its diagnostic's `suggestion`)
+    # and `config show` (this error) then offer the same name for the same miss.
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
-    suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
+    suggestions = [*same_base, *did_you_mean(name, known)][:1]
     searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
     shown = one_line(name)  # the message stays one line
     what = f"{shown}.toml or {shown}.json on the search path" + (" and no TVM target tag" if tags else "")
