@@ -268,14 +268,30 @@ def name_problem(name: str) -> str | None:
         return "a name is relative to the search path; give a path like ./x.toml to load a file"
     if "\\" in name:
         return "use '/' to separate the parts of a name"
-    if "\0" in name or ":" in name:
-        return "NUL and ':' are not allowed in a name"
+    if "\0" in name:
+        return "NUL is not allowed in a name"
+    if ":" in name:
+        # `NAME:PART` whose PART is not one (split_part left it whole): say what is wrong with the
+        # part, not that the name has a ':'.
+        head, _, part = name.rpartition(":")
+        if head and name_problem(head) is None:
+            return _part_problem(part)
+        return "':' is not allowed in a name"
     parts = name.split("/")
     if "" in parts:
         return "a name cannot have empty parts"
     if "." in parts or ".." in parts:
         return "'.' and '..' are not allowed: a name cannot leave its search directory"
     return None
+
+
+def _part_problem(part: str) -> str:
+    """Why PART of `NAME:PART` is not a part (a target kind, key or tag name)."""
+    if not part:
+        return "nothing after ':' (NAME:PART names a part: a target kind, key or tag)"
+    if part.splitlines() != [part]:
+        return f"the part {part!r} after ':' contains a line break"
+    return f"the part {part!r} after ':' is not a part name (a target kind, key or tag: letters, digits, _ . -)"
 
 
 def find_named(
