@@ -345,6 +345,16 @@ def _is_tag_reference(node: Any, tokens: list[str | int]) -> bool:
     )
 
 
+def _is_tagged(node: Any, tokens: list[str | int]) -> bool:
+    """Whether a target table names a registered tag, with its kind written out or not."""
+    return (
+        isinstance(node, dict)
+        and isinstance(node.get("tag"), str)
+        and registry.is_tag(node["tag"])
+        and _is_target_slot(tokens)
+    )
+
+
 def apply(tree: Tree, rw: Rewrite) -> None:
     """Apply one rewrite to the tree, in place."""
     if not rw.path:
@@ -369,6 +379,15 @@ def apply(tree: Tree, rw: Rewrite) -> None:
         parent = _get(tree.data, parent_tokens)
         if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
             parent = _materialize_target(tree, parent_tokens)
+        if isinstance(last, Key) and last.name == "kind" and rw.op == "unset" and _is_tagged(parent, parent_tokens):
+            # A tagged target's kind is its tag's, written out or not: unsetting it would turn a
+            # written-out tag (after `mattr+=`, `--unset …mcpu`) back into the tag, bringing back
+            # the values unset since, while the kind stays the tag's.
+            raise UsageError(
+                f"{_show([*parent_tokens, 'kind'])}: a tagged target's kind is its tag's ({parent['tag']!r}); "
+                f"set it, or unset or replace {_show(parent_tokens)}",
+                rw.origin.where(),
+            )
         if isinstance(last, Key) and rw.op in ("unset", "append"):
             _materialize_tag(tree, parent_tokens, last.name)
         if isinstance(last, Key):
