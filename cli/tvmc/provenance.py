@@ -48,6 +48,11 @@ class Origin:
             return Location(f"default ({self.source})" if self.source != "tvmc" else "default")
         return Location(self.source)
 
+    def where(self) -> str:
+        """The source as an error names it: `env TVMC_X` for a variable (as `location()` does), the
+        flag text or file source otherwise (no line:col, which needs the layer)."""
+        return f"env {self.source}" if self.kind == "env" else self.source
+
     def __str__(self) -> str:
         text = str(self.location())
         if self.chain:

@@ -140,3 +140,28 @@ def test_a_mistake_in_a_tvmc_variable_names_it() -> None:
         api.resolve([], [], env={"TVMC_OPT_LEVEL": "9"})
     assert err.value.exit_code == 1 and err.value.rule == "invalid-value"
     assert str(err.value.location) == "env TVMC_OPT_LEVEL"
+
+
+# Every TVMC_* variable's mistakes, whichever stage finds them, name it one way: `env TVMC_X`
+# (TVMC_OPT_LEVEL=abc said `TVMC_OPT_LEVEL: ...` while TVMC_OPT_LEVEL=9 said `env TVMC_OPT_LEVEL: ...`).
+BAD_ENV = [
+    ("TVMC_OPT_LEVEL", "abc"),
+    ("TVMC_OPT_LEVEL", "9"),
+    ("TVMC_OPT_LEVEL", "1\udcff"),
+    ("TVMC_TARGET", "nosuchkind"),
+    ("TVMC_TARGET", "llvm -mcpu=nosuchcpu"),
+    ("TVMC_TARGET_HOST", "nosuchkind"),
+    ("TVMC_EXECUTOR", "nosuchexecutor"),
+    ("TVMC_RUNTIME", "nosuchruntime"),
+    ("TVMC_EXECUTOR", "x" * 100_000),
+    ("TVMC_CONFIG", "no-such-config"),
+    ("TVMC_CONFIG", "a:b:c"),
+]
+
+
+@pytest.mark.parametrize(("var", "value"), BAD_ENV)
+def test_every_tvmc_variable_mistake_names_it_as_env(var: str, value: str) -> None:
+    with pytest.raises(TvmcError) as err:
+        api.resolve([], [], env={var: value})
+    assert str(err.value.location) == f"env {var}", err.value.one_line()
+    assert err.value.one_line().startswith(f"env {var}: "), err.value.one_line()

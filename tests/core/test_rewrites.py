@@ -269,6 +269,31 @@ def test_an_edit_reaching_a_value_only_a_tag_table_holds_sees_the_tag() -> None:
 
 
 @pytest.mark.parametrize(
+    "before",
+    [
+        [],
+        [("--set", "targets[0].mattr+=+crc")],  # writes the tag out (kind included)
+        [("--unset", "targets[0].mcpu")],  # the same, and mcpu came back with --unset kind
+        [("--set", "targets[0].mcpu=cortex-a53")],
+    ],
+)
+def test_unsetting_a_tagged_targets_kind_is_refused_written_out_or_not(before: list[tuple[str, str]]) -> None:
+    # `{ tag = "arm/rasp4b" }`: --unset targets[0].kind said "not set", but after an edit had written
+    # the tag out it turned the table back into the tag (bringing back an unset mcpu) while `get`
+    # still said llvm. The kind of a tagged target is its tag's: the same refusal either way.
+    with pytest.raises(UsageError) as err:
+        resolve(*before, ("--unset", "targets[0].kind"), configs=("arm/rasp4b",))
+    assert "a tagged target's kind is its tag's ('arm/rasp4b')" in err.value.one_line()
+    assert str(err.value.location) == "--unset=targets[0].kind"
+
+
+def test_an_unset_value_of_a_written_out_tag_stays_unset() -> None:
+    after = resolve(("--set", "targets[0].mattr+=+crc"), ("--unset", "targets[0].mcpu"), configs=("arm/rasp4b",))
+    assert explain.get(after.to_dict(), after.origins, "targets[0].mcpu") is None
+    assert explain.get(after.to_dict(), after.origins, "targets[0].kind") is not None
+
+
+@pytest.mark.parametrize(
     ("configs", "cpu"),
     [
         (["arm/rasp4b"], "cortex-a53"),

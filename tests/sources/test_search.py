@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import tvmc
+import tvmc.api
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tvmc.errors import ConfigNotFoundError, LimitError, Location
@@ -218,7 +219,8 @@ def test_a_name_never_looks_in_the_working_directory(
         ("a/", "a name cannot have empty parts"),
         ("", "the name is empty"),
         ("a\\..\\b", "use '/' to separate the parts of a name"),
-        ("a\0b", "NUL and ':' are not allowed"),
+        ("a\0b", "NUL is not allowed"),
+        ("a/b:c:d e", "':' is not allowed"),
     ],
 )
 def test_names_cannot_escape_their_directory(dirs: list[SearchDir], name: str, reason: str) -> None:
@@ -226,6 +228,25 @@ def test_names_cannot_escape_their_directory(dirs: list[SearchDir], name: str, r
     with pytest.raises(ConfigNotFoundError, match="invalid config name") as info:
         find_named(name, dirs)
     assert reason in str(info.value)
+
+
+# `NAME:PART` whose PART is not a part name is not split: the error says what is wrong with the
+# part (it said "':' not allowed in a name"), on one line with the line break escaped.
+@pytest.mark.parametrize(
+    ("ref", "reason"),
+    [
+        ("aws/c5:cu\nda", "the part 'cu\\nda' after ':' contains a line break"),
+        ("aws/c5:cu\r", "the part 'cu\\r' after ':' contains a line break"),
+        ("aws/c5:cu\u2028da", "the part 'cu\\u2028da' after ':' contains a line break"),
+        ("aws/c5:cu da", "the part 'cu da' after ':' is not a part name"),
+        ("aws/c5:", "nothing after ':'"),
+    ],
+)
+def test_a_bad_part_is_reported_as_one(ref: str, reason: str) -> None:
+    with pytest.raises(tvmc.errors.TvmcError) as info:
+        tvmc.api.resolve([ref], [], env={})
+    line = info.value.one_line()
+    assert reason in line and "':' is not allowed" not in line and line.isprintable(), line
 
 
 def test_find_config_rejects_climbing_names(dirs: list[SearchDir]) -> None:

@@ -75,3 +75,18 @@ def test_issue_table_rows_read_the_same_in_every_column(name: str, tmp_path: Pat
     show = cli.invoke(app, ["config", "show", "--config", str(path)])  # type: ignore[arg-type]
     plan = cli.invoke(app, ["compile", str(MODEL), "--config", str(path), "--emit", "plan"])  # type: ignore[arg-type]
     assert (validate.exit_code, show.exit_code, plan.exit_code) == (1, 1, 1), (validate.output, show.output)
+
+
+# A missing `extends` name or path: `config show` (the raised error) and `config validate` (the
+# diagnostic) offer the same did-you-mean; show once offered three names and validate one.
+@pytest.mark.parametrize("ref", ["aws/c", "c5", "host/nativ", "aws/c5x", "./sibling-typ.toml", "zzzzzz"])
+def test_show_and_validate_offer_the_same_did_you_mean_for_a_missing_extends(tmp_path: Path, ref: str) -> None:
+    (tmp_path / "sibling-type.toml").write_text('targets = ["llvm"]\n', encoding="utf-8")
+    path = tmp_path / "child.toml"
+    path.write_text(f'extends = ["{ref}"]\ntargets = ["llvm"]\n', encoding="utf-8")
+    with pytest.raises(TvmcError) as err:
+        api.resolve([str(path)], [], env={})
+    found = [d for d in runner.Validator(runner.Settings()).file(str(path)).diagnostics if d.severity == "error"]
+    assert [d.rule for d in found] == ["extends-unresolved"], found
+    assert list(err.value.suggestions) == ([found[0].suggestion] if found[0].suggestion else [])
+    assert len(err.value.suggestions) <= 1

@@ -207,16 +207,16 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                     node = _materialize_target(tree, tokens)
                 _materialize_tag(tree, tokens, segment.name)
                 if not isinstance(node, dict):
-                    raise UsageError(f"{_show(tokens)} is not a table", rw.origin.source)
+                    raise UsageError(f"{_show(tokens)} is not a table", rw.origin.where())
                 if segment.name not in node:
                     if not create:
-                        raise UsageError(f"{_show([*tokens, segment.name])} is not set", rw.origin.source)
+                        raise UsageError(f"{_show([*tokens, segment.name])} is not set", rw.origin.where())
                     node[segment.name] = {}
                     tree.origins[_pointer([*tokens, segment.name])] = rw.origin
                 step.append([*tokens, segment.name])
             elif isinstance(segment, Index):
                 if not isinstance(node, list) or not -len(node) <= segment.index < len(node):
-                    raise UsageError(f"{_show(tokens)} has no element [{segment.index}]", rw.origin.source)
+                    raise UsageError(f"{_show(tokens)} has no element [{segment.index}]", rw.origin.where())
                 step.append([*tokens, segment.index % len(node)])
             elif not tokens:  # `--target-<kind>-<attr>`: every target of the kind, and the host
                 slots = [slot for slot in _target_slots(tree) if _matches(tree, slot, _get(tree.data, slot), segment)]
@@ -233,7 +233,7 @@ def _expand(tree: Tree, rw: Rewrite, path: tuple[Segment, ...], create: bool) ->
                     if _matches(tree, tokens, child, segment):
                         step.append([*tokens, index] if index is not None else tokens)
         if not step:
-            raise UsageError(_no_match(tree, path, segment), rw.origin.source, hint=rw.hint)
+            raise UsageError(_no_match(tree, path, segment), rw.origin.where(), hint=rw.hint)
         found = step
     return found
 
@@ -297,12 +297,12 @@ def _typed(tree: Tree, rw: Rewrite, tokens: list[str | int], *, element: bool = 
         else:
             value = coerce_text(rw.text, type_) if type_ else parse_literal(rw.text)
     except ValueTypeError as err:
-        raise UsageError(f"{_show(tokens)}: {err}", rw.origin.source) from None
+        raise UsageError(f"{_show(tokens)}: {err}", rw.origin.where()) from None
     except TvmcError as err:
-        raise UsageError(f"{_show(tokens)}: {err.message}", rw.origin.source) from None
+        raise UsageError(f"{_show(tokens)}: {err.message}", rw.origin.where()) from None
     # The document is level 1 and each path token one more, as for config files (sources.MAX_DEPTH).
     if len(tokens) + _depth(value) > MAX_DEPTH:
-        raise UsageError(f"{_show(tokens)}: the value nests deeper than {MAX_DEPTH} levels", rw.origin.source)
+        raise UsageError(f"{_show(tokens)}: the value nests deeper than {MAX_DEPTH} levels", rw.origin.where())
     return value
 
 
@@ -345,16 +345,26 @@ def _is_tag_reference(node: Any, tokens: list[str | int]) -> bool:
     )
 
 
+def _is_tagged(node: Any, tokens: list[str | int]) -> bool:
+    """Whether a target table names a registered tag, with its kind written out or not."""
+    return (
+        isinstance(node, dict)
+        and isinstance(node.get("tag"), str)
+        and registry.is_tag(node["tag"])
+        and _is_target_slot(tokens)
+    )
+
+
 def apply(tree: Tree, rw: Rewrite) -> None:
     """Apply one rewrite to the tree, in place."""
     if not rw.path:
-        raise UsageError("empty path", rw.origin.source)
+        raise UsageError("empty path", rw.origin.where())
     if len(rw.path) >= MAX_DEPTH:
-        raise UsageError(f"path deeper than {MAX_DEPTH} levels", rw.origin.source)
+        raise UsageError(f"path deeper than {MAX_DEPTH} levels", rw.origin.where())
     if isinstance(rw.path[0], Key) and rw.path[0].name not in TOP_LEVEL:
         raise UsageError(
             f"unknown config key {rw.path[0].name!r}",
-            rw.origin.source,
+            rw.origin.where(),
             suggestions=did_you_mean(rw.path[0].name, list(TOP_LEVEL)),
         )
     spelled = _pass_config_spelling(tree, rw)
@@ -369,25 +379,34 @@ def apply(tree: Tree, rw: Rewrite) -> None:
         parent = _get(tree.data, parent_tokens)
         if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
             parent = _materialize_target(tree, parent_tokens)
+        if isinstance(last, Key) and last.name == "kind" and rw.op == "unset" and _is_tagged(parent, parent_tokens):
+            # A tagged target's kind is its tag's, written out or not: unsetting it would turn a
+            # written-out tag (after `mattr+=`, `--unset …mcpu`) back into the tag, bringing back
+            # the values unset since, while the kind stays the tag's.
+            raise UsageError(
+                f"{_show([*parent_tokens, 'kind'])}: a tagged target's kind is its tag's ({parent['tag']!r}); "
+                f"set it, or unset or replace {_show(parent_tokens)}",
+                rw.origin.where(),
+            )
         if isinstance(last, Key) and rw.op in ("unset", "append"):
             _materialize_tag(tree, parent_tokens, last.name)
         if isinstance(last, Key):
             if not isinstance(parent, dict):
-                raise UsageError(f"{_show(parent_tokens)} is not a table", rw.origin.source)
+                raise UsageError(f"{_show(parent_tokens)} is not a table", rw.origin.where())
             targets = [[*parent_tokens, last.name]]
         else:
             if not isinstance(parent, list):
-                raise UsageError(f"{_show(parent_tokens)} is not a list", rw.origin.source)
+                raise UsageError(f"{_show(parent_tokens)} is not a list", rw.origin.where())
             if isinstance(last, Index):
                 if not -len(parent) <= last.index < len(parent):
-                    raise UsageError(f"{_show(parent_tokens)} has no element [{last.index}]", rw.origin.source)
+                    raise UsageError(f"{_show(parent_tokens)} has no element [{last.index}]", rw.origin.where())
                 targets = [[*parent_tokens, last.index % len(parent)]]
             else:
                 targets = [
                     [*parent_tokens, i] for i, child in enumerate(parent) if _matches(tree, parent_tokens, child, last)
                 ]
                 if not targets:
-                    raise UsageError(_no_match(tree, rw.path, last), rw.origin.source, hint=rw.hint)
+                    raise UsageError(_no_match(tree, rw.path, last), rw.origin.where(), hint=rw.hint)
         for tokens in reversed(targets):  # reversed: deleting list elements keeps earlier indexes valid
             _apply_one(tree, rw, tokens)
     if tree.data.get("host") is not None and any(p[:1] == ["host"] for p in parents):
@@ -524,7 +543,7 @@ def _blame_order(err: UsageError, rw: Rewrite, rest: list[Rewrite]) -> None:
         return
     setter = next((r for r in rest if r.path[:1] in ((Key("targets"),), (Key("host"),))), None)
     if setter is not None:
-        err.hint = f"it comes before {setter.origin.source}: flags apply in command-line order, so put it after"
+        err.hint = f"it comes before {setter.origin.where()}: flags apply in command-line order, so put it after"
         err.args = (err.one_line(),)
 
 
@@ -544,7 +563,7 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
             _place(tree, tokens, _typed(tree, rw, tokens), rw.origin)
     elif rw.op == "unset":
         if not present:
-            raise UsageError(f"{_show(tokens)} is not set", rw.origin.source)
+            raise UsageError(f"{_show(tokens)} is not set", rw.origin.where())
         removed = parent[key]
         del parent[key]
         drop(tree.origins, _pointer(tokens), removed)
@@ -561,7 +580,7 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
             current = []
             _place(tree, tokens, current, rw.origin)
         if not isinstance(current, list):
-            raise UsageError(f"{_show(tokens)} is not a list; use = to replace it", rw.origin.source)
+            raise UsageError(f"{_show(tokens)} is not a list; use = to replace it", rw.origin.where())
         value = _typed(tree, rw, tokens, element=True)
         items = value if isinstance(value, list) else [value]
         start = len(current)

@@ -136,7 +136,7 @@ def flag_rewrites(
     """The rewrites one command-line flag (or its environment variable) stands for."""
     if _SURROGATE.search(value):
         # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
-        raise UsageError("the value is not valid UTF-8 text", origin.source)
+        raise UsageError("the value is not valid UTF-8 text", origin.where())
     # The limit strings in config files have, on the value: for `--set PATH=VALUE` and
     # `--pass-config NAME=VALUE` the part after `=` (the path has its own limit).
     measured = value.split("=", 1)[-1] if flag in ("--set", "--pass-config") else value
@@ -155,31 +155,31 @@ def flag_rewrites(
         if value not in known:
             raise UsageError(
                 f"unknown {section} {value!r} (known: {', '.join(known)})",
-                origin.source,
+                origin.where(),
                 suggestions=did_you_mean(value, list(known)),
             )
         return [Rewrite("set", (Key(section), Key("kind")), origin, value=value)]
     if flag == "--pass-config":
         name, eq, text = value.partition("=")
         if not eq or not name.strip():
-            raise UsageError(f"expected NAME=VALUE, got {value!r}", origin.source)
+            raise UsageError(f"expected NAME=VALUE, got {value!r}", origin.where())
         path = (Key("pass-config"), Key(name.strip()))
         if is_lower_passes(name.strip()) and not text.strip().startswith("["):
             # Old tvmc's form, LEVEL,PASS[,LEVEL,PASS...]; a repeated flag adds its pairs.
-            pairs = lower_pass_pairs(text, origin.source)
+            pairs = lower_pass_pairs(text, origin.where())
             return [Rewrite("set" if first_lower_passes else "append", path, origin, value=pairs)]
         return [Rewrite("set", path, origin, text=text.strip())]
     if flag in ("-O", "--opt-level"):
         return [Rewrite("set", (Key("opt-level"),), origin, text=value)]
     if flag == "--set":
-        return [parse_set(value, origin.source, origin)]
+        return [parse_set(value, origin.where(), origin)]
     if flag == "--unset":
-        return [parse_unset(value, origin.source, origin)]
+        return [parse_unset(value, origin.where(), origin)]
     spec = _flag_lookup().get(flag)
     if spec is None:
         raise UsageError(
             f"unknown flag {flag}",
-            origin.source,
+            origin.where(),
             suggestions=did_you_mean(flag, list(_flag_lookup()) + list(REWRITE_FLAGS)),
         )
     if spec.section == "target":

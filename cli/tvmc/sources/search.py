@@ -236,7 +236,7 @@ def _sibling_suggestions(ref: str, path: Path) -> list[str]:
                 break
             if entry.name.endswith(SUFFIXES) and not entry.name.startswith(".") and entry_is_file(entry):
                 siblings.append(entry.name)
-    return [head + sep + name for name in did_you_mean(tail, siblings, n=3)]
+    return [head + sep + name for name in did_you_mean(tail, siblings)]  # one, as _not_found
 
 
 def _link_problem(err: OSError) -> str:
@@ -268,14 +268,30 @@ def name_problem(name: str) -> str | None:
         return "a name is relative to the search path; give a path like ./x.toml to load a file"
     if "\\" in name:
         return "use '/' to separate the parts of a name"
-    if "\0" in name or ":" in name:
-        return "NUL and ':' are not allowed in a name"
+    if "\0" in name:
+        return "NUL is not allowed in a name"
+    if ":" in name:
+        # `NAME:PART` whose PART is not one (split_part left it whole): say what is wrong with the
+        # part, not that the name has a ':'.
+        head, _, part = name.rpartition(":")
+        if head and name_problem(head) is None:
+            return _part_problem(part)
+        return "':' is not allowed in a name"
     parts = name.split("/")
     if "" in parts:
         return "a name cannot have empty parts"
     if "." in parts or ".." in parts:
         return "'.' and '..' are not allowed: a name cannot leave its search directory"
     return None
+
+
+def _part_problem(part: str) -> str:
+    """Why PART of `NAME:PART` is not a part (a target kind, key or tag name)."""
+    if not part:
+        return "nothing after ':' (NAME:PART names a part: a target kind, key or tag)"
+    if part.splitlines() != [part]:
+        return f"the part {part!r} after ':' contains a line break"
+    return f"the part {part!r} after ':' is not a part name (a target kind, key or tag: letters, digits, _ . -)"
 
 
 def find_named(
@@ -344,9 +360,11 @@ def _not_found(
     if candidates is not None:
         known.extend(candidates())
     known.append(native.NATIVE)  # a name on every search path, though no file holds it
-    # "c5" most likely means "aws/c5": same last part first, then spelling neighbours.
+    # "c5" most likely means "aws/c5": same last part first, then spelling neighbours. One, as
+    # every problem record has one suggestion: `config validate` (its diagnostic's `suggestion`)
+    # and `config show` (this error) then offer the same name for the same miss.
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
-    suggestions = list(dict.fromkeys([*same_base, *did_you_mean(name, known, n=3)]))[:3]
+    suggestions = [*same_base, *did_you_mean(name, known)][:1]
     searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
     shown = one_line(name)  # the message stays one line
     what = f"{shown}.toml or {shown}.json on the search path" + (" and no TVM target tag" if tags else "")

@@ -66,15 +66,26 @@ def _cpu(
 
 
 def _features(
-    names: registry.LlvmNames, triple: str | None, value: Any, path: tuple[str | int, ...]
+    names: registry.LlvmNames | None, triple: str | None, value: Any, path: tuple[str | int, ...]
 ) -> Iterator[NameProblem]:
+    """The features of `mattr` LLVM does not know (with `names`), and any empty one (always): an
+    empty entry or comma part means nothing to LLVM, and the comma lists of the command line
+    (`--target-llvm-mattr +a,,+b`, `-mattr=+a,,+b`) drop it, so a list keeping it ("+a", "", "+b")
+    would be the same target with another canonical form and hash. One rule refuses it."""
     if not isinstance(value, list):
         return
     for index, entry in enumerate(value):
         if not isinstance(entry, str):
             continue
-        for item in (part.strip() for part in entry.split(",")):
-            if not item:
+        items = [part.strip() for part in entry.split(",")]
+        if "" in items:
+            yield NameProblem(
+                (*path, index),
+                f"mattr {entry!r} has an empty feature: remove it (LLVM ignores it; a comma list drops it)",
+                ",".join(item for item in items if item) or None,
+            )
+        for item in items:
+            if not item or names is None:
                 continue
             sign, name = (item[0], item[1:]) if item[0] in "+-" else ("", item)
             at = (*path, index)
@@ -102,9 +113,11 @@ def _node(target: Mapping[str, Any], path: tuple[str | int, ...]) -> Iterator[Na
         names = registry.llvm_names(llvm) if llvm else _any_cpu() if triple is None else None
         if names is not None:
             yield from _cpu(names, triple, target.get("mcpu"), (*path, "mcpu"))
-            yield from _features(names, triple, target.get("mattr"), (*path, "mattr"))
-    elif kind == "hexagon" and (names := registry.llvm_names("hexagon")) is not None:
-        yield from _cpu(names, "hexagon", target.get("mcpu"), (*path, "mcpu"))
+        yield from _features(names, triple, target.get("mattr"), (*path, "mattr"))
+    elif kind == "hexagon":
+        names = registry.llvm_names("hexagon")
+        if names is not None:
+            yield from _cpu(names, "hexagon", target.get("mcpu"), (*path, "mcpu"))
         yield from _features(names, "hexagon", target.get("mattr"), (*path, "mattr"))
     elif kind in ("nvptx", "rocm") and (names := registry.llvm_names("nvptx" if kind == "nvptx" else "amdgcn")):
         yield from _cpu(names, "nvptx64" if kind == "nvptx" else "amdgcn", target.get("mcpu"), (*path, "mcpu"))

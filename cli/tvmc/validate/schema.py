@@ -447,9 +447,9 @@ def _alternatives(names: Iterable[str]) -> str:
 
 
 def features_pattern(names: Iterable[str]) -> str:
-    """An `mattr` entry whose every comma-separated part (empty ones skipped) is a feature LLVM knows,
-    with its sign (`targets.llvm_names`: LLVM ignores a feature without one)."""
-    part = rf"\s*(?:[+-](?:{_alternatives(names)})\s*)?"
+    """An `mattr` entry whose every comma-separated part is a feature LLVM knows, with its sign
+    (`targets.llvm_names`: LLVM ignores a feature without one, and an empty one is refused)."""
+    part = rf"\s*[+-](?:{_alternatives(names)})\s*"
     return rf"^{part}(?:,{part})*$"
 
 
