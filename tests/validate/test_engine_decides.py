@@ -154,10 +154,11 @@ def test_every_shipped_config_the_engine_accepts_canonicalizes(path: Path) -> No
 
 
 def test_the_generator_reaches_both_sides() -> None:
-    """The property is not vacuous: generated configs are refused by the engine and accepted."""
+    """The property is not vacuous: generated configs are refused by the engine and accepted.
+    Derandomized: the generator is mostly bad configs, and a random run of 200 once drew no good one."""
     seen: set[bool] = set()
 
-    @settings(max_examples=200, deadline=None, database=None)
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
     @given(configs())
     def sample(config: dict[str, Any]) -> None:
         seen.add(_engine_refuses(config))
