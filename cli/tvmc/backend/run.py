@@ -414,6 +414,9 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
             )
         notes.append(f"--force: {message}")
 
+    # A damaged manifest (a target kind that is not a name) is named first, before any check asks
+    # TVM about this machine.
+    device = _device_of(doc, library) if doc is not None else None
     try:
         refuse_foreign(library)
     except BuildError as err:
@@ -445,8 +448,8 @@ def refuse_here(library: Path, doc: Mapping[str, Any] | None, force: bool) -> li
                 "with Illegal instruction",
                 "build it for this machine: tvmc compile MODEL --config host/native",
             )
-    if doc is not None:
-        kind = _device_of(doc, library)
+    if device is not None:
+        kind = device
     else:  # the target an older tvmc recorded: a kind that is not a name is left to the loader to name
         legacy = target.get("kind") if isinstance(target, dict) else None
         kind = legacy if isinstance(legacy, str) and legacy not in ("", "llvm", "c") else "cpu"
