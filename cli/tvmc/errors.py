@@ -65,6 +65,12 @@ class TvmcError(Exception):
     def one_line(self) -> str:
         """The message as printed by the CLI: `source: message (did you mean …?)`, on one printable
         line whatever user text (a tag, a key, a file name) a raiser put in it unescaped."""
+        text = self.detail()
+        return printable_line(f"{self.location}: {text}" if self.location else text)
+
+    def detail(self) -> str:
+        """`one_line()` without the location: the pointer, message, suggestions and hint (what the
+        build child sends beside the location, so that the parent can tell which input was at fault)."""
         text = self.message
         if self.pointer:  # as users read it (`targets[0].mcpu`), one readable line even 64 levels deep
             shown = display_path(self.pointer)
@@ -75,7 +81,7 @@ class TvmcError(Exception):
         text += suggestion_text(self.suggestions)
         if self.hint:
             text += f"; {self.hint}"
-        return printable_line(f"{self.location}: {text}" if self.location else text)
+        return printable_line(text)
 
 
 class UsageError(TvmcError):

@@ -35,9 +35,9 @@ def main(job_file: str, result_file: str, events_fd: str) -> None:
     try:
         outcome: tuple[object, ...] = ("ok", _job(kind, arguments, on_stage))
     except MissingPackageError as err:  # its hint is the whole fix: no TVM output to show
-        outcome = ("error", err.one_line(), False)
+        outcome = ("error", err.detail(), False, err.location)
     except TvmcError as err:
-        outcome = ("error", err.one_line(), err.__cause__ is not None)
+        outcome = ("error", err.detail(), err.__cause__ is not None, err.location)
         if err.__cause__ is not None:  # TVM's whole message: the parent shows it with --verbose
             print(f"{type(err.__cause__).__name__}: {err.__cause__}", file=sys.stderr, flush=True)
     with open(result_file + ".part", "wb") as sink:

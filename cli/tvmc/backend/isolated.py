@@ -164,9 +164,12 @@ def _in_child(
         raise failed(last.strip(), stage)
     outcome = pickle.loads(result_file.read_bytes())
     if outcome[0] == "error":
-        from_tvm = len(outcome) < 3 or outcome[2]  # the one line of a TVM error: --verbose shows all of it
+        # ("error", text, from TVM, location): a TVM error's one line (--verbose shows all of it), and
+        # the input at fault apart, so that the caller can tell which (an older child sent the text only)
+        from_tvm = len(outcome) < 3 or outcome[2]
+        where = outcome[3] if len(outcome) > 3 else None
         raise BuildError(
-            outcome[1], None, hint="run with --verbose for TVM's full message" if from_tvm and not verbose else None
+            outcome[1], where, hint="run with --verbose for TVM's full message" if from_tvm and not verbose else None
         )
     return outcome[1]
 

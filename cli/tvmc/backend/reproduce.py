@@ -245,12 +245,11 @@ def reproduce(
                 provenance=provenance,
             )
         except TvmcError as err:  # the shapes and format are the manifest's: no flag of the user's to name
-            # the build child sends its error as one line, the flag it named first (`--input-shapes: ...`)
-            flag, _, message = (str(err.location), "", err.message) if err.location else err.message.partition(": ")
+            flag = err.location.source if err.location is not None else None
             if flag not in _RECORDED:
                 raise
             kind = TvmcError if isinstance(err, UsageError) else type(err)  # not the command line's: exit 1
-            raise kind(message, f"{library} (its manifest's {_RECORDED[flag]})", hint=err.hint) from None
+            raise kind(err.message, f"{library} (its manifest's {_RECORDED[flag]})", hint=err.hint) from None
         data = rebuilt.path.read_bytes()
         ours = manifest.read(rebuilt.path)
     if ours is None:

@@ -761,13 +761,12 @@ def run_library(
         result: RunResult = isolated.call(
             ("run", arguments), on_stage=on_stage, verbose=verbose, crashed=crashed, failed=failed
         )
-    except TvmcError as err:  # the child sends its error as one line, the flag it named first
-        flag, _, rest = err.message.partition(": ")
-        if inputs is not None or flag != "--inputs" or signature is None:
+    except TvmcError as err:
+        if inputs is not None or err.location is None or err.location.source != "--inputs" or signature is None:
             raise
         # inputs made from the manifest that the library's main does not take: not --inputs, not given
         raise manifest.ManifestError(
-            f"{library}: the tvmc manifest does not match the library (inputs made from it: {rest})"
+            f"{library}: the tvmc manifest does not match the library (inputs made from it: {err.message})"
         ) from None
     result.inputs = given
     result.notes[:0] = notes
