@@ -336,13 +336,7 @@ def _place(tree: Tree, tokens: list[str | int], value: Any, origin: Origin) -> N
 def _is_tag_reference(node: Any, tokens: list[str | int]) -> bool:
     """Whether a target table is a tag with overrides (`{ tag = "arm/rasp4b", mfloat-abi = … }`):
     a registered tag and no kind (with a kind, `tag` is only a label)."""
-    return (
-        isinstance(node, dict)
-        and "kind" not in node
-        and isinstance(node.get("tag"), str)
-        and registry.is_tag(node["tag"])
-        and _is_target_slot(tokens)
-    )
+    return _is_tagged(node, tokens) and "kind" not in node
 
 
 def _is_tagged(node: Any, tokens: list[str | int]) -> bool:
