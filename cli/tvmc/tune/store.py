@@ -783,9 +783,8 @@ def _refuse_unreadable_verdicts(directory: Path) -> None:
 
 
 def _write_verdicts(directory: Path, known: Mapping[str, Verdict]) -> None:
-    """verdicts.json replaced whole (removed when no verdict is left); the caller holds the lock.
-    Never one this user cannot read (`_refuse_unreadable_verdicts`)."""
-    _refuse_unreadable_verdicts(directory)
+    """verdicts.json replaced whole (removed when no verdict is left); the caller holds the lock,
+    and has refused one this user cannot read before reading it (`_refuse_unreadable_verdicts`)."""
     path = directory / VERDICTS
     if not known:
         with contextlib.suppress(FileNotFoundError):
@@ -917,10 +916,7 @@ def recover(partition: Partition, warn: Warn, *, finished: Path | None = None) -
                 warn(f"{problem}: its records are not merged into {partition.path}")
                 continue
             scratch = read(run, warn)
-            try:
-                tasks = _task_names(run)
-            except RecursionError:  # its tasks.json nested thousands deep: task names are only labels
-                tasks = {}
+            tasks = _task_names(run)
             if scratch.records or scratch.workloads:
                 bad = _Counted(warn)
                 db = read(partition.path, bad)
@@ -941,7 +937,7 @@ TASKS = "tasks.json"
 def _task_names(run: Path) -> dict[str, str]:
     try:
         data = _small_json(run / TASKS)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested thousands deep; names are labels
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
