@@ -395,8 +395,8 @@ def test_run_reads_any_manifest_signature_as_inputs_or_one_error(
         for key in where[:-1]:
             found = (isinstance(node, dict) and key in node) or (isinstance(node, list) and node)
             node = node[key] if found else None
-        if isinstance(node, dict):
-            node[where[-1]] = value
+        if isinstance(node, dict) and isinstance(where[-1], str):  # an index into what became a table: no
+            node[where[-1]] = value  # edit (a JSON object's keys are strings; json.dumps sorts them)
         elif isinstance(node, list) and node:
             node[0] = value
     with tempfile.TemporaryDirectory() as folder:
