@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
@@ -32,6 +31,7 @@ from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, Origins, node_at, origin_of, printable, walk
+from tvmc.records import field, record
 from tvmc.sources.limits import check_values
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
@@ -79,7 +79,7 @@ ConfigRef = str | tuple[str, Location | None]
 RewriteLike = rewrites.Rewrite | tuple[str, str]
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Resolved:
     """A resolved config: the canonical model, the origin of each canonical value, and notes."""
 
@@ -201,7 +201,7 @@ def _search(search: object, env: Mapping[str, str], isolated: bool = False) -> S
     return search
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Inputs:
     """Checked arguments of one resolution: references, rewrites, the environment it sees (no
     `TVMC_*` variable when isolated), the search path, and the config `-` names."""
@@ -230,7 +230,7 @@ def inputs(
     return Inputs(refs, edits, checked_env, dirs, _stdin_layer(refs, stdin), isolated)
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Participation:
     """The user and environment inputs that took part in a resolution (`config show --origin`)."""
 
@@ -783,7 +783,7 @@ EMIT_FORMS: dict[str, str] = {
 }
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Emitted:
     """The text of an emitted build, the config it is for, and the files read to make it (which
     `-o` must never overwrite)."""
@@ -1129,7 +1129,7 @@ def doctor(features: Sequence[str] = ()) -> Report:
     return doctoring.diagnose([str(f) for f in features], shipped_cross_compilers())
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class PruneVerdict:
     """Whether `tvmc tune db prune` keeps a partition, and why (empty: a config on the search path)."""
 

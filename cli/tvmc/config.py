@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry, versions
@@ -33,6 +32,7 @@ from tvmc.keys import (
     with_lifted,
 )
 from tvmc.provenance import Origin, Origins, origin_of
+from tvmc.records import record
 from tvmc.targets.hosting import attach_host
 from tvmc.values import ValueTypeError, check_value
 
@@ -46,7 +46,7 @@ def _where(origins: Mapping[str, Origin], pointer: str) -> Any:
     return origin.location() if origin else None
 
 
-@dataclass(slots=True, frozen=True, eq=False)
+@record(slots=True, frozen=True, eq=False)
 class CompilationConfig:
     """A resolved, canonical compilation config. Build it with `canonicalize_config`.
 

@@ -1,8 +1,8 @@
 """The registry's generated data files (`registry/data/*.json`), read without importing the registry.
 
 `tvmc.registry` reads every file through `load`, and its tag table through `tags`; shell completion
-(`tvmc.cli.config_names`) reads the tag names through `tags` too, without the registry's
-dataclasses (and with them `inspect`), half of a TAB keystroke's start-up. Only `os` and `json`.
+(`tvmc.cli.config_names`) reads the tag names through `tags` too, without importing the registry
+(its records and tables), which a TAB keystroke need not wait for. Only `os` and `json`.
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from tvmc.errors import BuildError
+from tvmc.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Package:
     module: str  # what Python imports
     distribution: str  # what pip installs
@@ -82,7 +82,7 @@ PACKAGES: dict[str, Package] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Feature:
     name: str
     summary: str
@@ -173,7 +173,7 @@ def package_of(module_name: str | None) -> Package | None:
 # ---- known-bad versions ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KnownBad:
     message: str
     fix: str

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from tvmc.api import Resolved
 from tvmc.pointers import display_path, join
 from tvmc.provenance import Origin
+from tvmc.records import record
 
 
 class _Absent:
@@ -34,7 +34,7 @@ ABSENT: Any = _Absent()
 IGNORED = ("description",)  # not part of a config's meaning (nor of its fingerprint)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Difference:
     """One key path whose value differs; a side without the key holds `ABSENT`."""
 

@@ -22,19 +22,19 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc import __version__, deps, sources
 from tvmc.backend import preflight
 from tvmc.errors import UsageError, did_you_mean
+from tvmc.records import field, record
 
 PROBE = "tvmc.backend.probe"
 PROBE_TIMEOUT = 300.0  # seconds: importing torch and TVM on a slow disk
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PackageState:
     package: deps.Package
     state: str  # ok | missing | broken | unsupported (installed, but a version tvmc cannot use) | unknown
@@ -47,7 +47,7 @@ class PackageState:
         return self.state == "ok"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FeatureState:
     feature: deps.Feature
     problems: tuple[str, ...]  # empty: it can run here
@@ -58,7 +58,7 @@ class FeatureState:
         return not self.problems
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CrossCompiler:
     command: str
     path: str | None  # where it was found on PATH
@@ -67,7 +67,7 @@ class CrossCompiler:
     install: str
 
 
-@dataclass
+@record
 class Report:
     requested: tuple[str, ...]
     python: str

@@ -7,14 +7,14 @@ The CLI is the only place that turns these into exit codes: `UsageError` → 2, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tvmc.pointers import display_path
+from tvmc.records import record
 from tvmc.text import one_line as printable_line
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Location:
     """Where a piece of input came from: a file position, a flag, an env var, or a default."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tvmc import layering, rewrites
@@ -20,6 +19,7 @@ from tvmc.errors import TvmcError, UsageError, did_you_mean
 from tvmc.keys import TOP_LEVEL, pass_config_aliases
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, is_within, node_at, origin_of
+from tvmc.records import record
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select, parse_path
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def expand_target(node: Any) -> Any:
         return node
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Found:
     """The value at a PATH of a resolved config, and its origin."""
 
@@ -157,7 +157,7 @@ def unset_message(path_text: str) -> str:
 # ---- the history behind one value ----------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Step:
     """One layer or rewrite that set, changed or removed the value at a PATH."""
 
@@ -180,7 +180,7 @@ class Step:
         return out
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Explanation:
     """Every step that set the value at a PATH, in order (the winner last), and the final value."""
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from tvmc import registry
+from tvmc.records import record
 
 if TYPE_CHECKING:
     from tvmc.rewrites.flags import FlagSpec
@@ -171,7 +171,7 @@ def option_description(kind: str, option: str) -> str | None:
     return None
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class FlagInfo:
     """One `--target-KIND-ATTR` flag as `tvmc target show KIND` lists it."""
 

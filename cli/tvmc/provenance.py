@@ -8,11 +8,11 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tvmc.errors import Location
 from tvmc.pointers import join, split
+from tvmc.records import field, record
 
 OriginKind = Literal["file", "flag", "env", "default"]
 
@@ -23,7 +23,7 @@ class Locator(Protocol):
     def locate(self, pointer: str) -> Location: ...
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Origin:
     """The source of one value: a file position, a flag, an environment variable, or a default."""
 

@@ -174,7 +174,7 @@ main()
 
 def test_a_tab_loads_no_dataclasses_errors_registry_or_toml_parser() -> None:
     """A keystroke waits for it: the search path, the file names and the tag names, nothing else
-    (tvmc.errors brings dataclasses and inspect, host/native platform, the loader a TOML parser)."""
+    (tvmc.errors brings typing and the records, host/native platform, the loader a TOML parser)."""
     line = "tvmc config show --config aws/"
     env = _env(_TVMC_COMPLETE="complete_bash", COMP_WORDS=line, COMP_CWORD="4")
     done = subprocess.run([sys.executable, "-c", MODULES], capture_output=True, text=True, env=env, timeout=60)

@@ -7,14 +7,13 @@ TVM keeps relax.build unfused on CPU because its fused pipeline's FoldConstant d
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
-from tvmc import api
+from tvmc import api, records
 from tvmc.backend.model import model_spec
 from tvmc.backend.plan import FUSED_PASSES, plan_build
 from tvmc.emit import python as emit_python
@@ -167,7 +166,7 @@ def test_fast_math_is_a_step_before_the_build() -> None:
     assert steps.index("fast-math") < steps.index("build")
     text, _ = emit_python.render(plan)
     assert "mod = relax.transform.FastMathTransform()(mod)" in text
-    assert "FastMathTransform" not in emit_python.render(dataclasses.replace(plan, fast_math=False))[0]
+    assert "FastMathTransform" not in emit_python.render(records.replace(plan, fast_math=False))[0]
 
 
 SMALL = {  # bench_models' generators at test sizes: BatchNorm folding, depthwise convs, Erf/Softmax

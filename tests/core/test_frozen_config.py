@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import pickle
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tvmc import api
+from tvmc import api, records
 from tvmc.config import CompilationConfig
 from tvmc.frozen import FrozenDict, freeze, thaw
 
@@ -68,7 +67,7 @@ def _nodes(value: Any, path: str = "") -> list[tuple[str, Any]]:
 
 
 def _parts(config: CompilationConfig) -> list[tuple[str, Any]]:
-    return [n for f in dataclasses.fields(config) for n in _nodes(getattr(config, f.name), f"/{f.name}")]
+    return [n for f in records.fields(config) for n in _nodes(getattr(config, f.name), f"/{f.name}")]
 
 
 def test_every_part_is_frozen_at_every_depth(tmp_path: Path) -> None:
@@ -94,8 +93,8 @@ def test_every_part_is_frozen_at_every_depth(tmp_path: Path) -> None:
         with pytest.raises(TypeError):
             array[0] = "x"
         assert not hasattr(array, "append")
-    for field in dataclasses.fields(config):
-        with pytest.raises(dataclasses.FrozenInstanceError):
+    for field in records.fields(config):
+        with pytest.raises(records.FrozenRecordError):
             setattr(config, field.name, None)
 
 

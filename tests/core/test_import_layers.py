@@ -12,7 +12,7 @@ layer and those below, never one above:
 
 | level | layer           | modules                                                                       |
 |-------|-----------------|-------------------------------------------------------------------------------|
-| 0     | foundation      | `tvmc`, pointers, errors, text, values, versions, fileio, readfile,           |
+| 0     | foundation      | `tvmc`, records, pointers, errors, text, values, versions, fileio, readfile,  |
 |       |                 | provenance, datafiles, registry, shapes, frozen, deps, manifest               |
 | 1     | vocabulary      | keys                                                                          |
 | 2     | load            | sources                                                                       |
@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "foundation",
         (
             "tvmc",
+            "tvmc.records",
             "tvmc.pointers",
             "tvmc.errors",
             "tvmc.text",
@@ -563,7 +564,7 @@ def test_a_needless_lazy_import_is_found(tmp_path: Path) -> None:
 
 
 def test_the_tab_path_loads_no_errors_and_no_loader() -> None:
-    """The light path's modules import the errors (dataclasses, inspect), the loader (a TOML
+    """The light path's modules import the errors (typing, the records), the loader (a TOML
     parser) and the registry only in the functions that use them."""
     assert {"tvmc.sources.search", "tvmc.sources.native"} <= set(light_paths())
     assert not {"tvmc.errors", "tvmc.sources.loader", "tvmc.registry"} & set(light_paths())

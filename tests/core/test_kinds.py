@@ -4,12 +4,11 @@ and the emitters; no module keeps a second class or a second table of kinds."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from typing import Any
 
 import pytest
-from tvmc import registry
+from tvmc import records, registry
 from tvmc.registry import codes as C
 from tvmc.targets import canonical, parse, queries, spec
 from tvmc.targets import tables as T
@@ -18,8 +17,8 @@ from tvmc.validate import checks, model, schema
 
 def test_kind_is_a_frozen_slotted_dataclass() -> None:
     kind = registry.kinds()["llvm"]
-    assert dataclasses.is_dataclass(kind) and not hasattr(kind, "__dict__")
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    assert records.is_record(kind) and not hasattr(kind, "__dict__")
+    with pytest.raises(records.FrozenRecordError):
         kind.name = "x"  # type: ignore[misc]
 
 
@@ -36,7 +35,7 @@ def test_modern_kinds_win_over_legacy_ones_of_the_same_name(monkeypatch: pytest.
     """`all_kinds` is the one place deciding it: canonicalization and validation both follow it."""
     modern = registry.kinds()["llvm"]
     legacy = registry.legacy_kinds()
-    shadow = dataclasses.replace(legacy["stackvm"], name="llvm")
+    shadow = records.replace(legacy["stackvm"], name="llvm")
     monkeypatch.setattr(registry, "legacy_kinds", lambda: {**legacy, "llvm": shadow})
     registry.all_kinds.cache_clear()
     try:

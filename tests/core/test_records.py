@@ -1,11 +1,10 @@
-"""tvmc's small value classes are plain records: dataclasses with slots (frozen unless they are
+"""tvmc's small value classes are plain records: records (tvmc.records) with slots (frozen unless they are
 counters or indexes filled in place) or `NamedTuple`s, compared by their fields, and usable in
 `match`, `copy` and `pickle`."""
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import importlib
 import pickle
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tvmc import records
 from tvmc.errors import Location
 from tvmc.provenance import Origin
 from tvmc.sources.layer import Layer
@@ -64,11 +64,7 @@ def _records() -> list[type]:
     found = []
     for module in MODULES:
         for value in vars(importlib.import_module(module)).values():
-            if (
-                isinstance(value, type)
-                and value.__module__ == module
-                and (dataclasses.is_dataclass(value) or _tuple(value))
-            ):
+            if isinstance(value, type) and value.__module__ == module and (records.is_record(value) or _tuple(value)):
                 found.append(value)
     return sorted(found, key=_name)
 
@@ -98,15 +94,15 @@ def test_named_tuples_are_immutable(cls: Any) -> None:
 
 @pytest.mark.parametrize("cls", [c for c in RECORDS if not _tuple(c)], ids=_name)
 def test_dataclasses_have_slots_and_are_frozen_unless_mutable(cls: type) -> None:
-    fields = tuple(f.name for f in dataclasses.fields(cls))
-    assert cls.__match_args__ == tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    fields = tuple(f.name for f in records.fields(cls))
+    assert cls.__match_args__ == tuple(f.name for f in records.fields(cls) if f.init)
     assert set(fields) <= set(cls.__slots__)
     blank: Any = object.__new__(cls)
     assert not hasattr(blank, "__dict__")  # no stray attributes
     if _name(cls) in MUTABLE:
         setattr(blank, fields[0], 1)
     else:
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(records.FrozenRecordError):
             setattr(blank, fields[0], 1)
 
 

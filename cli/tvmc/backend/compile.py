@@ -7,20 +7,19 @@ the Python API have the same semantics (output path, preflight, errors).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tvmc import deps
+from tvmc import deps, records
 from tvmc.backend import frontends, isolated, preflight, runner
 from tvmc.backend.model import ModelSpec, check_exists
 from tvmc.backend.plan import BuildPlan, plan_build
 from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.fileio import write_atomic
+from tvmc.records import field, record
 from tvmc.targets import llvm_names
 from tvmc.tune.apply import TUNE_SUGGESTION, choose
 from tvmc.validate.diagnostics import Finding
@@ -52,7 +51,7 @@ def _ignore(_text: str) -> None:
     return None
 
 
-@dataclass
+@record
 class Compiled:
     """What a build wrote: the library, its size, the plan it ran, and what it said on the way."""
 
@@ -116,7 +115,7 @@ def resolve_native(plan: BuildPlan, on_warning: Notify) -> BuildPlan:
         return plan
     cpu = llvm_names.native_cpu()
     on_warning(f"mcpu 'native' is this machine's CPU: building for mcpu {cpu!r} (LLVM's name for it)")
-    return dataclasses.replace(plan, target=_native(plan.target, cpu))
+    return records.replace(plan, target=_native(plan.target, cpu))
 
 
 def _manifest(resolved: Resolution, plan: BuildPlan, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:

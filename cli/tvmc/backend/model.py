@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tvmc.errors import BuildError, UsageError
+from tvmc.records import record
 from tvmc.shapes import Shapes
 from tvmc.validate.legacy import MODERN_HINT
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Format:
     """A model format (all of them readable by old tvmc) and how TVM >= 0.25 imports it, if it can."""
 
@@ -46,7 +46,7 @@ FORMATS: dict[str, Format] = {
 EXPORTED_PROGRAM_SUFFIX = ".pt2"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelSpec:
     """What to import: `path` as given (emitted code keeps it as written), format, input shapes."""
 

@@ -16,7 +16,6 @@ an error naming the key and where it was set; nothing is dropped silently.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from tvmc.frozen import thaw
 from tvmc.keys import BUILD_DEFAULTS, modern_build_problems
 from tvmc.pointers import join
 from tvmc.provenance import Origin, origin_of
+from tvmc.records import field, record
 from tvmc.targets.hosting import detach_host, tvm_target
 from tvmc.targets.queries import strip_tvmc_keys
 from tvmc.values import ValueTypeError, check_value
@@ -46,14 +46,14 @@ FUSED_PASSES = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Partition:
     compiler: str
     function: str  # dotted path of the relax partition function
     pointer: str  # where the compiler was set (/targets/N/compiler)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BuildPlan:
     """Everything the modern build needs, as plain data."""
 

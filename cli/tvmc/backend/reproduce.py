@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -23,13 +22,14 @@ from tvmc.backend import compile as building
 from tvmc.backend.model import FORMATS, model_spec
 from tvmc.errors import TvmcError, UsageError
 from tvmc.provenance import walk
+from tvmc.records import field, record
 from tvmc.text import one_line
 
 if TYPE_CHECKING:
     from tvmc.backend.compile import Compiled, Resolution
 
 
-@dataclass
+@record
 class Reproduction:
     """The verdict: the library, whether the rebuild equals it byte for byte, and otherwise one line
     for each input that differs (`differences`)."""

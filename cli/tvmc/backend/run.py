@@ -18,7 +18,6 @@ import stat
 import time
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +26,7 @@ from tvmc.backend import preflight
 from tvmc.backend import remote as rpc
 from tvmc.backend.runner import BUILD_INFO_MARK, require_tvm, short
 from tvmc.errors import BuildError, TvmcError, UsageError
+from tvmc.records import field, record
 
 Fill = Literal["random", "zeros", "ones"]
 
@@ -45,7 +45,7 @@ TOLERANCES: dict[str, tuple[float, float]] = {
 _KINDS = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
 
 
-@dataclass
+@record
 class Timing:
     mean_ms: float
     median_ms: float
@@ -56,7 +56,7 @@ class Timing:
     number: int
 
 
-@dataclass
+@record
 class Check:
     output: str
     max_abs: float
@@ -67,7 +67,7 @@ class Check:
     dtype: str = ""
 
 
-@dataclass
+@record
 class OpProfile:
     """One function the VM called (a kernel, or a VM builtin): calls and time over the profiled runs."""
 
@@ -81,7 +81,7 @@ class OpProfile:
         return self.total_us / self.calls if self.calls else 0.0
 
 
-@dataclass
+@record
 class RunResult:
     inputs: dict[str, Any]
     outputs: dict[str, Any]  # name (the model's) → numpy array
@@ -196,7 +196,7 @@ def load_inputs(path: Path) -> dict[str, Any]:
     return out
 
 
-@dataclass
+@record
 class Tensor:
     """A model input or output: dims are ints, or the name of a dynamic dimension ("?" unnamed)."""
 

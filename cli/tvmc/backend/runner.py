@@ -12,7 +12,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,14 @@ from tvmc.backend.lower_passes import pass_context_config
 from tvmc.backend.plan import BuildPlan
 from tvmc.backend.preflight import ISA_PATTERN
 from tvmc.errors import BuildError
+from tvmc.records import field, record
 from tvmc.tune import tvmside
 
 NO_TVM_ALTERNATIVE = "or print the build instead with --emit python|tvmc|relay|plan"
 MIN_VERSION = (0, 25)
 
 
-@dataclass
+@record
 class BuildResult:
     library: bytes
     dumps: dict[str, str] = field(default_factory=dict)  # dump-code format → text

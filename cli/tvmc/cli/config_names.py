@@ -61,8 +61,7 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
 
 def tag_names() -> list[str]:
     """`tvmc.registry.tag_names()`, from the same reader of the tag table (`tvmc.datafiles`) without
-    importing the registry: its dataclasses (and with them `inspect`) are half of a TAB keystroke's
-    start-up."""
+    importing the registry: its records and tables are more than a TAB keystroke needs."""
     from tvmc import datafiles
 
     return list(datafiles.tags())

@@ -12,7 +12,6 @@ for that release), naming the key, where it was set, and the release.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry
@@ -22,6 +21,7 @@ from tvmc.errors import BuildError, TvmcError, UsageError
 from tvmc.frozen import thaw
 from tvmc.pointers import join
 from tvmc.provenance import Origin, origin_of
+from tvmc.records import record
 from tvmc.validate import legacy as gens
 from tvmc.validate.legacy import MODERN_HINT
 
@@ -36,7 +36,7 @@ class Inexpressible(BuildError):
     default_rule = "inexpressible"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Byoc:
     """One of old tvmc's BYOC codegens (composite_target.py `REGISTERED_CODEGEN` of the release)."""
 
@@ -48,7 +48,7 @@ class Byoc:
     pointer: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LegacyPlan:
     version: str  # the old TVM release written for ("0.18", "0.19")
     model: ModelSpec

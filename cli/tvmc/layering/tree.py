@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +30,11 @@ from tvmc.keys import (
 )
 from tvmc.pointers import join, split
 from tvmc.provenance import Origin, Origins, drop, origins_for, rebase, walk
+from tvmc.records import field, record
 from tvmc.values import plain_copy
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Tree:
     """A config tree and the origin of each of its nodes (mutable while the pipeline builds it)."""
 

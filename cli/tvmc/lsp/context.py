@@ -11,7 +11,8 @@ same bracket scanner as a JSON document.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from tvmc.records import field, record
 
 Path = tuple[str | int, ...]
 
@@ -19,7 +20,7 @@ _WORD = re.compile(r"[A-Za-z0-9_.+\-:/^]")
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]#]*?)\s*\]\]?\s*(?:#.*)?$")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Cursor:
     """What surrounds the cursor.
 
@@ -47,7 +48,7 @@ class Cursor:
         return (*base, self.element) if self.element is not None else base
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Frame:
     kind: str  # "obj" | "arr"
     start: int  # offset of the opening bracket (or of the TOML table's body)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from tvmc.lsp.context import Cursor, cursor_at, siblings_of
 from tvmc.lsp.context import Path as KeyPath
 from tvmc.pointers import display_path, make_pointer
 from tvmc.provenance import node_at, walk
+from tvmc.records import field, record
 from tvmc.validate.diagnostics import Diagnostic
 from tvmc.validate.resolve import Resolver
 from tvmc.validate.runner import Settings, Validator
@@ -29,7 +29,7 @@ from tvmc.validate.runner import Settings, Validator
 _TOKEN_END = re.compile(r"[A-Za-z0-9_.+\-/:^]*")
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Problem:
     """A diagnostic placed in one open document."""
 
@@ -45,7 +45,7 @@ class Problem:
     elsewhere: tuple[str, int, int] | None = None
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Item:
     """A completion: the text shown, what it inserts, and what it is."""
 
@@ -56,14 +56,14 @@ class Item:
     insert: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Place:
     path: str
     line: int
     character: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Document:
     path: str
     text: str

@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from tvmc.migrate import inputs, writer
 from tvmc.migrate.convert import convert
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, read_command, read_config_json
 from tvmc.provenance import Origin, origin_of
+from tvmc.records import field, record
 from tvmc.validate.rules import config_findings
 from tvmc.values import ValueTypeError, coerce_text
 
@@ -38,7 +38,7 @@ __all__ = ["Dropped", "MigrationResult", "migrate"]
 LAST_RELAY_TVM = "0.19"  # the last release with tvmc, Relay and its executors/runtimes (MLF: 0.18)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MigrationResult:
     """The migrated config as TOML text, what could not be carried (with reasons), and notes."""
 
@@ -173,7 +173,7 @@ def _finish(
     return doc, notes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Where:
     """Where the old input's values came from: a refusal names the old file (and line) it read."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry, rewrites
@@ -20,6 +19,7 @@ from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import BUILD_OPTIONS
 from tvmc.layering import Tree
 from tvmc.migrate.old_tvmc import Dropped, Reading, Setting, flag_text, old_flags
+from tvmc.records import record
 from tvmc.rewrites import Key, Rewrite
 from tvmc.values import ValueTypeError, coerce_text
 
@@ -29,7 +29,7 @@ _PHASES = {"--target": 0, "--target-host": 1, "--executor": 3, "--runtime": 5, "
 _SECTION_PHASE = {"target": 2, "executor": 4, "runtime": 6}
 
 
-@dataclass
+@record
 class Converted:
     tree: Tree
     dropped: list[Dropped]

@@ -7,12 +7,12 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from tvmc import registry, sources
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError
+from tvmc.records import record
 
 Form = Literal["config", "target", "command"]
 _FILE_SUFFIXES = (".json", ".sh", ".txt", ".cmd", ".bash")
@@ -21,7 +21,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PROMPT = re.compile(r"^(\$|>|#\s*\$)\s+")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OldInput:
     """The input, read: its text, where it came from, its form and (for JSON) the loaded layer."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -20,6 +19,7 @@ from tvmc import rewrites, sources
 from tvmc.errors import TvmcError
 from tvmc.pointers import join
 from tvmc.provenance import Origin
+from tvmc.records import record
 
 VALUE, SWITCH, MANY = "value", "switch", "many"
 
@@ -30,7 +30,7 @@ USMP = "workspace pools (Relay AOT's unified static memory planning) have no tvm
 TUNING = "a tuning option of `tvmc tune`; tuning settings are not compilation config"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OldFlag:
     """One option of old `tvmc compile`/`tune`: arity, and what it becomes (or why it cannot)."""
 
@@ -146,7 +146,7 @@ def option_flag(section: str, owner: str, option: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Setting:
     """One value old tvmc would have used: its flag, value (text, JSON value, list or True), where."""
 
@@ -158,7 +158,7 @@ class Setting:
     where: str = ""  # where it was written, for reports ("" when `shown` is the whole story)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Dropped:
     """Something the input holds that a tvmc config cannot carry, and why."""
 
@@ -171,7 +171,7 @@ class Dropped:
         return f"{self.what}{where}: {self.reason}"
 
 
-@dataclass
+@record
 class Reading:
     """What one input said: settings in order, what cannot be carried, notes, other configs."""
 

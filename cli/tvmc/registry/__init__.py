@@ -8,11 +8,11 @@ first use; `tags.json` only when a tag is actually looked up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tvmc import datafiles, versions
+from tvmc.records import field, record
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
@@ -60,7 +60,7 @@ TYPE_CODES = {
 ROLE_CODES = {"kind": C.KIND, "keys": C.KEYS, "tag": C.TAG, "host": C.HOST, "from_device": C.FROM_DEVICE}
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Kind:
     """A target kind, the one description that canonicalization, validation, the schema and the
     emitters share: its options in declaration order, declared defaults, keys, device type, the
@@ -117,7 +117,7 @@ class RegistryOption(NamedTuple):
     minimum: int | None = None  # the least value an int option takes (a byte alignment: 1)
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Component:
     """An executor or a runtime: its name, options, and the TVM generations that can build it."""
 

@@ -5,16 +5,16 @@ old tvmc accepted, for `--emit tvmc`/`--emit relay` and `config migrate`. Read t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from tvmc.records import record
 from tvmc.registry import Kind
 from tvmc.registry import _kind as make_kind
 from tvmc.registry import _load as load_data
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Generation:
     """What one old TVM release (and its old tvmc) accepted: `data/generations.json`, extracted from
     apache/tvm at that tag by scripts/extract_legacy_tvm.py (provenance in scripts/registry_sources)."""

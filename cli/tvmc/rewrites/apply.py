@@ -4,11 +4,10 @@ the registry, and keeping every node's origin."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from tvmc import registry, versions
+from tvmc import records, registry, versions
 from tvmc import targets as tg
 from tvmc.errors import TvmcError, UsageError, did_you_mean, suggestion_text
 from tvmc.keys import (
@@ -435,7 +434,7 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
         if node_at(tree.data, pointer, _ABSENT) is not _ABSENT or type(tree.data.get("pass-config")) is not dict:
             return rw
         written = pass_config_aliases(tree.data["pass-config"], name)
-        return dataclasses.replace(rw, path=(*(Key(t) for t in split(written[-1])), *inside)) if written else rw
+        return records.replace(rw, path=(*(Key(t) for t in split(written[-1])), *inside)) if written else rw
     if rw.op == "set":
         drop_pass_config_aliases(tree.data, tree.origins, name, pointer)
         return rw
@@ -446,7 +445,7 @@ def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
     written = pass_config_aliases(tree.data["pass-config"], name)
     if not written:
         return rw
-    return dataclasses.replace(rw, path=tuple(Key(t) for t in split(written[-1])))
+    return records.replace(rw, path=tuple(Key(t) for t in split(written[-1])))
 
 
 _ABSENT = object()
@@ -465,7 +464,7 @@ def _target_host_alias(tree: Tree, rw: Rewrite) -> Rewrite:
     canonical = canonical_entry(entries[path[1].index], tree.reader)
     if canonical is None or "host" in canonical:
         return rw
-    return dataclasses.replace(rw, path=(Key("host"), *path[3:]))
+    return records.replace(rw, path=(Key("host"), *path[3:]))
 
 
 def _imply_kind(tree: Tree, rw: Rewrite) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -14,6 +13,7 @@ from tvmc import targets as tg
 from tvmc.errors import UsageError, did_you_mean
 from tvmc.keys import LEGACY_DEFAULT_KIND, pass_config_identity
 from tvmc.provenance import Origin, printable
+from tvmc.records import record
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
 from tvmc.sources.limits import MAX_STRING
 
@@ -23,7 +23,7 @@ def flag_name(*parts: str) -> str:
     return "--" + "-".join(p.replace("_", "-") for p in parts)
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class FlagSpec:
     """A generated flag: which rewrite it makes, and its help."""
 

@@ -4,28 +4,28 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
 from tvmc.errors import UsageError
 from tvmc.provenance import Origin
+from tvmc.records import record
 
 MAX_REWRITES = 10_000
 MAX_PATH_LENGTH = 1_000
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Key:
     name: str
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Index:
     index: int
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Select:
     key: str
     value: str
@@ -35,7 +35,7 @@ Segment = Key | Index | Select
 Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Rewrite:
     """One edit of the config tree. `text` values are typed at apply time from the registry."""
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tvmc.pointers import join
+from tvmc.records import field, record
 from tvmc.sources.limits import json_may_nest_deeper
 
 _WS = re.compile(r"[ \t\r\n]*")
@@ -49,7 +49,7 @@ class Duplicate(NamedTuple):
     first_offset: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class JsonIndex:
     offsets: dict[str, int] = field(default_factory=dict)
     duplicate: Duplicate | None = None  # the first one in document order

@@ -9,13 +9,13 @@ from __future__ import annotations
 import bisect
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tvmc.errors import Location
 from tvmc.pointers import make_pointer as make_pointer
 from tvmc.pointers import split
+from tvmc.records import field, record
 
 # The pointer syntax is implemented once, in `tvmc.pointers`; `make_pointer` and `split_pointer`
 # are the names `sources` exports.
@@ -97,7 +97,7 @@ class _Positions(Mapping[str, tuple[int, int]]):
         return len(self._scanned(None))
 
 
-@dataclass(slots=True, frozen=True, init=False)
+@record(slots=True, frozen=True, init=False)
 class Layer:
     """One config document as loaded, before any merging.
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from tvmc.sources.installed import shipped_config_dir
 from tvmc.text import one_line
 
-# The errors (dataclasses, inspect), the loader (a TOML parser) and host/native (platform) are
+# The errors (typing, the records), the loader (a TOML parser) and host/native (platform) are
 # imported where they are used: a TAB in a --config value (tvmc.cli.fast) lists the search path
 # and must start quickly.
 TYPE_CHECKING = False

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc.errors import Location, TargetError
+from tvmc.records import record
 from tvmc.targets import tables as T
 from tvmc.values import IntTooLong
 from tvmc.values import parse_int as parse_int64
@@ -171,7 +171,7 @@ def parse_int(text: str) -> tuple[int, bool] | None:
     return None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ValueContext:
     """Callbacks a value needs: nested targets, and a place for conversion notes."""
 

@@ -8,12 +8,12 @@ with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError
 from tvmc.pointers import display_path
+from tvmc.records import record
 from tvmc.targets.canonical import (
     DUPLICATE_DEVICE,
     HOST_CONFLICT,
@@ -31,7 +31,7 @@ from tvmc.targets.hosting import detach_host
 from tvmc.targets.value import TargetValue
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class TargetSystem:
     """Canonical targets (none carries a host), the build's one host, notes. `targets.hosting`
     writes the host on a target where TVM's form needs it."""

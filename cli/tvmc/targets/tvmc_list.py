@@ -12,19 +12,19 @@ are commas inside quotes or inside a `-mattr=+a,+b` value; nothing is silently d
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError
+from tvmc.records import record
 from tvmc.targets.legacy import at
 from tvmc.targets.parse import parse_target
 from tvmc.targets.queries import kind_of
 from tvmc.targets.spec import Spec, as_location
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class ParsedTargets:
     """A `--target` value: targets in order, the host a comma list implied, lifted settings, notes."""
 

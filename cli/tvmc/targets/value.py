@@ -9,16 +9,16 @@ the same value to both, so a target is parsed once per resolution (issue 26, inv
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tvmc.errors import Location, TargetError
+from tvmc.records import record
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import canonicalize
 from tvmc.targets.parse import parse_target
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TargetValue:
     """A target as written (`raw`), parsed (`spec`, `lifted`, `notes`) and canonical.
 

@@ -17,13 +17,13 @@ the VM's other calls, which no per-kernel baseline catches.
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from tvmc import records
 from tvmc.backend.plan import BuildPlan
 from tvmc.config import CompilationConfig
 from tvmc.errors import TvmcError
@@ -102,8 +102,8 @@ def choose(
         atexit.register(shutil.rmtree, copy, True)
         store.write(copy, db)
         warn(f"{partition.path}: {len(db.records)} valid records applied, the bad lines skipped")
-        return dataclasses.replace(plan, tuning=str(copy)), f"database {partition.path} (bad lines skipped)"
-    return dataclasses.replace(plan, tuning=str(partition.path)), f"database {partition.path}"
+        return records.replace(plan, tuning=str(copy)), f"database {partition.path} (bad lines skipped)"
+    return records.replace(plan, tuning=str(partition.path)), f"database {partition.path}"
 
 
 def _lost(partition: store.Partition, plan: BuildPlan, db: store.Database, warn: store.Warn) -> str | None:

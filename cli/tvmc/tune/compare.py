@@ -10,7 +10,6 @@ from __future__ import annotations
 import statistics
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from tvmc.backend import preflight
 from tvmc.backend.model import ModelSpec
 from tvmc.backend.plan import BuildPlan
 from tvmc.errors import TvmcError
+from tvmc.records import record
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint
 from tvmc.tune.store import format_seconds
@@ -26,7 +26,7 @@ from tvmc.tune.store import format_seconds
 ROUNDS = 5  # interleaved: untuned, tuned, untuned, ... so that load on the machine hits both alike
 
 
-@dataclass
+@record
 class EndToEnd:
     untuned_ms: float | None = None
     tuned_ms: float | None = None

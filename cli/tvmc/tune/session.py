@@ -14,7 +14,6 @@ removed by the next one.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import hashlib
 import importlib
@@ -31,17 +30,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tvmc import deps
+from tvmc import deps, records
 from tvmc.backend import preflight
 from tvmc.backend.isolated import _env
 from tvmc.backend.plan import BuildPlan
 from tvmc.backend.runner import require_tvm
 from tvmc.config import CompilationConfig
 from tvmc.errors import BuildError, TvmcError
+from tvmc.records import field, record
 from tvmc.tune import store
 from tvmc.tune.fingerprint import target_fingerprint, target_key
 from tvmc.tune.worker import Job, per_task_budget
@@ -53,7 +52,7 @@ UNLOCKED_GRACE = 24 * 3600  # a folder without a lock file (killed before it mad
 RPC_FIX = "measure on a device that runs it: --rpc-tracker HOST:PORT --rpc-key KEY (tvmc tune --help)"
 
 
-@dataclass
+@record
 class Outcome:
     partition: store.Partition
     tasks: list[dict[str, Any]] = field(default_factory=list)
@@ -94,7 +93,7 @@ def model_key(plan: BuildPlan) -> str:
             digest.update(f"{package}={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:
             digest.update(f"{package}=?".encode())
-    fields = dataclasses.asdict(dataclasses.replace(plan, tuning=None, tuning_records=None, notes=()))
+    fields = records.asdict(records.replace(plan, tuning=None, tuning_records=None, notes=()))
     fields["model"] = {k: v for k, v in fields["model"].items() if k != "path"}
     digest.update(json.dumps(fields, sort_keys=True, default=str).encode("utf-8"))
     return digest.hexdigest()

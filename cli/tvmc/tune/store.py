@@ -39,13 +39,14 @@ import stat
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tvmc import records
 from tvmc.errors import TvmcError, UsageError
 from tvmc.fileio import process_alive, write_atomic
 from tvmc.readfile import read_regular
+from tvmc.records import field
 
 ENV = "TVMC_TUNING_DB"
 WORKLOADS = "database_workload.json"
@@ -357,7 +358,7 @@ def _record_lines(directory: Path, workloads: Sequence[Any], warn: Warn) -> Iter
     report.close()
 
 
-@dataclass
+@records.record
 class Record:
     """One line of database_tuning_record.json, its workload given by key (not by line number)."""
 
@@ -401,7 +402,7 @@ def _mean(runs: Any) -> float | None:
     return sum(values) / len(values)
 
 
-@dataclass
+@records.record
 class Database:
     """A MetaSchedule JSON database in memory: workloads in file order, records referring to them."""
 
@@ -535,7 +536,7 @@ def _unreadable_file(path: Path) -> str | None:
     return None
 
 
-@dataclass
+@records.record
 class Partition:
     root: Path
     fingerprint: str
@@ -625,7 +626,7 @@ def _meta_problem(data: Any) -> str | None:
 LOST_BELOW = 0.95
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Applied:
     """The records a tuned build of one model applies, as a verdict knows them: per workload of the
     model (its structural hash), the record MetaSchedule picks (the fastest; a baseline too), their
@@ -654,7 +655,7 @@ def applied(db: Database, workloads: Iterable[str]) -> Applied:
     return Applied(wanted, len(best), digest.hexdigest())
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Verdict:
     """What `tvmc tune` measured for one model (`model_id`) on its built libraries, and the records
     the tuned one applied (None: a verdict of a tvmc before the records were kept, never current)."""
@@ -981,7 +982,7 @@ def find(root: Path, prefix: str) -> Partition:
     return matches[0]
 
 
-@dataclass
+@records.record
 class TaskSummary:
     name: str
     shash: str

@@ -16,10 +16,10 @@ import os
 import sys
 import types
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 from tvmc.backend.plan import FUSED_PASSES
+from tvmc.records import field, record
 
 TENSOR_INTRIN = "tvm.s_tir.tensor_intrin"
 CPU_INTRINSICS = ("x86", "arm_cpu", "riscv_cpu")
@@ -111,7 +111,7 @@ def scheduled(func: Any) -> bool:
     return attrs is not None and any(bool(attrs.get(k, False)) for k in ("tirx.is_scheduled", "tir.is_scheduled"))
 
 
-@dataclass
+@record
 class PipelineReport:
     """What the fused pipeline did: kernels scheduled from the database (when one was open), all
     kernels, the names of those a database left unscheduled, and why the build fell back to unfused."""

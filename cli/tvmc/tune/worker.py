@@ -19,7 +19,6 @@ import os
 import pickle
 import signal
 import sys
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tvmc import deps
@@ -28,6 +27,7 @@ from tvmc.backend.plan import BuildPlan
 from tvmc.backend.runner import require_tvm, short, transform, tvm_pass_config
 from tvmc.deps import MissingPackageError
 from tvmc.errors import TvmcError
+from tvmc.records import record
 from tvmc.tune import DEFAULT_TRIALS_PER_TASK, tvmside
 
 
@@ -41,7 +41,7 @@ def per_task_budget(trials: int | None, trials_per_task: int | None, count: int)
     return DEFAULT_TRIALS_PER_TASK
 
 
-@dataclass
+@record
 class Job:
     plan: BuildPlan
     run_dir: str

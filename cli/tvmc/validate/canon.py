@@ -7,14 +7,14 @@ targets (the same tags, the same CPU), so results (and errors) are memoised in a
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
 
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
+from tvmc.records import field, record
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Target:
     """One top-level target (or the config host) after canonicalization."""
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from tvmc.errors import Location, TvmcError, suggestion_text
 from tvmc.pointers import display_path
+from tvmc.records import field, record
 
 Severity = Literal["error", "warning"]
 
@@ -365,7 +365,7 @@ class Diagnostic(NamedTuple):
         return (self.source or "", self.line or 0, self.col or 0, self.pointer, self.rule)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileResult:
     """Everything found for one input (a file, stdin, or a resolved --config)."""
 
@@ -385,7 +385,7 @@ class FileResult:
         return not any(d.severity == "error" for d in self.diagnostics)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Summary:
     """Totals over a run (kept as counters, so memory stays flat however many files there are)."""
 

@@ -1,0 +1,357 @@
+"""Records: tvmc's value classes, declared as dataclasses are (`@record(slots=True, frozen=True)`,
+`field(default_factory=...)`, `replace`, `fields`, `asdict`) and behaving alike for what tvmc uses:
+`__init__` with defaults and `__post_init__`, field-wise `==` and `hash` (frozen ones), `repr`,
+`__match_args__`, slots, frozen instances that still copy and pickle.
+
+Why not `dataclasses`: every command imports the core's records, and with dataclasses that costs
+about 18 ms of each start-up (1.5 bare Python starts, scripts/bench_startup.py): 9 ms to import it
+(it imports inspect, hence ast, dis and tokenize) and 9 ms for the source it writes and compiles for
+every method of every class. A record's methods are closures over the field list, built without
+compiling anything; the classes are small and made once, so the few generic steps they take per call
+cost nothing the commands notice (the benchmarks hold).
+
+Like dataclasses: fields come from the class's own annotations (ClassVar ones excepted) after its
+record bases' fields; a method written in the class body is kept; `eq` with `frozen` hashes the
+compared fields, `eq` alone makes instances unhashable unless the class writes `__hash__`; a field
+without a default after one with a default, or a list/dict/set default, is a TypeError/ValueError
+when the class is made.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
+    R = TypeVar("R")
+else:
+
+    def dataclass_transform(**_options):
+        return lambda decorator: decorator
+
+
+class FrozenRecordError(AttributeError):
+    """An assignment to a field of a frozen record."""
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __reduce__(self) -> str:
+        return "MISSING"  # pickled and copied as the one module-level value
+
+
+MISSING: Any = _Missing()
+
+
+class Field:
+    """One field of a record: its name, default (or factory), and whether `__init__` takes it,
+    `repr` shows it, and `==`/`hash` compare it."""
+
+    __slots__ = ("compare", "default", "default_factory", "init", "name", "repr")
+
+    def __init__(
+        self, default: Any, default_factory: Callable[[], Any] | None, init: bool, repr: bool, compare: bool
+    ) -> None:
+        if default is not MISSING and default_factory is not None:
+            raise ValueError("a field cannot have both a default and a default_factory")
+        self.name = ""
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.compare = compare
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING or self.default_factory is not None
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, default={self.default!r}, init={self.init}, compare={self.compare})"
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    init: bool = True,
+    repr: bool = True,
+    compare: bool = True,
+) -> Any:
+    """A field's default and options, as `dataclasses.field`."""
+    return Field(default, default_factory, init, repr, compare)
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+def record(
+    cls: type[T] | None = None,
+    /,
+    *,
+    init: bool = True,
+    repr: bool = True,
+    eq: bool = True,
+    frozen: bool = False,
+    slots: bool = False,
+) -> Any:
+    """The class decorator, used bare (`@record`) or with options (`@record(frozen=True)`)."""
+
+    def make(cls: type[T]) -> type[T]:
+        return _make(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
+
+    return make if cls is None else make(cls)
+
+
+def fields(record_or_class: Any) -> tuple[Field, ...]:
+    """The fields of a record class or instance, in order."""
+    try:
+        found: tuple[Field, ...] = record_or_class.__record_fields__
+    except AttributeError:
+        raise TypeError(f"{record_or_class!r} is not a record or a record class") from None
+    return found
+
+
+def is_record(value: object) -> bool:
+    """Whether `value` is a record class or an instance of one."""
+    return hasattr(value, "__record_fields__")
+
+
+def replace(obj: R, /, **changes: Any) -> R:
+    """A copy of the record `obj` with `changes`, made by its `__init__` (so `__post_init__` runs)."""
+    for each in fields(obj):
+        if not each.init:
+            if each.name in changes:
+                raise ValueError(f"field {each.name!r} is not an __init__ argument: replace() cannot set it")
+        elif each.name not in changes:
+            changes[each.name] = getattr(obj, each.name)
+    return obj.__class__(**changes)
+
+
+def asdict(obj: Any) -> Any:
+    """A record as a dict of its fields, nested records, lists, tuples and dicts converted in turn
+    and other values deep-copied, as `dataclasses.asdict`."""
+    if is_record(obj) and not isinstance(obj, type):
+        return {each.name: asdict(getattr(obj, each.name)) for each in fields(obj)}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[asdict(value) for value in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(asdict(value) for value in obj)
+    if isinstance(obj, dict):
+        return type(obj)((asdict(key), asdict(value)) for key, value in obj.items())
+    import copy
+
+    return copy.deepcopy(obj)
+
+
+_CLASS_VARS = ("ClassVar", "typing.ClassVar")
+
+
+def _own_fields(cls: type) -> list[Field]:
+    made = []
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063 (no inspect)
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        if text.split("[", 1)[0].strip() in _CLASS_VARS:
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        if isinstance(value, Field):
+            made_field = value
+        else:
+            if isinstance(value, (list, dict, set)):
+                raise ValueError(f"mutable default {type(value).__name__} for field {name}: use default_factory")
+            made_field = Field(value, None, True, True, True)
+        made_field.name = name
+        made.append(made_field)
+    return made
+
+
+def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> type[T]:
+    inherited: dict[str, Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for each in base.__dict__.get("__record_fields__", ()):
+            inherited[each.name] = each
+    own = _own_fields(cls)
+    for each in own:
+        inherited[each.name] = each
+    all_fields = tuple(inherited.values())
+    names = tuple(each.name for each in all_fields)
+    body = dict(cls.__dict__)
+    if slots:
+        if "__slots__" in body:
+            raise TypeError(f"{cls.__name__} already specifies __slots__")
+        for each in own:
+            body.pop(each.name, None)  # a default lives in the Field, not as a class attribute
+        body.pop("__dict__", None)
+        body.pop("__weakref__", None)
+        body["__slots__"] = tuple(n for n in names if not any(n in getattr(b, "__slots__", ()) for b in cls.__mro__))
+        made: type[T] = type(cls.__name__, cls.__bases__, body)
+        made.__qualname__ = cls.__qualname__
+    else:
+        made = cls
+        for each in own:
+            if isinstance(cls.__dict__.get(each.name), Field):  # the default, or nothing, as dataclasses do
+                if each.default is MISSING:
+                    delattr(cls, each.name)
+                else:
+                    setattr(cls, each.name, each.default)
+    made.__record_fields__ = all_fields  # type: ignore[attr-defined]
+
+    def add(name: str, method: Any) -> None:
+        if name not in body:
+            method.__qualname__ = f"{made.__qualname__}.{name}"
+            setattr(made, name, method)
+
+    if init:
+        add("__init__", _init(all_fields, made))
+    if repr:
+        add("__repr__", _repr(all_fields))
+    compared = tuple(each.name for each in all_fields if each.compare)
+    key = attrgetter(*compared) if len(compared) > 1 else _single(compared)
+    if eq:
+        add("__eq__", _eq(key))
+        explicit_hash = body.get("__hash__", MISSING) is not MISSING and not (
+            body["__hash__"] is None and "__eq__" in body
+        )
+        if not explicit_hash:
+            made.__hash__ = _hash(key) if frozen else None  # type: ignore[assignment,method-assign]
+    if frozen:
+        if "__setattr__" in body or "__delattr__" in body:
+            raise TypeError(f"frozen record {cls.__name__} cannot define __setattr__ or __delattr__")
+        field_names = frozenset(names)
+        made.__setattr__ = _refuse_set(made, field_names)  # type: ignore[method-assign]
+        made.__delattr__ = _refuse_delete(made, field_names)  # type: ignore[method-assign]
+        if slots:  # pickle and copy restore the slots with setattr, which a frozen record refuses
+            add("__getstate__", _getstate(names))
+            add("__setstate__", _setstate(names))
+    if "__match_args__" not in body:
+        made.__match_args__ = tuple(each.name for each in all_fields if each.init)  # type: ignore[attr-defined,misc]
+    return made
+
+
+def _single(compared: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    if not compared:
+        return lambda _self: ()
+    getter = attrgetter(compared[0])
+    return lambda self: (getter(self),)
+
+
+def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
+    taken = tuple(each for each in all_fields if each.init)
+    taken_names = tuple(each.name for each in taken)
+    derived = tuple(each for each in all_fields if not each.init and each.has_default)
+    post_init = getattr(cls, "__post_init__", None) is not None
+    set_value = object.__setattr__
+    count = len(taken)
+    previous_default = False
+    for each in taken:
+        if previous_default and not each.has_default:
+            raise TypeError(f"non-default argument {each.name!r} follows default argument")
+        previous_default = previous_default or each.has_default
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Every __init__ argument's value, in field order: those given, else the defaults."""
+        values = list(args)
+        for each in taken[len(args) :]:
+            if each.name in kwargs:
+                values.append(kwargs.pop(each.name))
+            elif each.default is not MISSING:
+                values.append(each.default)
+            elif each.default_factory is not None:
+                values.append(each.default_factory())
+            else:
+                raise TypeError(f"__init__() missing required argument: {each.name!r}")
+        if kwargs:
+            name = next(iter(kwargs))
+            if name in taken_names:
+                raise TypeError(f"__init__() got multiple values for argument {name!r}")
+            raise TypeError(f"__init__() got an unexpected keyword argument {name!r}")
+        return tuple(values)
+
+    # Defaults to append to positional arguments that stop at or after the first field with a
+    # default (the common call), when no default is a factory.
+    first_default = next((i for i, each in enumerate(taken) if each.has_default), count)
+    tail: tuple[Any, ...] | None = tuple(each.default for each in taken[first_default:])
+    if any(each.default_factory is not None for each in taken):
+        tail = None
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs or len(args) != count:
+            if not kwargs and tail is not None and first_default <= len(args) < count:
+                args += tail[len(args) - first_default :]
+            elif len(args) > count:
+                raise TypeError(f"__init__() takes {count + 1} positional arguments but {len(args) + 1} were given")
+            else:
+                args = bind(args, kwargs)
+        for name, value in zip(taken_names, args, strict=True):
+            set_value(self, name, value)
+        for each in derived:
+            set_value(self, each.name, each.default_factory() if each.default_factory else each.default)
+        if post_init:
+            self.__post_init__()
+
+    return __init__
+
+
+def _repr(all_fields: tuple[Field, ...]) -> Callable[[Any], str]:
+    shown = tuple(each.name for each in all_fields if each.repr)
+
+    def __repr__(self: Any) -> str:
+        inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inside})"
+
+    return __repr__
+
+
+def _eq(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], bool]:
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self is other or key(self) == key(other))
+
+    return __eq__
+
+
+def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    return __hash__
+
+
+def _refuse_set(cls: type, field_names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in field_names:
+            raise FrozenRecordError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    return __setattr__
+
+
+def _refuse_delete(cls: type, field_names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in field_names:
+            raise FrozenRecordError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    return __delattr__
+
+
+def _getstate(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+    def __getstate__(self: Any) -> list[Any]:
+        return [getattr(self, name, MISSING) for name in names]
+
+    return __getstate__
+
+
+def _setstate(names: tuple[str, ...]) -> Callable[[Any, list[Any]], None]:
+    def __setstate__(self: Any, state: list[Any]) -> None:
+        for name, value in zip(names, state, strict=True):
+            if value is not MISSING:
+                object.__setattr__(self, name, value)
+
+    return __setstate__
