@@ -26,7 +26,7 @@ from tvmc import layering, rewrites, sources
 from tvmc import targets as tg
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
-from tvmc.keys import pass_config_aliases
+from tvmc.keys import old_json_hint, pass_config_aliases
 from tvmc.layering import Tree
 from tvmc.layering.tree import canonical_entry
 from tvmc.pointers import display_path, join, split
@@ -372,6 +372,7 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
             finding.message,
             where,
             suggestions=(finding.suggestion,) if finding.suggestion else (),
+            hint=finding.hint,
             rule=finding.rule,
             pointer=finding.pointer or None,
         )
@@ -380,22 +381,25 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:
     """An old tvmc JSON config given to --config fails on its old spellings: say how to convert it."""
-    import json
-
-    from tvmc.migrate.inputs import old_config_signs  # lazy: only a failed old JSON config needs the migration tool
-
     for path in tree.inputs:
-        if path.suffix != ".json" or err.hint:
-            continue
-        try:
-            signs = old_config_signs(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-        if signs:
-            why = ", ".join(signs[:3])
-            err.hint = f"{path} looks like an old tvmc JSON config ({why}): convert it: tvmc config migrate {path}"
+        hint = None if err.hint else _old_json_hint(path)
+        if hint is not None:
+            err.hint = hint
             err.args = (err.one_line(),)
             return
+
+
+def _old_json_hint(path: str | os.PathLike[str]) -> str | None:
+    """How to convert `path` when it is an old tvmc JSON config (its old spellings are why it fails)."""
+    import json
+
+    if not os.fspath(path).endswith(".json"):
+        return None
+    try:
+        with open(path, encoding="utf-8") as file:
+            return old_json_hint(sources.loader.display_path(os.fspath(path)), json.load(file))
+    except (OSError, ValueError, RecursionError):
+        return None
 
 
 def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str | None:

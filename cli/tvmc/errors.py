@@ -63,7 +63,7 @@ class TvmcError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        """The message as printed by the CLI: `source: message (did you mean …?)`, on one printable
+        """The message as printed by the CLI: `source: message; hint (did you mean …?)`, on one printable
         line whatever user text (a tag, a key, a file name) a raiser put in it unescaped."""
         text = self.detail()
         return printable_line(f"{self.location}: {text}" if self.location else text)
@@ -78,9 +78,9 @@ class TvmcError(Exception):
                 tail = shown[-50:]
                 shown = "…" + tail[next((i for i, c in enumerate(tail) if c in "[."), 0) :].lstrip(".")
             text = f"{shown}: {text}"
-        text += suggestion_text(self.suggestions)
         if self.hint:
             text += f"; {self.hint}"
+        text += suggestion_text(self.suggestions)  # last, as `config validate` prints it
         return printable_line(text)
 
 

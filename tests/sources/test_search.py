@@ -347,8 +347,8 @@ def test_miss_names_the_ref_the_search_path_and_near_names(dirs: list[SearchDir]
     assert err.location == origin
     assert err.suggestions == ("aws/c5",)
     assert str(err) == (
-        "--config: config 'aws/c6' not found: no aws/c6.toml or aws/c6.json on the search path "
-        "(did you mean 'aws/c5'?); searched " + ", ".join(str(d) for d in dirs)
+        "--config: config 'aws/c6' not found: no aws/c6.toml or aws/c6.json on the search path; "
+        "searched " + ", ".join(str(d) for d in dirs) + " (did you mean 'aws/c5'?)"
     )
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from corpus_expect import CORPUS, corpus_files
 from tvmc import api
-from tvmc.errors import TvmcError
+from tvmc.errors import TvmcError, suggestion_text
 from tvmc.validate import runner
+from tvmc.validate.diagnostics import Diagnostic
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "mlp.onnx"
@@ -90,3 +91,43 @@ def test_show_and_validate_offer_the_same_did_you_mean_for_a_missing_extends(tmp
     assert [d.rule for d in found] == ["extends-unresolved"], found
     assert list(err.value.suggestions) == ([found[0].suggestion] if found[0].suggestion else [])
     assert len(err.value.suggestions) <= 1
+
+
+def _body(d: Diagnostic) -> str:
+    """A diagnostic as `config validate` prints it after `FILE:LINE:COL: error: `, rule id left out."""
+    return (f"{d.path}: " if d.path else "") + d.full_message
+
+
+# One voice: what `config show` prints after `tvmc: error: LOCATION: ` is what `config validate`
+# prints after `LOCATION: error: `: message, then the hint, then the did-you-mean (show once put the
+# did-you-mean first), and an old tvmc JSON config's how-to-convert in both.
+CASES = {
+    "not-found": (["aws/c55"], None),  # a did-you-mean and a hint (where it searched)
+    "cuda-arch": (None, 'targets = [{ kind = "cuda", arch = "80" }]\n'),  # a target error's hint
+    "llvm-abi": (None, 'targets = [{ kind = "llvm", mtriple = "aarch64-linux-gnu", mfloat-abi = "hardd" }]\n'),
+    "old-json": (None, '{"targets": [{"kind": "llvm"}], "opt_level": 3}'),
+    "old-json-string-executor": (None, '{"targets": ["llvm"], "executor": "graph", "pass_config": {}}'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_show_and_validate_print_a_problem_alike(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    configs, text = CASES[name]
+    monkeypatch.chdir(tmp_path)
+    if text is not None:
+        file = f"{name}.json" if text.startswith("{") else f"{name}.toml"
+        (tmp_path / file).write_text(text, encoding="utf-8")
+        configs = [f"./{file}"]
+        validated = runner.Validator(runner.Settings()).file(file)
+    else:
+        validated = api.validate_config(configs, [], env={})
+    assert configs is not None
+    with pytest.raises(TvmcError) as err:
+        api.resolve(configs, [], env={})
+    errors = [d for d in validated.diagnostics if d.severity == "error"]
+    assert errors and _body(errors[0]) == err.value.detail()
+    if name.startswith("old-json"):
+        assert errors[0].hint is not None and "tvmc config migrate" in errors[0].hint
+    if err.value.hint is not None:  # message; hint (did you mean …?)
+        assert f"; {err.value.hint}" in _body(errors[0])
+        assert _body(errors[0]).endswith(suggestion_text(err.value.suggestions) or err.value.hint)

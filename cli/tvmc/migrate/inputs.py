@@ -196,30 +196,3 @@ def _subcommand(args: list[str]) -> str | None:
 
 # Keys of an old tvmc JSON config that a tvmc config does not have at its top level (argparse dest
 # names of old `tvmc compile`, in either spelling, as config_options.py read them).
-_OLD_ONLY_KEYS = frozenset(
-    {"pass_config", "opt_level", "disabled_pass", "output_format", "model_format", "input_shapes", "tuning_records"}
-    | {"output-format", "model-format", "input-shapes", "tuning-records", "cross-compiler", "cross_compiler"}
-    | {"cross-compiler-options", "cross_compiler_options", "module-name", "module_name", "desired-layout"}
-)
-
-
-def old_config_signs(data: object) -> list[str]:
-    """Why a JSON document looks like an old tvmc config rather than a tvmc one (empty: it does not)."""
-    if not isinstance(data, dict):
-        return []
-    signs = [f"the key {k!r}" for k in data if k in _OLD_ONLY_KEYS]
-    for section in ("executor", "runtime"):
-        if isinstance(data.get(section), str):
-            signs.append(f"{section} given as a string")
-    targets = data.get("targets")
-    for index, target in enumerate(targets if isinstance(targets, list) else []):
-        if isinstance(target, dict) and "from_device" in target:
-            signs.append(f"targets[{index}].from_device")
-        elif isinstance(target, dict) and any(isinstance(v, str) and v.isdigit() for k, v in target.items()):
-            signs.append(f"a number written as a string in targets[{index}]")
-    passes = data.get("pass-config", data.get("pass_config"))
-    if isinstance(passes, dict) and any(
-        isinstance(v, str) and v.lower() in ("0", "1", "true", "false") for v in passes.values()
-    ):
-        signs.append("pass-config values written as strings")
-    return signs

@@ -328,6 +328,7 @@ class Finding(NamedTuple):
     suggestion: str | None = None
     severity: Severity = "error"
     location: Location | None = None  # set only when finer than the pointer's (inside a target string)
+    hint: str | None = None  # what to do about it, printed after the message (as an error's)
 
 
 class Diagnostic(NamedTuple):
@@ -342,6 +343,7 @@ class Diagnostic(NamedTuple):
     line: int | None = None
     col: int | None = None
     suggestion: str | None = None
+    hint: str | None = None  # what to do about it, part of the message in reports (as an error's)
 
     @property
     def path(self) -> str:
@@ -350,8 +352,13 @@ class Diagnostic(NamedTuple):
 
     @property
     def full_message(self) -> str:
-        """The message with its did-you-mean, as the text and GitHub reporters print it."""
-        return self.message + suggestion_text([self.suggestion] if self.suggestion else [])
+        """The message with its hint and did-you-mean, as the text and GitHub reporters print it:
+        in the order of `TvmcError.detail`, so a problem reads the same in every command."""
+        return self.message + self.hint_text + suggestion_text([self.suggestion] if self.suggestion else [])
+
+    @property
+    def hint_text(self) -> str:
+        return f"; {self.hint}" if self.hint else ""
 
     def where(self) -> str:
         """`FILE:LINE:COL`, `FILE:LINE`, `FILE`, or `<unknown>`."""

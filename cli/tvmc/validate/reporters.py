@@ -101,7 +101,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "rule": d.rule,
         "severity": d.severity,
-        "message": d.message,
+        "message": d.message + d.hint_text,  # the hint is part of the message, the did-you-mean not
         "suggestion": d.suggestion,
         "pointer": d.pointer,
         "path": d.path,
@@ -454,7 +454,7 @@ class GitlabReporter:
             description = f"{where}: {description}"
         # Stable across edits that move the line: rule, file, key and message (GitLab compares
         # fingerprints between branches); a repeat of the same problem gets its own.
-        key = "\0".join((d.rule, path, d.pointer, d.message))
+        key = "\0".join((d.rule, path, d.pointer, d.message + d.hint_text))
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
         self.seen[digest] = self.seen.get(digest, 0) + 1
         if self.seen[digest] > 1:

@@ -84,18 +84,18 @@ class Resolver:
 def _diagnostics(problem: Problem) -> list[Diagnostic]:
     err = problem.error
     where = problem.layer.locate(problem.pointer) if problem.layer is not None else err.location
-    message, suggestion, rule = err.message, None, problem.rule
+    message, suggestion, hint, rule = err.message, None, None, problem.rule
     parents: list[Diagnostic] = []
     if isinstance(err, ConfigNotFoundError):
-        message += f"; {err.hint}" if err.hint else ""
-        suggestion = err.suggestions[0] if err.suggestions else None
+        suggestion, hint = (err.suggestions[0] if err.suggestions else None), err.hint
     elif not isinstance(err, ConfigLayerError):  # a parent that does not load (syntax, limits)
         at = err.location
         if at is not None and at.line is not None and (where is None or at.source != where.source):
             # The parent's own error, where it is (reported once for a run: `validate.once`), and
             # here the entry naming it: invalid because its parent is.
-            text = err.message + (f"; {err.hint}" if err.hint else "")
-            parents.append(Diagnostic(rule_of(err), "error", "", text, at.source, at.line, at.col))
+            parents.append(
+                Diagnostic(rule_of(err), "error", "", err.message, at.source, at.line, at.col, hint=err.hint)
+            )
             message, rule = f"names {at.source}, which does not load (its error is reported there)", "extends-invalid"
         else:
             message = f"cannot load the config named here: {err.one_line()}"
@@ -108,5 +108,6 @@ def _diagnostics(problem: Problem) -> list[Diagnostic]:
         where.line if where is not None else None,
         where.col if where is not None else None,
         suggestion,
+        hint,
     )
     return [*parents, here]

@@ -72,8 +72,9 @@ class _Rules:
         suggestion: str | None = None,
         severity: Severity = "error",
         location: Location | None = None,
+        hint: str | None = None,
     ) -> None:
-        self.findings.append(Finding(rule, pointer, message, suggestion, severity, location))
+        self.findings.append(Finding(rule, pointer, message, suggestion, severity, location, hint))
 
     def clean(self, pointer: str) -> bool:
         """No structural error at or below `pointer` (nor at an ancestor: a wrong-typed container)."""
@@ -101,10 +102,16 @@ class _Rules:
                 except TargetError as located_err:
                     problem = located_err
                     at = located_err.location if located_err.location != start else None
-            text = problem.message + (f"; {problem.hint}" if problem.hint else "")
             option = problem.option
             where = join(pointer, option) if option is not None and isinstance(raw, dict) and option in raw else pointer
-            self.add("invalid-target", where, text, first(list(problem.suggestions)), location=at)
+            self.add(
+                "invalid-target",
+                where,
+                problem.message,
+                first(list(problem.suggestions)),
+                location=at,
+                hint=problem.hint,
+            )
             return None
         return Target(pointer, raw, canonical, compiler, lifted)
 
@@ -399,8 +406,7 @@ class _Rules:
             return
         config, written = found
         for problem in legacy.problems(config, gen):
-            hint = f"; {problem.hint}" if problem.hint else ""
-            self.add(legacy.RULE, written.get(problem.pointer, problem.pointer), problem.message + hint)
+            self.add(legacy.RULE, written.get(problem.pointer, problem.pointer), problem.message, hint=problem.hint)
 
     def tvm_version(self) -> None:
         """A `tvm-version` must admit a release tvmc supports (`registry.supports`): the emitters

@@ -24,6 +24,7 @@ from tvmc.errors import (
     TvmcError,
     UsageError,
 )
+from tvmc.keys import old_json_hint
 from tvmc.layering import Tree
 from tvmc.provenance import node_at, origin_of
 from tvmc.sources.search import entry_is_dir
@@ -121,10 +122,9 @@ rule_for = rule_of  # the rule id of a core error that ends a file's (or a resol
 
 def error_diagnostic(err: TvmcError, rule: str, name: str) -> Diagnostic:
     loc = err.location or Location(name)
-    text = err.message + (f"; {err.hint}" if err.hint else "")
     pointer = err.pointer or ""
     suggestion = err.suggestions[0] if err.suggestions else None
-    return Diagnostic(rule, "error", pointer, text, loc.source, loc.line, loc.col, suggestion)
+    return Diagnostic(rule, "error", pointer, err.message, loc.source, loc.line, loc.col, suggestion, err.hint)
 
 
 def located(finding: Finding, loc: Location) -> Diagnostic:
@@ -138,7 +138,20 @@ def located(finding: Finding, loc: Location) -> Diagnostic:
         at.line,
         at.col,
         finding.suggestion,
+        finding.hint,
     )
+
+
+def _old_json_hint(layer: sources.Layer, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """An old tvmc JSON config fails on its old spellings: its first error says how to convert it,
+    as `--config` says it (the rules see only keys; the hint looks at the whole document)."""
+    first = next((i for i, d in enumerate(diagnostics) if d.severity == "error"), None)
+    if layer.format != "json" or first is None or diagnostics[first].hint or diagnostics[first].source != layer.source:
+        return diagnostics
+    hint = old_json_hint(layer.source, layer.data)
+    if hint is not None:
+        diagnostics[first] = diagnostics[first]._replace(hint=hint)
+    return diagnostics
 
 
 def _string_start(layer: sources.Layer, pointer: str) -> Location | None:
@@ -303,7 +316,7 @@ class Validator:
             layer = load()
         except ConfigNotFoundError as err:  # the file itself: missing, a directory, unreadable
             return [error_diagnostic(err, "unreadable", name)]
-        return self.layer(layer)
+        return _old_json_hint(layer, self.layer(layer))
 
     def layer(self, layer: sources.Layer) -> list[Diagnostic]:
         """Every diagnostic of one loaded file: its own document, its chain, and the resolved tree."""
