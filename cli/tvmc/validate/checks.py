@@ -273,6 +273,8 @@ class Checker:
             elif option.minimum is not None and item < option.minimum:  # typed: an int (or a whole float)
                 # a byte alignment below 1: TVM rounds buffer sizes up to a multiple of it
                 self.add("invalid-value", here, f"{item} is less than {option.minimum}, the least {opt} TVM takes")
+            elif option.type == "int":
+                self.alignment(opt, item, here)
 
     # ---- targets ---------------------------------------------------------------------------------
 
@@ -322,8 +324,14 @@ class Checker:
                 else:
                     for index, element in enumerate(item):
                         self.target(element, join(here, index))
-            else:
-                self.typed(item, tvm_type, here)
+            elif self.typed(item, tvm_type, here) and tvm_type == "int":
+                self.alignment(opt, item, here)
+
+    def alignment(self, opt: str, value: Any, pointer: str) -> None:
+        """A byte alignment that is not a power of two (`value` an int, or a whole float TOML wrote)."""
+        problem = model.alignment_problem(opt, int(value)) if type(value) in (int, float) else None
+        if problem is not None:
+            self.add("invalid-value", pointer, problem)
 
     def target_kind(self, value: Mapping[str, Any], pointer: str) -> registry.Kind | None:
         """The kind a target table is checked against (its `kind`, else its tag's), or None."""

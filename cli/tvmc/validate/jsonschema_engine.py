@@ -137,6 +137,8 @@ def findings_of(err: ValidationError) -> list[Finding]:
 
 def schema_findings(data: Mapping[str, Any]) -> list[Finding]:
     """Every schema error of a document as findings, plus the warnings a schema cannot express."""
-    out = [f for err in validator().iter_errors(data) for f in findings_of(err)]
+    # A value the schema constrains twice (an executor option: in the table of every executor and
+    # in its kind's own) fails twice, alike: reported once.
+    out = list(dict.fromkeys(f for err in validator().iter_errors(data) for f in findings_of(err)))
     out += [f for f in check_document(data) if f.severity == "warning"]
     return out

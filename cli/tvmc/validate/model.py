@@ -34,6 +34,19 @@ COMMON_DESCRIPTIONS = {
 FEATURE_PREFIX = "feature."
 FEATURE_PATTERN = r"^feature\..+$"
 
+# A byte alignment (the AOT executor's and the c target's `workspace-byte-alignment`, ...) is a
+# power of two: the generated C declares its buffers `__attribute__((aligned(N)))`, which C
+# compilers refuse otherwise, and TVM rounds sizes up to a multiple of it. TVM's Integer is 32-bit.
+ALIGNMENT_SUFFIX = "-byte-alignment"
+POWERS_OF_TWO = tuple(1 << i for i in range(31))
+
+
+def alignment_problem(option: str, value: int) -> str | None:
+    """What is wrong with `value` for the option `option` when it is a byte alignment, else None."""
+    if not option.endswith(ALIGNMENT_SUFFIX) or value in POWERS_OF_TWO:
+        return None
+    return f"{value} is not a power of two from 1 to 2**30: a byte alignment, which C's aligned(N) needs"
+
 
 @cache
 def tag_kinds() -> dict[str, str]:

@@ -23,6 +23,7 @@ from tvmc.keys import (
 )
 from tvmc.pointers import display_path, join
 from tvmc.targets.llvm_names import name_problems
+from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize
 from tvmc.validate.checks import check_document, completeness_findings, first, suggest
 from tvmc.validate.diagnostics import Finding, Severity
@@ -194,6 +195,18 @@ class _Rules:
                     renamed,
                     severity=self.legacy_severity,
                 )
+
+    def string_alignments(self, target: Target) -> None:
+        """A byte alignment a target string sets (`c -workspace-byte-alignment=24`), and its host's:
+        a table's are checked where it is written (checks.Checker.alignment)."""
+        if not isinstance(target.raw, str):
+            return
+        host = target.canonical.get("host")
+        for node in (target.canonical, host if isinstance(host, Mapping) else {}):
+            for opt, value in node.items():
+                problem = model.alignment_problem(opt, value) if type(value) is int else None
+                if problem is not None:
+                    self.add("invalid-value", target.pointer, f"{opt}: {problem}")
 
     def compiler(self, target: Target) -> None:
         if target.compiler is None:
@@ -437,6 +450,7 @@ class _Rules:
             host = self.canonical(self.data["host"], "/host")
         for t in [*targets, *([host] if host else [])]:
             self.legacy(t)
+            self.string_alignments(t)
         for t in targets:
             self.compiler(t)
         for t in [*targets, *([host] if host else [])]:

@@ -85,6 +85,8 @@ def _kind_def(kind: registry.Kind) -> dict[str, Any]:
             entry = {"description": text, "allOf": [{"$ref": "#/$defs/target"}, {"$ref": "#/$defs/host-cpu"}]}
         elif opt == "compiler":
             entry["enum"] = sorted(registry.compilers())
+        if opt.endswith(model.ALIGNMENT_SUFFIX) and tvm_type == "int":
+            entry["enum"] = list(model.POWERS_OF_TWO)
         if opt in kind.defaults:
             entry["default"] = kind.defaults[opt]
         if legacy is not None:
@@ -191,7 +193,9 @@ def _component_defs(section: str) -> dict[str, Any]:
         }
         if opt.enum:
             entry["enum"] = list(opt.enum)
-        if opt.minimum is not None:
+        if name.endswith(model.ALIGNMENT_SUFFIX) and opt.type == "int":
+            entry["enum"] = list(model.POWERS_OF_TWO)  # its least value too
+        elif opt.minimum is not None:
             entry["minimum"] = opt.minimum
         props[name] = entry
     defs: dict[str, Any] = {
@@ -226,7 +230,9 @@ def _component_defs(section: str) -> dict[str, Any]:
             }
             if own_opt.enum:
                 entry["enum"] = list(own_opt.enum)
-            if own_opt.minimum is not None:
+            if opt_name.endswith(model.ALIGNMENT_SUFFIX) and own_opt.type == "int":
+                entry["enum"] = list(model.POWERS_OF_TWO)  # its least value too
+            elif own_opt.minimum is not None:
                 entry["minimum"] = own_opt.minimum
             own[opt_name] = entry
         generations = " and ".join(comp.generations)
