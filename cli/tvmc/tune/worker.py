@@ -289,7 +289,11 @@ def tune(job: Job, events: TextIO) -> None:
         work_dir=job.run_dir,
         max_trials_global=max(total, 1),
         max_trials_per_task=per_task,
-        num_trials_per_iter=min(16, per_task),  # progress (and a Ctrl-C) every 16 measurements
+        # Progress (and a Ctrl-C) every 16 measurements at most, and batches no larger than each
+        # pending task's share of a --trials cap: MetaSchedule measures a whole batch before it
+        # checks the cap, so a batch of 16 under `--trials 2` measured 16 for one task, none for
+        # the other.
+        num_trials_per_iter=min(16, per_task, max(1, math.ceil(total / max(len(pending), 1)))),
         builder=builder,
         runner=runner,
         database=database,
