@@ -333,16 +333,16 @@ def db_show(
     lines.append(f"description  {one_line(meta.get('description') or '-')}")
     if "key" in meta:
         lines.append(f"target key   {json.dumps(meta['key'], sort_keys=True)}")
-    for task in store.summary(part, say):
+    verdicts = store.read_verdicts(part.path, say)
+    fastest: dict[str, store.Record] | None = {} if verdicts else None  # read in the same pass
+    for task in store.summary(part, say, fastest):
         lines.append(
             f"  {one_line(task.name):<40} {task.trials:>5} records  best {store.format_seconds(task.best_seconds)}"
         )
-    verdicts = store.read_verdicts(part.path, say)
-    if verdicts:
-        db = part.database(say)
+    if verdicts and fastest is not None:
         lines.append("verdicts     (tvmc tune's end-to-end ratio per model; tvmc tune db forget-verdict removes one)")
         for key, verdict in sorted(verdicts.items(), key=lambda kv: (kv[1].model, kv[0])):
-            lines.append(f"  {key[:16]}  {one_line(verdict.model or '-'):<24} {_verdict_state(verdict, db)}")
+            lines.append(f"  {key[:16]}  {one_line(verdict.model or '-'):<24} {_verdict_state(verdict, fastest)}")
     write_stdout("\n".join(lines) + "\n")
 
 

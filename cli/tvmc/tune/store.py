@@ -414,6 +414,10 @@ class Database:
         return "\0".join(workload)
 
     def shash(self, key: str) -> str:
+        return self.shash_of(key)
+
+    @staticmethod
+    def shash_of(key: str) -> str:
         return key.split("\0", 1)[0]
 
     def add(self, other: Database) -> int:
@@ -639,19 +643,26 @@ class Applied:
     sha256: str
 
 
-def applied(db: Database, workloads: Iterable[str]) -> Applied:
-    """What `db` applies for these workloads (all of them when none are given)."""
-    wanted = tuple(sorted(set(workloads)))
-    best: dict[str, Record] = {}
-    for record in db.records:
-        if wanted and db.shash(record.workload) not in wanted:
-            continue
+def fastest_per_workload(records: Iterable[Record], best: dict[str, Record] | None = None) -> dict[str, Record]:
+    """The record MetaSchedule applies per workload key (its top-1: the least mean run_secs, the
+    first of equals), over `records` in file order, added to `best`."""
+    best = {} if best is None else best
+    for record in records:
         current = best.get(record.workload)
-        if current is None or _faster(record, current):  # MetaSchedule's top-1: the least mean run_secs
+        if current is None or _faster(record, current):
             best[record.workload] = record
+    return best
+
+
+def applied(db: Database | Mapping[str, Record], workloads: Iterable[str]) -> Applied:
+    """What `db` applies for these workloads (all of them when none are given); `db` may be the
+    `fastest_per_workload` of a database already (one pass over a huge one serves every verdict)."""
+    wanted = tuple(sorted(set(workloads)))
+    fastest = fastest_per_workload(db.records) if isinstance(db, Database) else db
+    best = {k: r for k, r in fastest.items() if not wanted or Database.shash_of(k) in wanted}
     digest = hashlib.sha256()
-    for key in sorted(best, key=lambda k: (db.shash(k), k)):
-        digest.update(f"{db.shash(key)}\n{best[key].line()}\n".encode())
+    for key in sorted(best, key=lambda k: (Database.shash_of(k), k)):
+        digest.update(f"{Database.shash_of(key)}\n{best[key].line()}\n".encode())
     return Applied(wanted, len(best), digest.hexdigest())
 
 
@@ -674,8 +685,8 @@ class Verdict:
     def lost(self) -> bool:
         return self.ratio < LOST_BELOW
 
-    def current(self, db: Database) -> bool:
-        """Whether `db` still applies the records this verdict measured."""
+    def current(self, db: Database | Mapping[str, Record]) -> bool:
+        """Whether `db` (or its `fastest_per_workload`) still applies the records this verdict measured."""
         return self.records is not None and applied(db, self.records.workloads) == self.records
 
     def to_dict(self) -> dict[str, Any]:
@@ -990,12 +1001,15 @@ class TaskSummary:
     best_seconds: float | None
 
 
-def summary(partition: Partition, warn: Warn) -> list[TaskSummary]:
+def summary(partition: Partition, warn: Warn, fastest: dict[str, Record] | None = None) -> list[TaskSummary]:
     """Tasks of a partition (named when a tune run recorded the name) with trials and best latency.
-    Streamed: only counts are kept, never the traces or the modules."""
+    Streamed: only counts are kept, never the traces or the modules. With `fastest`, the same pass
+    fills it with the partition's `fastest_per_workload` (what verdicts compare with): a huge
+    database is read once."""
     names = partition.meta().get("tasks", {})
     with locked(partition.path, shared=True):
-        lines = _workload_lines(partition.path, warn, modules=False)
+        lines = _workload_lines(partition.path, warn, modules=fastest is not None)
+        keys = [None if w is None else Database.key(w) for w in lines]
         trials: dict[int, int] = {}
         best: dict[int, float] = {}
         for index, payload in _record_lines(partition.path, lines, warn):
@@ -1003,6 +1017,9 @@ def summary(partition: Partition, warn: Warn) -> list[TaskSummary]:
             seconds = _mean(payload[1])
             if seconds is not None and seconds < best.get(index, math.inf):
                 best[index] = seconds
+            key = keys[index]
+            if fastest is not None and key is not None:
+                fastest_per_workload((Record(key, payload),), fastest)
     out: list[TaskSummary] = []
     seen: dict[str, int] = {}
     for index, workload in enumerate(lines):
