@@ -422,8 +422,23 @@ def test_row7_a_later_cpu_drops_the_derived_host() -> None:
 def test_row8_a_later_host_overrides_a_tags_own_host(flags: list[tuple[str, str]], env: dict[str, str] | None) -> None:
     resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], flags, env=env)
     assert resolved.config.host["mtriple"] == "x86_64-linux-gnu" and "mcpu" not in resolved.config.host
-    assert resolved.config.targets[0]["tag"] == "nvidia/jetson-agx-orin-64gb"
+    # As TVM's `Target("nvidia/jetson-agx-orin-64gb", host=…)`: the bare tag name keeps no label
+    # (`{ tag = … }` would), whether the tag came from a file or from `--target`.
+    assert resolved.config.targets[0]["tag"] == "" and resolved.config.targets[0]["arch"] == "sm_87"
     assert all(t.get("host", resolved.config.host) == resolved.config.host for t in resolved.config.targets)
+    host = ("--target-host", "llvm -mtriple=x86_64-linux-gnu")
+    by_flag = api.resolve([], [("--target", "nvidia/jetson-agx-orin-64gb"), host], env={})
+    assert by_flag.config.targets == resolved.config.targets and by_flag.config.host == resolved.config.host
+
+
+@pytest.mark.parametrize("flag", [("--set", "host.mcpu=cortex-a76"), ("--target-llvm-mcpu", "cortex-a76")])
+def test_row8_an_edit_of_a_tags_own_host_keeps_the_bare_tag_unlabelled(flag: tuple[str, str]) -> None:
+    resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], [flag], env={})
+    assert resolved.config.host["mcpu"] == "cortex-a76" and resolved.config.targets[0]["tag"] == ""
+    written = api.resolve(
+        ["nvidia/jetson-agx-orin-64gb"], [("--target-host", json.dumps(resolved.to_dict()["host"]))], env={}
+    )
+    assert written.fingerprint() == resolved.fingerprint()
 
 
 def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -> None:

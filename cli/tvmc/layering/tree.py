@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tvmc import registry, sources
+from tvmc import sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
 from tvmc.keys import (
@@ -301,14 +301,12 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
         if isinstance(entry, dict):
             replaced = {**entry, "host": plain_copy(host)}
             drop(tree.origins, f"/targets/{index}/host", entry.get("host"))
-        elif isinstance(entry, str) and registry.is_tag(entry):
-            replaced = {"tag": entry, "host": plain_copy(host)}
-            if f"/targets/{index}" in tree.origins:
-                tree.origins[f"/targets/{index}/tag"] = tree.origins[f"/targets/{index}"]
         elif isinstance(entry, str):
-            # A legacy string naming its host (`cuda -host='llvm …'`): the target it stands for,
-            # written by the same layer, with the later host. Its executor/runtime settings were
-            # lifted when its layer was read (`own_data`, `--target`), so the table loses nothing.
+            # A tag name carrying a host (nvidia/jetson-agx-orin-64gb) or a legacy string naming
+            # its host (`cuda -host='llvm …'`): the target it stands for, written by the same
+            # layer, with the later host — as TVM's `Target(tag, host=…)`, whose tag stays no
+            # label (`{ tag = … }` would keep one). Its executor/runtime settings were lifted
+            # when its layer was read (`own_data`, `--target`), so the table loses nothing.
             try:
                 own = tg.detach_host(tree.reader.read(entry).spec)
             except TvmcError:
