@@ -412,10 +412,12 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
     if pointer in tree.origins:
         return pointer
-    if len(tokens) == 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
-        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table.
+    if len(tokens) >= 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
+        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table; a field of an
+        # object-typed config (`tirx.UnrollLoop`'s `auto_max_step`) is inside the entry written.
         written = pass_config_aliases(tree.data["pass-config"], tokens[1])
-        return written[-1] if written and written[-1] in tree.origins else None
+        inner = written[-1] + "".join(join("", t) for t in tokens[2:]) if written else None
+        return inner if inner in tree.origins else None
     if tokens and tokens[0] == "host" and "/host" not in tree.origins and mirror is not None:
         # No host was written: the effective host is a CPU target itself (TVM's rule).
         return _source_pointer(tree, f"/targets/{mirror}" + "".join(join("", t) for t in tokens[1:]))

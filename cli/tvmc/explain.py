@@ -72,11 +72,16 @@ def lookup(data: Any, path: Sequence[Segment], expand: bool = False) -> list[tup
             elif _matches(expand_target(node) if expand and _is_target_slot(pointer) else node, segment):
                 step.append((pointer, node))
         found = step
-    if not found and len(path) == 2 and path[0] == Key("pass-config") and isinstance(path[1], Key):
-        # One pass config in any spelling: `tir.X` finds `tirx.X`, a dotted name a nested table.
+    if not found and len(path) >= 2 and path[0] == Key("pass-config") and isinstance(path[1], Key):
+        # One pass config in any spelling: `tir.X` finds `tirx.X`, a dotted name a nested table;
+        # a field of an object-typed one (`pass-config."tir.UnrollLoop".auto_max_step`) too.
         table = data.get("pass-config") if isinstance(data, dict) else None
         written = pass_config_aliases(table, path[1].name) if type(table) is dict else []
-        return [(pointer, node_at(data, pointer)) for pointer in written[-1:]]
+        return [
+            (pointer + inner, value)
+            for pointer in written[-1:]
+            for inner, value in lookup(node_at(data, pointer), path[2:], expand)
+        ]
     return found
 
 

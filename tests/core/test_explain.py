@@ -173,3 +173,32 @@ def test_every_setter_in_order_and_the_last_is_the_value(
             [str(root / f"f{len(levels) - 1}.toml")], [("-O", str(f)) for f in flags], env={}
         ).config.to_dict()["opt-level"]
     )
+
+
+@pytest.mark.parametrize("spelling", ['"tir.UnrollLoop"', '"tirx.UnrollLoop"'])
+@pytest.mark.parametrize(
+    ("written", "flags", "where"),
+    [
+        ('[pass-config]\n"tir.UnrollLoop" = { auto_max_step = 8 }\n', [], "c.toml:3:"),
+        ("[pass-config.tir.UnrollLoop]\nauto_max_step = 8\n", [], "c.toml:3:"),
+        ("", [("--set", 'pass-config."tir.UnrollLoop".auto_max_step=8')], "--set="),
+        ("", [("--pass-config", "tir.UnrollLoop={auto_max_step=8}")], "--pass-config="),
+    ],
+    ids=["file", "nested", "set", "pass-config"],
+)
+def test_a_field_of_an_object_pass_config_in_the_old_spelling_has_its_origin(
+    tmp_path: Path, spelling: str, written: str, flags: list[tuple[str, str]], where: str
+) -> None:
+    """A field of `tir.UnrollLoop` (canonical `tirx.UnrollLoop`) was "default" in get and
+    show --origin, and "not set" for get in the spelling written: a pass config is one key in
+    any spelling, its fields too."""
+    config = write(tmp_path / "c.toml", 'targets = ["llvm"]\n' + written)
+    resolved = api.resolve([str(config)], flags, env={})
+    path = f"pass-config.{spelling}.auto_max_step"
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    assert found is not None and found.value == 8 and where in str(found.origin), found
+    shown = resolved.origins["/pass-config/tirx.UnrollLoop/auto_max_step"]
+    assert where in str(shown)
+    explained = api.explain([str(config)], flags, path, env={})
+    assert explained.final is not None and explained.final.value == 8
+    assert explained.steps and explained.steps[-1].where == str(found.origin)
