@@ -410,6 +410,13 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
         entry = node_at(tree.data, f"/targets/{tokens[1]}")
         if not (isinstance(entry, dict) and "host" in entry):
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
+    written_passes = tree.data.get("disabled-pass")
+    if len(tokens) == 2 and tokens[0] == "disabled-pass" and tokens[1].isdigit() and isinstance(written_passes, list):
+        # A sorted set in the canonical form: its Nth name is where that name was first written.
+        names = sorted({name for name in written_passes if isinstance(name, str)})
+        if int(tokens[1]) < len(names):
+            found = f"/disabled-pass/{written_passes.index(names[int(tokens[1])])}"
+            return found if found in tree.origins else None
     if pointer in tree.origins:
         return pointer
     if len(tokens) >= 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:

@@ -202,3 +202,20 @@ def test_a_field_of_an_object_pass_config_in_the_old_spelling_has_its_origin(
     explained = api.explain([str(config)], flags, path, env={})
     assert explained.final is not None and explained.final.value == 8
     assert explained.steps and explained.steps[-1].where == str(found.origin)
+
+
+def test_a_name_of_the_sorted_disabled_pass_has_the_origin_where_it_was_written(tmp_path: Path) -> None:
+    """disabled-pass is a sorted set: `["B", "A"]` is `["A", "B"]`, and "A" was written at the
+    second element, not the first (get/show --origin gave "A" the origin of "B")."""
+    config = write(tmp_path / "c.toml", 'targets = ["llvm"]\ndisabled-pass = ["B", "A"]\n')
+    flags = [("--set", "disabled-pass+=C,A")]
+    resolved = api.resolve([str(config)], flags, env={})
+    assert resolved.to_dict()["disabled-pass"] == ["A", "B", "C"]
+    where = {p: str(o).split(" ")[0].rsplit("/", 1)[-1] for p, o in resolved.origins.items() if "disabled" in p}
+    assert where["/disabled-pass/0"] == "c.toml:2:23" and where["/disabled-pass/1"] == "c.toml:2:18"
+    assert where["/disabled-pass/2"] == "--set=disabled-pass+=C,A"
+    for index, name in enumerate(["A", "B", "C"]):
+        found = explain.get(resolved.to_dict(), resolved.origins, f"disabled-pass[{index}]")
+        explained = api.explain([str(config)], flags, f"disabled-pass[{index}]", env={})
+        assert found is not None and found.value == name and explained.final is not None
+        assert explained.steps[-1].where == str(found.origin) and explained.steps[-1].value == name
