@@ -57,7 +57,8 @@ def _holds(op: str, bound: Version, version: Version) -> bool:
         "=": series == bound,
         "!=": series != bound,
         ">=": series >= bound,
-        "~=": series >= bound,
+        # PEP 440's compatible release: `~=0.25` is >=0.25, ==0.*; `~=0.19.0` is >=0.19.0, ==0.19.*.
+        "~=": series >= bound and (len(bound) < 2 or version[: len(bound) - 1] == bound[:-1]),
         ">": version >= _next(bound),
         "<": version < bound,
         "<=": version < _next(bound),
@@ -73,8 +74,12 @@ def _admits(spec: str, low: Version, high: Version | None) -> bool:
     # every such point inside the range decides the whole range.
     points = {low} | {
         point
-        for _, bound in parsed
-        for point in (_full(bound), _full(_next(bound)))
+        for op, bound in parsed
+        for point in (
+            _full(bound),
+            _full(_next(bound)),
+            *((_full(_next(bound[:-1])),) if op == "~=" and len(bound) > 1 else ()),
+        )
         if low < point and (high is None or point < high)
     }
     return any(all(_holds(op, bound, v) for op, bound in parsed) for v in points)
