@@ -119,8 +119,9 @@ def _generation(spec: str) -> Generation | None:
 def canonical_spec(spec: str) -> str:
     """One spelling per meaning: `">= 0.25"`, `">=0.25"` and `">0.24"` are all `">=0.25"`.
 
-    Each clause is written without spaces, an exclusive bound of a series as the inclusive bound
-    of its neighbour (`>0.24` is `>=0.25`, `<0.25` is `<=0.24`), `==`/`=` as the bare version;
+    Each clause is written without spaces, a bound where a series begins without its zeros
+    (`>=0.25.0` is `>=0.25`), an exclusive bound of a series as the inclusive bound of its
+    neighbour (`>0.24` is `>=0.25`, `<0.25` is `<=0.24`), `==`/`=` as the bare version;
     clauses are deduplicated and sorted. A malformed specifier is returned as it is (validation
     reports it)."""
     parsed = clauses(spec)
@@ -128,6 +129,8 @@ def canonical_spec(spec: str) -> str:
         return spec
     out = set()
     for op, bound in parsed:
+        while op in (">=", "<") and len(bound) > 1 and bound[-1] == 0:
+            bound = bound[:-1]  # where a series begins: `>=0.25.0` is `>=0.25`, `<0.25.0` is `<0.25`
         if op == ">":
             op, bound = ">=", _next(bound)
         elif op == "<" and bound[-1] > 0:

@@ -221,8 +221,11 @@ def _hash(*flags: tuple[str, str]) -> str:
 
 
 def test_row13_tvm_version_spellings_of_one_range_hash_alike() -> None:
-    hashes = {_hash(("--set", f'tvm-version="{v}"')) for v in (">=0.25", ">= 0.25", ">0.24", ">=0.25, >= 0.25")}
+    spellings = (">=0.25", ">= 0.25", ">0.24", ">=0.25, >= 0.25", ">=0.25.0", "> 0.24")
+    hashes = {_hash(("--set", f'tvm-version="{v}"')) for v in spellings}
     assert len(hashes) == 1
+    assert _hash(("--set", 'tvm-version="<0.25.0"')) == _hash(("--set", 'tvm-version="<=0.24"'))
+    assert _hash(("--set", 'tvm-version="<=0.19.0"')) != _hash(("--set", 'tvm-version="<=0.19"'))  # 0.19.1
     assert api.resolve([], [("--target", "llvm"), ("--set", 'tvm-version=">0.24"')]).config.tvm_version == ">=0.25"
     assert _hash(("--set", 'tvm-version="<0.20"')) == _hash(("--set", 'tvm-version="<=0.19"'))
     assert _hash(("--set", 'tvm-version=">=0.25"')) != _hash(("--set", 'tvm-version=">=0.26"'))
