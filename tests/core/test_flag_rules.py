@@ -120,6 +120,8 @@ def test_options_of_the_default_kind_imply_it() -> None:
         ([], [("-O", "7")], 1),
         ([], [("--executor-vm-exec-mode", "bogus")], 1),
         ([], [("--set", "executor.kind=bogus")], 1),
+        ([], [("--executor", "bogus")], 1),  # was exit 2: the name is well typed, the rule refuses it
+        ([], [("--runtime", "bogus")], 1),
         ([], [("--pass-config", "tirx.no_such_config=1")], 1),
         # the command line itself is malformed (not the flag's type, a rewrite that cannot apply): exit 2
         (["aws/c5"], [("--set", "targets[0].mcpu+=x")], 2),
@@ -140,6 +142,10 @@ def test_a_mistake_in_a_tvmc_variable_names_it() -> None:
         api.resolve([], [], env={"TVMC_OPT_LEVEL": "9"})
     assert err.value.exit_code == 1 and err.value.rule == "invalid-value"
     assert str(err.value.location) == "env TVMC_OPT_LEVEL"
+    with pytest.raises(TvmcError) as err:
+        api.resolve([], [], env={"TVMC_EXECUTOR": "bogus"})
+    assert err.value.exit_code == 1 and err.value.rule == "unknown-executor"
+    assert str(err.value.location) == "env TVMC_EXECUTOR"
 
 
 # Every TVMC_* variable's mistakes, whichever stage finds them, name it one way: `env TVMC_X`
