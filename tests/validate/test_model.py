@@ -73,9 +73,12 @@ def test_target_strings() -> None:
         "ethos-u -accelerator_config=x",
         '{"kind": "llvm"}',
         "c",
+        "nvidia/nvidia-a100 -l2_cache_size_bytes=5",  # a tag with options, as --target reads it
+        "nvidia/geforce-gt-730-ddr3,128bit -arch=sm_35",
+        "aws/cpu/c5.large -mcpu=skylake",
     ):
         assert pattern.match(text), text
-    for text in ("nvidia/a100", "llvmx", "", " llvm", "cudax -arch=1"):
+    for text in ("nvidia/a100", "llvmx", "", " llvm", "cudax -arch=1", "nvidia/nvidia-a100x -arch=sm_80"):
         assert not pattern.match(text), text
     assert model.tag_kinds()["nvidia/nvidia-a100"] == "cuda"
     assert model.tag_kinds()["nvidia/gtx1080ti"] == "cuda"  # a renamed tag keeps its kind
