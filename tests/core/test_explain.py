@@ -219,3 +219,26 @@ def test_a_name_of_the_sorted_disabled_pass_has_the_origin_where_it_was_written(
         explained = api.explain([str(config)], flags, f"disabled-pass[{index}]", env={})
         assert found is not None and found.value == name and explained.final is not None
         assert explained.steps[-1].where == str(found.origin) and explained.steps[-1].value == name
+
+
+@pytest.mark.parametrize(
+    ("configs", "flag", "path"),
+    [
+        (["arm/rasp4b"], "targets[0].mattr+=+vfp4", "targets[0].mattr"),
+        (["aws/c5"], "targets[0].mattr+=+avx2,+fma", "targets[0].mattr"),
+        (["aws/c5"], "disabled-pass+=FoldScaleAxis", "disabled-pass"),
+    ],
+)
+def test_a_list_appended_to_has_the_flag_as_its_origin_in_get_and_explain(
+    configs: list[str], flag: str, path: str
+) -> None:
+    """After `PATH+=V` explain's winner was the flag but get --origin (its JSON `origin`) kept the
+    list's first writer; `--unset PATH[i]` already made the flag the list's origin."""
+    resolved = api.resolve(configs, [("--set", flag)], env={})
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    explained = api.explain(configs, [("--set", flag)], path, env={})
+    assert found is not None and str(found.origin) == f"--set={flag}"
+    assert explained.steps[-1].where == str(found.origin)
+    unchanged = api.resolve(configs, [("--set", f"{path}+=[]")], env={}) if path == "disabled-pass" else None
+    if unchanged is not None:  # appending nothing changes nothing, its origin included
+        assert unchanged.origins == api.resolve(configs, [], env={}).origins

@@ -580,6 +580,8 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
         current.extend(copy.deepcopy(items))
         for offset, item in enumerate(items):
             tree.origins.update(origins_for(item, _pointer([*tokens, start + offset]), lambda _p: rw.origin))
+        if items:
+            tree.origins[_pointer(tokens)] = rw.origin  # the list is now as the flag left it (as after --unset)
 
 
 def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
