@@ -444,6 +444,18 @@ def test_row8_an_edit_of_a_tags_own_host_keeps_the_bare_tag_unlabelled(flag: tup
     assert written.fingerprint() == resolved.fingerprint()
 
 
+@pytest.mark.parametrize("config", ["nvidia/jetson-agx-orin-64gb", "aws/c5"])
+def test_row8_unsetting_the_kind_or_label_of_a_host_is_the_same_mistake_wherever_the_host_is(config: str) -> None:
+    """The host a tag carries was written out with TVM's no-label `tag = ""`: `--unset host.kind`
+    then said "unknown target tag ''" (a tag nobody wrote) and `--unset host.tag` was a no-op."""
+    with pytest.raises(TvmcError) as kind:
+        api.resolve([config], [("--unset", "host.kind")], env={})
+    assert kind.value.rule == "missing-key" and "needs 'kind'" in kind.value.message, kind.value.one_line()
+    with pytest.raises(TvmcError) as tag:
+        api.resolve([config], [("--unset", "host.tag")], env={})
+    assert tag.value.exit_code == 2 and tag.value.message == "host.tag is not set"
+
+
 def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -> None:
     path = write("c.toml", 'targets = ["nvidia/jetson-agx-orin-64gb"]\nhost = "llvm -mtriple=x86_64-linux-gnu"\n')
     code, out, _ = tvmc("config", "validate", str(path))

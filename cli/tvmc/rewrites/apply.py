@@ -142,7 +142,8 @@ def _own_host(tree: Tree) -> dict[str, Any] | None:
     for entry in entries if isinstance(entries, list) else []:
         canonical = canonical_entry(entry, tree.reader)
         if canonical is not None and isinstance(canonical.get("host"), dict):
-            return dict(canonical["host"])
+            # As written out: `tag = ""` is TVM's "no label" of a canonical target, not a tag.
+            return {k: v for k, v in canonical["host"].items() if not (k == "tag" and v == "")}
     return None
 
 
