@@ -415,6 +415,25 @@ def test_row7_a_later_cpu_drops_the_derived_host() -> None:
 
 
 @pytest.mark.parametrize(
+    "append",
+    [("--target", "llvm -mcpu=znver3"), ("--set", 'targets+=["llvm -mcpu=znver3"]')],
+    ids=["second-target", "set-append"],
+)
+def test_row7_an_appended_cpu_drops_the_derived_host(append: tuple[str, str]) -> None:
+    """`-c aws/c5 --target cuda --target 'llvm -mcpu=znver3'` kept the c5's Skylake as host though
+    the targets no longer were devices only; it is the znver3 target as its own host, as without
+    aws/c5. An appended device keeps it."""
+    appended = api.resolve(["aws/c5"], [("--target", "cuda"), append], env={})
+    alone = api.resolve([], [("--target", "cuda"), append], env={})
+    assert appended.config.host["mcpu"] == "znver3"
+    assert {k: appended.to_dict()[k] for k in ("targets", "host")} == {
+        k: alone.to_dict()[k] for k in ("targets", "host")
+    }
+    device = api.resolve(["aws/c5"], [("--target", "cuda"), ("--target", "opencl")], env={})
+    assert device.config.host["mcpu"] == "skylake-avx512"
+
+
+@pytest.mark.parametrize(
     ("flags", "env"),
     [
         ([("--target-host", "llvm -mtriple=x86_64-linux-gnu")], None),

@@ -355,6 +355,16 @@ def derive_host(tree: Tree, incoming: Mapping[str, Any], host_origins: Origins |
         tree.derived_host = True
 
 
+def keep_derived_host(tree: Tree, added: list[Any]) -> None:
+    """Targets appended to `tree`'s (a second `--target`, `--set targets+=…`) by the host rule of
+    `derive_host`: a derived host lasts while the targets stay devices, so a CPU (or a target
+    with its own host) among them drops it (`-c aws/c5 --target cuda --target llvm` is the llvm
+    target as its own host, as `--target cuda --target llvm` alone is)."""
+    if tree.derived_host and any(_is_host_capable(entry, tree.reader) is not False for entry in added):
+        drop(tree.origins, "/host", tree.data.pop("host", None))
+        tree.derived_host = False
+
+
 def merge(base: Tree, over: Tree) -> None:
     """Layer `over` on top of `base`, in place."""
     _replace_pass_config_aliases(base, over)

@@ -20,7 +20,13 @@ from tvmc.keys import (
     with_lifted,
 )
 from tvmc.layering import Tree
-from tvmc.layering.tree import canonical_entry, derive_host, drop_pass_config_aliases, runs_on_cpu
+from tvmc.layering.tree import (
+    canonical_entry,
+    derive_host,
+    drop_pass_config_aliases,
+    keep_derived_host,
+    runs_on_cpu,
+)
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, drop, is_within, node_at, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
@@ -577,6 +583,8 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
             raise UsageError(f"{_show(tokens)} is not a list; use = to replace it", rw.origin.where())
         value = _typed(tree, rw, tokens, element=True)
         items = value if isinstance(value, list) else [value]
+        if tokens == ["targets"]:
+            keep_derived_host(tree, items)
         start = len(current)
         current.extend(copy.deepcopy(items))
         for offset, item in enumerate(items):
