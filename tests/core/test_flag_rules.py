@@ -93,6 +93,10 @@ def test_a_discarded_flag_is_reported_naming_both() -> None:
     assert not any("no effect" in n for n in api.resolve([], [("-O", "1"), ("-O", "1")]).notes)
     kept = api.resolve([], [("--target", "llvm"), ("--target-llvm-mcpu", "znver3")])
     assert not any("no effect" in n for n in kept.notes)
+    # The flag that removed it is named, not a later append (which replaces nothing).
+    flags = [("--target", "cuda"), ("--unset", "targets[0]"), ("--set", 'targets+=["opencl"]')]
+    notes = [n for n in api.resolve([], flags).notes if "no effect" in n]
+    assert len(notes) == 1 and "before --unset=targets[0]," in notes[0], notes
 
 
 def test_a_patch_before_the_target_it_needs_says_so() -> None:

@@ -524,7 +524,13 @@ def discarded_warnings(tree: Tree, rewrites: list[Rewrite]) -> list[str]:
             continue  # one flag's several rewrites: judged by its last
         area = later[_area(rw)]
         culprit = next(
-            (rewrites[j] for j in area[area.index(index) + 1 :] if len(rewrites[j].path) <= len(rw.path)), None
+            (
+                rewrites[j]
+                for j in area[area.index(index) + 1 :]
+                # an append replaces nothing; an unset removes what it reaches, however deep
+                if rewrites[j].op != "append" and (rewrites[j].op == "unset" or len(rewrites[j].path) <= len(rw.path))
+            ),
+            None,
         )
         if culprit is None or culprit.origin.source == rw.origin.source:
             continue
