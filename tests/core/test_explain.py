@@ -242,3 +242,17 @@ def test_a_list_appended_to_has_the_flag_as_its_origin_in_get_and_explain(
     unchanged = api.resolve(configs, [("--set", f"{path}+=[]")], env={}) if path == "disabled-pass" else None
     if unchanged is not None:  # appending nothing changes nothing, its origin included
         assert unchanged.origins == api.resolve(configs, [], env={}).origins
+
+
+def test_an_edit_by_index_of_disabled_pass_reaches_the_name_get_prints_there(tmp_path: Path) -> None:
+    """`config get disabled-pass[0]` is "A" for `["B", "A"]`, but `--set disabled-pass[0]=A` (its own
+    value) dropped "B" and `--unset disabled-pass[0]` removed "B": the index was the written one."""
+    config = str(write(tmp_path / "c.toml", 'targets = ["llvm"]\ndisabled-pass = ["B", "A"]\n'))
+    before = api.resolve([config], [], env={})
+    first = explain.get(before.to_dict(), before.origins, "disabled-pass[0]")
+    assert first is not None and first.value == "A"
+    same = api.resolve([config], [("--set", "disabled-pass[0]=A")], env={})
+    assert same.fingerprint() == before.fingerprint() and same.to_dict() == before.to_dict()
+    unset = api.resolve([config], [("--unset", "disabled-pass[0]")], env={})
+    assert unset.to_dict()["disabled-pass"] == ["B"]
+    assert "c.toml:2:18 " in str(unset.origins["/disabled-pass/0"])

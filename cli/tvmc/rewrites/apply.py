@@ -370,6 +370,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     spelled = _pass_config_spelling(tree, rw)
     if spelled is None:
         return
+    if rw.path[0] == Key("disabled-pass") and len(rw.path) > 1:
+        _sort_disabled_passes(tree)
     rw = _target_host_alias(tree, spelled)
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
@@ -417,6 +419,24 @@ def apply(tree: Tree, rw: Rewrite) -> None:
             {"host": tree.data["host"]},
             {p[len("/host") :]: o for p, o in tree.origins.items() if is_within(p, "/host")},
         )
+
+
+def _sort_disabled_passes(tree: Tree) -> None:
+    """disabled-pass is a sorted set: `disabled-pass[0]` is the first name `config get` prints, so
+    an edit by index (`--set disabled-pass[0]=…`, `--unset disabled-pass[0]`) reaches the list in
+    that order, each name with the origin where it was first written."""
+    written = tree.data.get("disabled-pass")
+    if not isinstance(written, list) or not all(isinstance(name, str) for name in written):
+        return  # validation reports it
+    names = sorted(set(written))
+    if names == written:
+        return
+    origins = [tree.origins.pop(f"/disabled-pass/{i}", None) for i in range(len(written))]
+    for index, name in enumerate(names):
+        origin = origins[written.index(name)]
+        if origin is not None:
+            tree.origins[f"/disabled-pass/{index}"] = origin
+    tree.data["disabled-pass"] = names
 
 
 def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
