@@ -774,6 +774,22 @@ def test_issue26_a_tag_with_options_reads_alike_in_a_file(tmp_path: Path, text: 
     assert _validate_errors(path) == []
 
 
+def test_issue26_a_tag_between_spaces_is_the_tag_in_a_flag_the_environment_and_a_file(tmp_path: Path) -> None:
+    """`--target "nvidia/nvidia-a100 "` was the tag with no options (`{ tag = … }`, a label that
+    hashes apart) while TVMC_TARGET, whose value is stripped, was the bare tag."""
+    bare = _targets_or_problem([], [("--target", "nvidia/nvidia-a100")], {})
+    assert bare[0][0]["tag"] == ""
+    for text in ("nvidia/nvidia-a100 ", " nvidia/nvidia-a100"):
+        assert (
+            _targets_or_problem([], [("--target", text)], {})
+            == bare
+            == _targets_or_problem([], [], {"TVMC_TARGET": text})
+        )
+    path = tmp_path / "t.toml"
+    path.write_text('targets = ["nvidia/nvidia-a100 "]\n', encoding="utf-8")
+    assert _targets_or_problem([str(path)], [], {}) == bare
+
+
 PARSE_COUNT = """
 import sys
 from tvmc.targets import canonical, parse as parsing
