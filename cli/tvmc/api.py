@@ -410,12 +410,21 @@ def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str 
         entry = node_at(tree.data, f"/targets/{tokens[1]}")
         if not (isinstance(entry, dict) and "host" in entry):
             return _source_pointer(tree, "/host" + "".join(join("", t) for t in tokens[3:]), mirror)
+    written_passes = tree.data.get("disabled-pass")
+    if len(tokens) == 2 and tokens[0] == "disabled-pass" and tokens[1].isdigit() and isinstance(written_passes, list):
+        # A sorted set in the canonical form: its Nth name is where that name was first written.
+        names = sorted({name for name in written_passes if isinstance(name, str)})
+        if int(tokens[1]) < len(names):
+            found = f"/disabled-pass/{written_passes.index(names[int(tokens[1])])}"
+            return found if found in tree.origins else None
     if pointer in tree.origins:
         return pointer
-    if len(tokens) == 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
-        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table.
+    if len(tokens) >= 2 and tokens[0] == "pass-config" and type(tree.data.get("pass-config")) is dict:
+        # Written in another spelling (`tir.X` for `tirx.X`) or as a nested table; a field of an
+        # object-typed config (`tirx.UnrollLoop`'s `auto_max_step`) is inside the entry written.
         written = pass_config_aliases(tree.data["pass-config"], tokens[1])
-        return written[-1] if written and written[-1] in tree.origins else None
+        inner = written[-1] + "".join(join("", t) for t in tokens[2:]) if written else None
+        return inner if inner in tree.origins else None
     if tokens and tokens[0] == "host" and "/host" not in tree.origins and mirror is not None:
         # No host was written: the effective host is a CPU target itself (TVM's rule).
         return _source_pointer(tree, f"/targets/{mirror}" + "".join(join("", t) for t in tokens[1:]))

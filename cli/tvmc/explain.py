@@ -72,11 +72,16 @@ def lookup(data: Any, path: Sequence[Segment], expand: bool = False) -> list[tup
             elif _matches(expand_target(node) if expand and _is_target_slot(pointer) else node, segment):
                 step.append((pointer, node))
         found = step
-    if not found and len(path) == 2 and path[0] == Key("pass-config") and isinstance(path[1], Key):
-        # One pass config in any spelling: `tir.X` finds `tirx.X`, a dotted name a nested table.
+    if not found and len(path) >= 2 and path[0] == Key("pass-config") and isinstance(path[1], Key):
+        # One pass config in any spelling: `tir.X` finds `tirx.X`, a dotted name a nested table;
+        # a field of an object-typed one (`pass-config."tir.UnrollLoop".auto_max_step`) too.
         table = data.get("pass-config") if isinstance(data, dict) else None
         written = pass_config_aliases(table, path[1].name) if type(table) is dict else []
-        return [(pointer, node_at(data, pointer)) for pointer in written[-1:]]
+        return [
+            (pointer + inner, value)
+            for pointer in written[-1:]
+            for inner, value in lookup(node_at(data, pointer), path[2:], expand)
+        ]
     return found
 
 
@@ -327,13 +332,15 @@ def history(path_text: str, given: Replay, resolve: Callable[[], Resolution]) ->
         if not lookup(tree.data, path, expand=True):  # no target wrote a host: follow the config's
             path = host_path
             steps, tree = _replay(path, given)
-    if final is not None and not lookup(tree.data, path, expand=True):
+    sorted_set = final is not None and final.pointer.startswith("/disabled-pass/")
+    if final is not None and (sorted_set or not lookup(tree.data, path, expand=True)):
         # Written elsewhere: a host no file wrote is the CPU target (TVM's rule), a target's
-        # host the config's host.
+        # host the config's host; a name of the sorted set disabled-pass where it was written.
         source = resolved.source_pointer(final.pointer)
         if source is not None and source != final.pointer:
             spelling = source.startswith("/pass-config/")
             why = "another spelling of one pass config" if spelling else "the host is derived from it"
+            why = "disabled-pass is a sorted set" if sorted_set else why
             notes.append(f"{final.path} is {display_path(source)} as written ({why})")
             steps, _ = _replay(_segments(source), given)
     if final is not None and not steps and final.pointer.startswith("/host"):

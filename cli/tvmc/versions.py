@@ -57,7 +57,8 @@ def _holds(op: str, bound: Version, version: Version) -> bool:
         "=": series == bound,
         "!=": series != bound,
         ">=": series >= bound,
-        "~=": series >= bound,
+        # PEP 440's compatible release: `~=0.25` is >=0.25, ==0.*; `~=0.19.0` is >=0.19.0, ==0.19.*.
+        "~=": series >= bound and (len(bound) < 2 or version[: len(bound) - 1] == bound[:-1]),
         ">": version >= _next(bound),
         "<": version < bound,
         "<=": version < _next(bound),
@@ -73,8 +74,12 @@ def _admits(spec: str, low: Version, high: Version | None) -> bool:
     # every such point inside the range decides the whole range.
     points = {low} | {
         point
-        for _, bound in parsed
-        for point in (_full(bound), _full(_next(bound)))
+        for op, bound in parsed
+        for point in (
+            _full(bound),
+            _full(_next(bound)),
+            *((_full(_next(bound[:-1])),) if op == "~=" and len(bound) > 1 else ()),
+        )
         if low < point and (high is None or point < high)
     }
     return any(all(_holds(op, bound, v) for op, bound in parsed) for v in points)
@@ -114,8 +119,9 @@ def _generation(spec: str) -> Generation | None:
 def canonical_spec(spec: str) -> str:
     """One spelling per meaning: `">= 0.25"`, `">=0.25"` and `">0.24"` are all `">=0.25"`.
 
-    Each clause is written without spaces, an exclusive bound of a series as the inclusive bound
-    of its neighbour (`>0.24` is `>=0.25`, `<0.25` is `<=0.24`), `==`/`=` as the bare version;
+    Each clause is written without spaces, a bound where a series begins without its zeros
+    (`>=0.25.0` is `>=0.25`), an exclusive bound of a series as the inclusive bound of its
+    neighbour (`>0.24` is `>=0.25`, `<0.25` is `<=0.24`), `==`/`=` as the bare version;
     clauses are deduplicated and sorted. A malformed specifier is returned as it is (validation
     reports it)."""
     parsed = clauses(spec)
@@ -123,6 +129,8 @@ def canonical_spec(spec: str) -> str:
         return spec
     out = set()
     for op, bound in parsed:
+        while op in (">=", "<") and len(bound) > 1 and bound[-1] == 0:
+            bound = bound[:-1]  # where a series begins: `>=0.25.0` is `>=0.25`, `<0.25.0` is `<0.25`
         if op == ">":
             op, bound = ">=", _next(bound)
         elif op == "<" and bound[-1] > 0:

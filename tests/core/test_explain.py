@@ -173,3 +173,86 @@ def test_every_setter_in_order_and_the_last_is_the_value(
             [str(root / f"f{len(levels) - 1}.toml")], [("-O", str(f)) for f in flags], env={}
         ).config.to_dict()["opt-level"]
     )
+
+
+@pytest.mark.parametrize("spelling", ['"tir.UnrollLoop"', '"tirx.UnrollLoop"'])
+@pytest.mark.parametrize(
+    ("written", "flags", "where"),
+    [
+        ('[pass-config]\n"tir.UnrollLoop" = { auto_max_step = 8 }\n', [], "c.toml:3:"),
+        ("[pass-config.tir.UnrollLoop]\nauto_max_step = 8\n", [], "c.toml:3:"),
+        ("", [("--set", 'pass-config."tir.UnrollLoop".auto_max_step=8')], "--set="),
+        ("", [("--pass-config", "tir.UnrollLoop={auto_max_step=8}")], "--pass-config="),
+    ],
+    ids=["file", "nested", "set", "pass-config"],
+)
+def test_a_field_of_an_object_pass_config_in_the_old_spelling_has_its_origin(
+    tmp_path: Path, spelling: str, written: str, flags: list[tuple[str, str]], where: str
+) -> None:
+    """A field of `tir.UnrollLoop` (canonical `tirx.UnrollLoop`) was "default" in get and
+    show --origin, and "not set" for get in the spelling written: a pass config is one key in
+    any spelling, its fields too."""
+    config = write(tmp_path / "c.toml", 'targets = ["llvm"]\n' + written)
+    resolved = api.resolve([str(config)], flags, env={})
+    path = f"pass-config.{spelling}.auto_max_step"
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    assert found is not None and found.value == 8 and where in str(found.origin), found
+    shown = resolved.origins["/pass-config/tirx.UnrollLoop/auto_max_step"]
+    assert where in str(shown)
+    explained = api.explain([str(config)], flags, path, env={})
+    assert explained.final is not None and explained.final.value == 8
+    assert explained.steps and explained.steps[-1].where == str(found.origin)
+
+
+def test_a_name_of_the_sorted_disabled_pass_has_the_origin_where_it_was_written(tmp_path: Path) -> None:
+    """disabled-pass is a sorted set: `["B", "A"]` is `["A", "B"]`, and "A" was written at the
+    second element, not the first (get/show --origin gave "A" the origin of "B")."""
+    config = write(tmp_path / "c.toml", 'targets = ["llvm"]\ndisabled-pass = ["B", "A"]\n')
+    flags = [("--set", "disabled-pass+=C,A")]
+    resolved = api.resolve([str(config)], flags, env={})
+    assert resolved.to_dict()["disabled-pass"] == ["A", "B", "C"]
+    where = {p: str(o).split(" ")[0].rsplit("/", 1)[-1] for p, o in resolved.origins.items() if "disabled" in p}
+    assert where["/disabled-pass/0"] == "c.toml:2:23" and where["/disabled-pass/1"] == "c.toml:2:18"
+    assert where["/disabled-pass/2"] == "--set=disabled-pass+=C,A"
+    for index, name in enumerate(["A", "B", "C"]):
+        found = explain.get(resolved.to_dict(), resolved.origins, f"disabled-pass[{index}]")
+        explained = api.explain([str(config)], flags, f"disabled-pass[{index}]", env={})
+        assert found is not None and found.value == name and explained.final is not None
+        assert explained.steps[-1].where == str(found.origin) and explained.steps[-1].value == name
+
+
+@pytest.mark.parametrize(
+    ("configs", "flag", "path"),
+    [
+        (["arm/rasp4b"], "targets[0].mattr+=+vfp4", "targets[0].mattr"),
+        (["aws/c5"], "targets[0].mattr+=+avx2,+fma", "targets[0].mattr"),
+        (["aws/c5"], "disabled-pass+=FoldScaleAxis", "disabled-pass"),
+    ],
+)
+def test_a_list_appended_to_has_the_flag_as_its_origin_in_get_and_explain(
+    configs: list[str], flag: str, path: str
+) -> None:
+    """After `PATH+=V` explain's winner was the flag but get --origin (its JSON `origin`) kept the
+    list's first writer; `--unset PATH[i]` already made the flag the list's origin."""
+    resolved = api.resolve(configs, [("--set", flag)], env={})
+    found = explain.get(resolved.to_dict(), resolved.origins, path)
+    explained = api.explain(configs, [("--set", flag)], path, env={})
+    assert found is not None and str(found.origin) == f"--set={flag}"
+    assert explained.steps[-1].where == str(found.origin)
+    unchanged = api.resolve(configs, [("--set", f"{path}+=[]")], env={}) if path == "disabled-pass" else None
+    if unchanged is not None:  # appending nothing changes nothing, its origin included
+        assert unchanged.origins == api.resolve(configs, [], env={}).origins
+
+
+def test_an_edit_by_index_of_disabled_pass_reaches_the_name_get_prints_there(tmp_path: Path) -> None:
+    """`config get disabled-pass[0]` is "A" for `["B", "A"]`, but `--set disabled-pass[0]=A` (its own
+    value) dropped "B" and `--unset disabled-pass[0]` removed "B": the index was the written one."""
+    config = str(write(tmp_path / "c.toml", 'targets = ["llvm"]\ndisabled-pass = ["B", "A"]\n'))
+    before = api.resolve([config], [], env={})
+    first = explain.get(before.to_dict(), before.origins, "disabled-pass[0]")
+    assert first is not None and first.value == "A"
+    same = api.resolve([config], [("--set", "disabled-pass[0]=A")], env={})
+    assert same.fingerprint() == before.fingerprint() and same.to_dict() == before.to_dict()
+    unset = api.resolve([config], [("--unset", "disabled-pass[0]")], env={})
+    assert unset.to_dict()["disabled-pass"] == ["B"]
+    assert "c.toml:2:18 " in str(unset.origins["/disabled-pass/0"])

@@ -93,6 +93,10 @@ def test_a_discarded_flag_is_reported_naming_both() -> None:
     assert not any("no effect" in n for n in api.resolve([], [("-O", "1"), ("-O", "1")]).notes)
     kept = api.resolve([], [("--target", "llvm"), ("--target-llvm-mcpu", "znver3")])
     assert not any("no effect" in n for n in kept.notes)
+    # The flag that removed it is named, not a later append (which replaces nothing).
+    flags = [("--target", "cuda"), ("--unset", "targets[0]"), ("--set", 'targets+=["opencl"]')]
+    notes = [n for n in api.resolve([], flags).notes if "no effect" in n]
+    assert len(notes) == 1 and "before --unset=targets[0]," in notes[0], notes
 
 
 def test_a_patch_before_the_target_it_needs_says_so() -> None:
@@ -120,6 +124,8 @@ def test_options_of_the_default_kind_imply_it() -> None:
         ([], [("-O", "7")], 1),
         ([], [("--executor-vm-exec-mode", "bogus")], 1),
         ([], [("--set", "executor.kind=bogus")], 1),
+        ([], [("--executor", "bogus")], 1),  # was exit 2: the name is well typed, the rule refuses it
+        ([], [("--runtime", "bogus")], 1),
         ([], [("--pass-config", "tirx.no_such_config=1")], 1),
         # the command line itself is malformed (not the flag's type, a rewrite that cannot apply): exit 2
         (["aws/c5"], [("--set", "targets[0].mcpu+=x")], 2),
@@ -140,6 +146,10 @@ def test_a_mistake_in_a_tvmc_variable_names_it() -> None:
         api.resolve([], [], env={"TVMC_OPT_LEVEL": "9"})
     assert err.value.exit_code == 1 and err.value.rule == "invalid-value"
     assert str(err.value.location) == "env TVMC_OPT_LEVEL"
+    with pytest.raises(TvmcError) as err:
+        api.resolve([], [], env={"TVMC_EXECUTOR": "bogus"})
+    assert err.value.exit_code == 1 and err.value.rule == "unknown-executor"
+    assert str(err.value.location) == "env TVMC_EXECUTOR"
 
 
 # Every TVMC_* variable's mistakes, whichever stage finds them, name it one way: `env TVMC_X`

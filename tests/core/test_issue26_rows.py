@@ -221,8 +221,11 @@ def _hash(*flags: tuple[str, str]) -> str:
 
 
 def test_row13_tvm_version_spellings_of_one_range_hash_alike() -> None:
-    hashes = {_hash(("--set", f'tvm-version="{v}"')) for v in (">=0.25", ">= 0.25", ">0.24", ">=0.25, >= 0.25")}
+    spellings = (">=0.25", ">= 0.25", ">0.24", ">=0.25, >= 0.25", ">=0.25.0", "> 0.24")
+    hashes = {_hash(("--set", f'tvm-version="{v}"')) for v in spellings}
     assert len(hashes) == 1
+    assert _hash(("--set", 'tvm-version="<0.25.0"')) == _hash(("--set", 'tvm-version="<=0.24"'))
+    assert _hash(("--set", 'tvm-version="<=0.19.0"')) != _hash(("--set", 'tvm-version="<=0.19"'))  # 0.19.1
     assert api.resolve([], [("--target", "llvm"), ("--set", 'tvm-version=">0.24"')]).config.tvm_version == ">=0.25"
     assert _hash(("--set", 'tvm-version="<0.20"')) == _hash(("--set", 'tvm-version="<=0.19"'))
     assert _hash(("--set", 'tvm-version=">=0.25"')) != _hash(("--set", 'tvm-version=">=0.26"'))
@@ -412,6 +415,25 @@ def test_row7_a_later_cpu_drops_the_derived_host() -> None:
 
 
 @pytest.mark.parametrize(
+    "append",
+    [("--target", "llvm -mcpu=znver3"), ("--set", 'targets+=["llvm -mcpu=znver3"]')],
+    ids=["second-target", "set-append"],
+)
+def test_row7_an_appended_cpu_drops_the_derived_host(append: tuple[str, str]) -> None:
+    """`-c aws/c5 --target cuda --target 'llvm -mcpu=znver3'` kept the c5's Skylake as host though
+    the targets no longer were devices only; it is the znver3 target as its own host, as without
+    aws/c5. An appended device keeps it."""
+    appended = api.resolve(["aws/c5"], [("--target", "cuda"), append], env={})
+    alone = api.resolve([], [("--target", "cuda"), append], env={})
+    assert appended.config.host["mcpu"] == "znver3"
+    assert {k: appended.to_dict()[k] for k in ("targets", "host")} == {
+        k: alone.to_dict()[k] for k in ("targets", "host")
+    }
+    device = api.resolve(["aws/c5"], [("--target", "cuda"), ("--target", "opencl")], env={})
+    assert device.config.host["mcpu"] == "skylake-avx512"
+
+
+@pytest.mark.parametrize(
     ("flags", "env"),
     [
         ([("--target-host", "llvm -mtriple=x86_64-linux-gnu")], None),
@@ -422,8 +444,35 @@ def test_row7_a_later_cpu_drops_the_derived_host() -> None:
 def test_row8_a_later_host_overrides_a_tags_own_host(flags: list[tuple[str, str]], env: dict[str, str] | None) -> None:
     resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], flags, env=env)
     assert resolved.config.host["mtriple"] == "x86_64-linux-gnu" and "mcpu" not in resolved.config.host
-    assert resolved.config.targets[0]["tag"] == "nvidia/jetson-agx-orin-64gb"
+    # As TVM's `Target("nvidia/jetson-agx-orin-64gb", host=…)`: the bare tag name keeps no label
+    # (`{ tag = … }` would), whether the tag came from a file or from `--target`.
+    assert resolved.config.targets[0]["tag"] == "" and resolved.config.targets[0]["arch"] == "sm_87"
     assert all(t.get("host", resolved.config.host) == resolved.config.host for t in resolved.config.targets)
+    host = ("--target-host", "llvm -mtriple=x86_64-linux-gnu")
+    by_flag = api.resolve([], [("--target", "nvidia/jetson-agx-orin-64gb"), host], env={})
+    assert by_flag.config.targets == resolved.config.targets and by_flag.config.host == resolved.config.host
+
+
+@pytest.mark.parametrize("flag", [("--set", "host.mcpu=cortex-a76"), ("--target-llvm-mcpu", "cortex-a76")])
+def test_row8_an_edit_of_a_tags_own_host_keeps_the_bare_tag_unlabelled(flag: tuple[str, str]) -> None:
+    resolved = api.resolve(["nvidia/jetson-agx-orin-64gb"], [flag], env={})
+    assert resolved.config.host["mcpu"] == "cortex-a76" and resolved.config.targets[0]["tag"] == ""
+    written = api.resolve(
+        ["nvidia/jetson-agx-orin-64gb"], [("--target-host", json.dumps(resolved.to_dict()["host"]))], env={}
+    )
+    assert written.fingerprint() == resolved.fingerprint()
+
+
+@pytest.mark.parametrize("config", ["nvidia/jetson-agx-orin-64gb", "aws/c5"])
+def test_row8_unsetting_the_kind_or_label_of_a_host_is_the_same_mistake_wherever_the_host_is(config: str) -> None:
+    """The host a tag carries was written out with TVM's no-label `tag = ""`: `--unset host.kind`
+    then said "unknown target tag ''" (a tag nobody wrote) and `--unset host.tag` was a no-op."""
+    with pytest.raises(TvmcError) as kind:
+        api.resolve([config], [("--unset", "host.kind")], env={})
+    assert kind.value.rule == "missing-key" and "needs 'kind'" in kind.value.message, kind.value.one_line()
+    with pytest.raises(TvmcError) as tag:
+        api.resolve([config], [("--unset", "host.tag")], env={})
+    assert tag.value.exit_code == 2 and tag.value.message == "host.tag is not set"
 
 
 def test_row8_a_host_and_a_boards_tag_in_one_file_still_conflict(write: Write) -> None:

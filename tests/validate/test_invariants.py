@@ -757,6 +757,39 @@ def test_issue26_one_legacy_string_grammar_for_flag_env_and_file(tmp_path: Path,
     assert file == flag == env, text
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["nvidia/nvidia-a100 -l2_cache_size_bytes=5", "aws/cpu/c5.large -mcpu=skylake", "arm/rasp4b -mfloat-abi=hard"],
+)
+def test_issue26_a_tag_with_options_reads_alike_in_a_file(tmp_path: Path, text: str) -> None:
+    """The tvmc extension `TAG -opt=v` was refused in a file (`unknown-tag`: "neither a TVM tag
+    nor a target string starting with a kind name") while `--target` and `TVMC_TARGET` read it."""
+    path = tmp_path / "t.toml"
+    path.write_text(f"targets = [{json.dumps(text)}]\n", encoding="utf-8")
+    file = _targets_or_problem([str(path)], [], {})
+    assert file[0] != "error", file
+    assert (
+        file == _targets_or_problem([], [("--target", text)], {}) == _targets_or_problem([], [], {"TVMC_TARGET": text})
+    )
+    assert _validate_errors(path) == []
+
+
+def test_issue26_a_tag_between_spaces_is_the_tag_in_a_flag_the_environment_and_a_file(tmp_path: Path) -> None:
+    """`--target "nvidia/nvidia-a100 "` was the tag with no options (`{ tag = … }`, a label that
+    hashes apart) while TVMC_TARGET, whose value is stripped, was the bare tag."""
+    bare = _targets_or_problem([], [("--target", "nvidia/nvidia-a100")], {})
+    assert bare[0][0]["tag"] == ""
+    for text in ("nvidia/nvidia-a100 ", " nvidia/nvidia-a100"):
+        assert (
+            _targets_or_problem([], [("--target", text)], {})
+            == bare
+            == _targets_or_problem([], [], {"TVMC_TARGET": text})
+        )
+    path = tmp_path / "t.toml"
+    path.write_text('targets = ["nvidia/nvidia-a100 "]\n', encoding="utf-8")
+    assert _targets_or_problem([str(path)], [], {}) == bare
+
+
 PARSE_COUNT = """
 import sys
 from tvmc.targets import canonical, parse as parsing

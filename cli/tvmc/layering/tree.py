@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tvmc import registry, sources
+from tvmc import sources
 from tvmc import targets as tg
 from tvmc.errors import TvmcError
 from tvmc.keys import (
@@ -301,14 +301,12 @@ def _override_own_hosts(tree: Tree, host: Any, host_origins: Origins) -> None:
         if isinstance(entry, dict):
             replaced = {**entry, "host": plain_copy(host)}
             drop(tree.origins, f"/targets/{index}/host", entry.get("host"))
-        elif isinstance(entry, str) and registry.is_tag(entry):
-            replaced = {"tag": entry, "host": plain_copy(host)}
-            if f"/targets/{index}" in tree.origins:
-                tree.origins[f"/targets/{index}/tag"] = tree.origins[f"/targets/{index}"]
         elif isinstance(entry, str):
-            # A legacy string naming its host (`cuda -host='llvm …'`): the target it stands for,
-            # written by the same layer, with the later host. Its executor/runtime settings were
-            # lifted when its layer was read (`own_data`, `--target`), so the table loses nothing.
+            # A tag name carrying a host (nvidia/jetson-agx-orin-64gb) or a legacy string naming
+            # its host (`cuda -host='llvm …'`): the target it stands for, written by the same
+            # layer, with the later host — as TVM's `Target(tag, host=…)`, whose tag stays no
+            # label (`{ tag = … }` would keep one). Its executor/runtime settings were lifted
+            # when its layer was read (`own_data`, `--target`), so the table loses nothing.
             try:
                 own = tg.detach_host(tree.reader.read(entry).spec)
             except TvmcError:
@@ -355,6 +353,16 @@ def derive_host(tree: Tree, incoming: Mapping[str, Any], host_origins: Origins |
             rebase(tree.origins, f"/targets/{cpu}", "/host", host)
         tree.data["host"] = host
         tree.derived_host = True
+
+
+def keep_derived_host(tree: Tree, added: list[Any]) -> None:
+    """Targets appended to `tree`'s (a second `--target`, `--set targets+=…`) by the host rule of
+    `derive_host`: a derived host lasts while the targets stay devices, so a CPU (or a target
+    with its own host) among them drops it (`-c aws/c5 --target cuda --target llvm` is the llvm
+    target as its own host, as `--target cuda --target llvm` alone is)."""
+    if tree.derived_host and any(_is_host_capable(entry, tree.reader) is not False for entry in added):
+        drop(tree.origins, "/host", tree.data.pop("host", None))
+        tree.derived_host = False
 
 
 def merge(base: Tree, over: Tree) -> None:

@@ -20,7 +20,13 @@ from tvmc.keys import (
     with_lifted,
 )
 from tvmc.layering import Tree
-from tvmc.layering.tree import canonical_entry, derive_host, drop_pass_config_aliases, runs_on_cpu
+from tvmc.layering.tree import (
+    canonical_entry,
+    derive_host,
+    drop_pass_config_aliases,
+    keep_derived_host,
+    runs_on_cpu,
+)
 from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, drop, is_within, node_at, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
@@ -142,7 +148,8 @@ def _own_host(tree: Tree) -> dict[str, Any] | None:
     for entry in entries if isinstance(entries, list) else []:
         canonical = canonical_entry(entry, tree.reader)
         if canonical is not None and isinstance(canonical.get("host"), dict):
-            return dict(canonical["host"])
+            # As written out: `tag = ""` is TVM's "no label" of a canonical target, not a tag.
+            return {k: v for k, v in canonical["host"].items() if not (k == "tag" and v == "")}
     return None
 
 
@@ -363,6 +370,8 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     spelled = _pass_config_spelling(tree, rw)
     if spelled is None:
         return
+    if rw.path[0] == Key("disabled-pass") and len(rw.path) > 1:
+        _sort_disabled_passes(tree)
     rw = _target_host_alias(tree, spelled)
     if rw.op in ("set", "append"):
         _imply_kind(tree, rw)
@@ -410,6 +419,24 @@ def apply(tree: Tree, rw: Rewrite) -> None:
             {"host": tree.data["host"]},
             {p[len("/host") :]: o for p, o in tree.origins.items() if is_within(p, "/host")},
         )
+
+
+def _sort_disabled_passes(tree: Tree) -> None:
+    """disabled-pass is a sorted set: `disabled-pass[0]` is the first name `config get` prints, so
+    an edit by index (`--set disabled-pass[0]=…`, `--unset disabled-pass[0]`) reaches the list in
+    that order, each name with the origin where it was first written."""
+    written = tree.data.get("disabled-pass")
+    if not isinstance(written, list) or not all(isinstance(name, str) for name in written):
+        return  # validation reports it
+    names = sorted(set(written))
+    if names == written:
+        return
+    origins = [tree.origins.pop(f"/disabled-pass/{i}", None) for i in range(len(written))]
+    for index, name in enumerate(names):
+        origin = origins[written.index(name)]
+        if origin is not None:
+            tree.origins[f"/disabled-pass/{index}"] = origin
+    tree.data["disabled-pass"] = names
 
 
 def _pass_config_spelling(tree: Tree, rw: Rewrite) -> Rewrite | None:
@@ -517,7 +544,13 @@ def discarded_warnings(tree: Tree, rewrites: list[Rewrite]) -> list[str]:
             continue  # one flag's several rewrites: judged by its last
         area = later[_area(rw)]
         culprit = next(
-            (rewrites[j] for j in area[area.index(index) + 1 :] if len(rewrites[j].path) <= len(rw.path)), None
+            (
+                rewrites[j]
+                for j in area[area.index(index) + 1 :]
+                # an append replaces nothing; an unset removes what it reaches, however deep
+                if rewrites[j].op != "append" and (rewrites[j].op == "unset" or len(rewrites[j].path) <= len(rw.path))
+            ),
+            None,
         )
         if culprit is None or culprit.origin.source == rw.origin.source:
             continue
@@ -576,10 +609,14 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
             raise UsageError(f"{_show(tokens)} is not a list; use = to replace it", rw.origin.where())
         value = _typed(tree, rw, tokens, element=True)
         items = value if isinstance(value, list) else [value]
+        if tokens == ["targets"]:
+            keep_derived_host(tree, items)
         start = len(current)
         current.extend(copy.deepcopy(items))
         for offset, item in enumerate(items):
             tree.origins.update(origins_for(item, _pointer([*tokens, start + offset]), lambda _p: rw.origin))
+        if items:
+            tree.origins[_pointer(tokens)] = rw.origin  # the list is now as the flag left it (as after --unset)
 
 
 def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:

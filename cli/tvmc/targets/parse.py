@@ -100,10 +100,12 @@ def parse_legacy_strict(text: str, loc: Location | None, where: str = "") -> Spe
 
 
 def _parse_top_str(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
-    base = registry.tag_config(text)
+    # A tag alone, also between spaces (as TVMC_TARGET's value is stripped): the tag, not a tag
+    # with no options (`{"tag": …}`, which keeps a label).
+    base = registry.tag_config(text.strip(" "))
     if base is not None:
         return base
-    renamed = _renamed_tag(text, ctx)
+    renamed = _renamed_tag(text.strip(" "), ctx)
     if renamed is not None:
         return registry.tag_config(renamed) or {}
     if text.startswith("{"):

@@ -63,11 +63,16 @@ def tag_kinds() -> dict[str, str]:
 
 @cache
 def target_string_pattern() -> str:
-    """Strings that are not tags: a legacy target string starting with a kind name, or JSON text."""
-    # Kind names are [A-Za-z0-9_-]: no escaping (re.escape's "\\-" is not a valid ECMA-262 escape).
-    names = "|".join(sorted(registry.all_kinds(), key=lambda k: (-len(k), k)))
-    assert re.fullmatch(r"[\w|-]+", names), names
-    return rf"^(?:(?:{names})(?:\s.*)?|\s*\{{.*)$"
+    """Strings that are not tags: a legacy target string starting with a kind name — or with a tag
+    name followed by options (`nvidia/nvidia-a100 -l2_cache_size_bytes=5`, the tvmc extension
+    `targets.parse_target` reads), or JSON text."""
+    # Kind names are [A-Za-z0-9_-]: no escaping (re.escape's "\\-" is not a valid ECMA-262 escape);
+    # tag names also hold '/', ',' and '.', of which only '.' is escaped.
+    kinds = "|".join(sorted(registry.all_kinds(), key=lambda k: (-len(k), k)))
+    assert re.fullmatch(r"[\w|-]+", kinds), kinds
+    tags = "|".join(t.replace(".", "\\.") for t in sorted(tag_kinds(), key=lambda t: (-len(t), t)))
+    assert re.fullmatch(r"[\w|/,\\.-]+", tags), tags
+    return rf"^(?:(?:{kinds})(?:\s.*)?|(?:{tags})\s.*|\s*\{{.*)$"
 
 
 @cache

@@ -127,7 +127,8 @@ def _target_defs() -> dict[str, Any]:
                 {"$ref": "#/$defs/tag-name"},
                 {
                     "pattern": model.target_string_pattern(),
-                    "description": "A legacy target string starting with a kind name, or JSON text.",
+                    "description": "A legacy target string starting with a kind name (or a tag name "
+                    "followed by options), or JSON text.",
                 },
             ],
         },
