@@ -220,6 +220,12 @@ REGISTRY: dict[str, Rule] = {
             ("tvmc.validate.rules:_Rules.legacy",),
         ),
         Rule(
+            "legacy-pass-config",
+            "warning",
+            "A pass config only legacy TVM registers (relay.*), in a config for no TVM in particular.",
+            ("tvmc.validate.rules:_Rules.pass_configs",),
+        ),
+        Rule(
             "legacy-component",
             "warning",
             "An executor or runtime only legacy TVM has (graph, aot, crt).",

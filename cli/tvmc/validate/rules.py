@@ -370,7 +370,17 @@ class _Rules:
                     "TVM registers no PassContext config of this name",
                     suggest(entry.canonical, list(known)),
                 )
-            elif entry.canonical in seen and seen[entry.canonical][1] != entry.value:
+                continue
+            if generation is None and entry.canonical not in registry.pass_configs():
+                # Written for no TVM in particular, but only the old releases register it (relay.*):
+                # a build for TVM >= 0.25 refuses it, as the graph executor's legacy-component says.
+                self.add(
+                    "legacy-pass-config",
+                    entry.pointer,
+                    f"{entry.canonical!r} is a PassContext config only legacy TVM (<= 0.19) registers{self.legacy_why}",
+                    severity=self.legacy_severity,
+                )
+            if entry.canonical in seen and seen[entry.canonical][1] != entry.value:
                 self.add(
                     "pass-config-type",
                     entry.pointer,
