@@ -39,6 +39,8 @@ def commands(flags: list[str], tmp_path: Path) -> dict[str, list[str]]:
         (["--target", "llvm", "-O", "7"], 1),  # an integer out of range: invalid-value
         (["--target", "llvm -mcpu=notacpu"], 1),  # unknown-cpu
         (["-c", "aws/c5", "--set", "executor.kind=bogus"], 1),  # unknown-executor
+        (["-c", "aws/c5", "--executor", "bogus"], 1),  # the same value by its own flag
+        (["-c", "aws/c5", "--runtime", "bogus"], 1),  # unknown-runtime
         (["-c", "aws/c55"], 1),  # config-not-found
         (["--target", "llvm", "-O", "x"], 2),  # not an integer: the flag's own type
         (["-c", "aws/c5", "--set", "targets[0].mcpu+=x"], 2),  # a rewrite that cannot apply
@@ -53,6 +55,30 @@ def test_the_same_bad_input_exits_with_the_same_code_in_every_command(
         assert exit_code == code, (name, output)
         assert "Traceback" not in output
     assert not (tmp_path / "m.so").exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "flag", "rule"),
+    [("TVMC_EXECUTOR", "--executor", "executor"), ("TVMC_RUNTIME", "--runtime", "runtime")],
+)
+def test_an_unknown_executor_is_refused_as_the_rule_engine_refuses_it_in_a_file(
+    variable: str, flag: str, rule: str, tmp_path: Path
+) -> None:
+    # `--executor bogus` and TVMC_EXECUTOR=bogus exited 2 (a usage error) while `--set
+    # executor.kind=bogus` and the same value in a file exit 1: the rule engine decides, once.
+    message = f"{rule}.kind: unknown {rule} 'grph' (known: "
+    (tmp_path / "c.toml").write_text(f'targets = ["llvm"]\n{rule} = "grph"\n', encoding="utf-8")
+    code, output = run("config", "validate", str(tmp_path / "c.toml"))
+    assert code == 1 and f"[unknown-{rule}]" in output
+    for args, env, source in (
+        (["config", "show", "-c", "aws/c5", flag, "grph"], {}, f"{flag}=grph"),
+        (["config", "show", "-c", "aws/c5", "--set", f"{rule}.kind=grph"], {}, f"--set={rule}.kind=grph"),
+        (["config", "get", "opt-level", "-c", "aws/c5"], {variable: "grph"}, f"env {variable}"),
+    ):
+        result = runner.invoke(app, args, env=env)
+        assert result.exit_code == 1, (args, result.output)
+        assert result.stderr.startswith(f"tvmc: error: {source}: {message}"), result.stderr
+        assert len(result.stderr.splitlines()) == 1
 
 
 def test_diff_names_the_argument_not_a_flag_the_user_did_not_type() -> None:

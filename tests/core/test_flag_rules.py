@@ -120,6 +120,8 @@ def test_options_of_the_default_kind_imply_it() -> None:
         ([], [("-O", "7")], 1),
         ([], [("--executor-vm-exec-mode", "bogus")], 1),
         ([], [("--set", "executor.kind=bogus")], 1),
+        ([], [("--executor", "bogus")], 1),
+        ([], [("--runtime", "bogus")], 1),
         ([], [("--pass-config", "tirx.no_such_config=1")], 1),
         # the command line itself is malformed (not the flag's type, a rewrite that cannot apply): exit 2
         (["aws/c5"], [("--set", "targets[0].mcpu+=x")], 2),
