@@ -130,3 +130,28 @@ def test_format_is_declared_once_and_refused_by_the_parser(args: list[str]) -> N
     code, output = run(*args, "--format", "xml")
     assert code == 2 and output.startswith("tvmc: error: Invalid value for '--format' / '-f': 'xml' is not one of")
     assert len(output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [  # click wrote `Did you mean '--jobs'?` or `(Did you mean one of: …?)`, before tvmc's `(see …)`
+        (
+            ["config", "validate", "--bogus"],
+            "No such option '--bogus'; see tvmc config validate --help (did you mean '--jobs'?)",
+        ),
+        (
+            ["config", "show", "--orign"],
+            "No such option '--orign'; see tvmc config show --help (did you mean '--origin' or '--config'?)",
+        ),
+        (["config", "shwo"], "No such command 'shwo'; see tvmc config --help (did you mean 'show'?)"),
+        (["confg"], "No such command 'confg'; see tvmc --help (did you mean 'config'?)"),
+        (["config", "show", "--bogus"], "No such option '--bogus'; see tvmc config show --help"),
+        (["config", "get"], "Missing argument 'PATH'; see tvmc config get --help"),
+    ],
+)
+def test_a_usage_error_of_the_parser_reads_as_every_error(args: list[str], line: str) -> None:
+    """The message, `; hint`, then the did-you-mean: as `config show`, `compile` and `run --device`
+    word theirs (`--device: unknown device 'tpu' (…) (did you mean 'cpu'?)`)."""
+    code, output = run(*args)
+    assert code == 2
+    assert output == f"tvmc: error: {line}\n"

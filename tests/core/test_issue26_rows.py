@@ -669,10 +669,10 @@ def test_row16_an_equal_re_set_is_the_winner_everywhere(write: Write) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["config", "show", "--bogus"], "No such option '--bogus'."),
-        (["config", "show", "-O"], "Option '-O' requires an argument."),
-        (["nope"], "No such command 'nope'."),
-        (["config", "show", "--format", "xml"], "'xml' is not one of 'toml', 'json'."),
+        (["config", "show", "--bogus"], "No such option '--bogus'; see tvmc config show --help"),
+        (["config", "show", "-O"], "Option '-O' requires an argument"),
+        (["nope"], "No such command 'nope'; see tvmc --help"),
+        (["config", "show", "--format", "xml"], "'xml' is not one of 'toml', 'json'; see tvmc config show --help"),
     ],
 )
 def test_a_usage_error_of_the_argument_parser_is_one_line(args: list[str], message: str) -> None:
