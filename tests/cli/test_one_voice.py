@@ -155,3 +155,28 @@ def test_a_usage_error_of_the_parser_reads_as_every_error(args: list[str], line:
     code, output = run(*args)
     assert code == 2
     assert output == f"tvmc: error: {line}\n"
+
+
+@pytest.mark.parametrize("bad", ["missing", "directory"])
+def test_a_missing_or_irregular_input_file_is_exit_1_in_the_same_words_in_every_command(
+    bad: str, tmp_path: Path
+) -> None:
+    """`run` and `model inspect` exited 2 with `is not a file`, `inspect` 1 with `does not exist`,
+    `compile` 1 with `model file '…' does not exist`, `run --check`/`--inputs` 2: one check now."""
+    path = tmp_path / "input.bin"
+    if bad == "directory":
+        path.mkdir()
+    said = f"{path} does not exist" if bad == "missing" else f"{path} is a directory, not a regular file"
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"never loaded: the input file is refused first")
+    for args, source in (
+        (["run", str(path)], "LIBRARY"),
+        (["inspect", str(path)], "LIBRARY"),
+        (["model", "inspect", str(path)], "MODEL"),
+        (["compile", str(path), "--model-format", "onnx", "--target", "llvm", "-o", str(tmp_path / "o.so")], "MODEL"),
+        (["tune", str(path), "--model-format", "onnx", "--target", "llvm", "--database", str(tmp_path)], "MODEL"),
+        (["run", str(library), "--check", str(path), "--force"], "--check"),
+        (["run", str(library), "--inputs", str(path), "--force"], "--inputs"),
+    ):
+        code, output = run(*args)
+        assert (code, output) == (1, f"tvmc: error: {source}: {said}\n"), args
