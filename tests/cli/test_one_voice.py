@@ -180,3 +180,14 @@ def test_a_missing_or_irregular_input_file_is_exit_1_in_the_same_words_in_every_
     ):
         code, output = run(*args)
         assert (code, output) == (1, f"tvmc: error: {source}: {said}\n"), args
+
+
+def test_tune_names_the_input_at_fault_as_compile_does(tmp_path: Path) -> None:
+    """The tuning child's tvmc error reached the user as `tune: --input-shapes: …; run with --verbose
+    for TVM's output` (located at `tune`, and a hint about TVM's output for an error of tvmc's own)."""
+    pytest.importorskip("tvm")
+    model = str(Path(__file__).resolve().parents[2] / "models" / "mlp.onnx")
+    shapes = ["--target", "llvm", "--input-shapes", "z:[1]"]
+    said = "tvmc: error: --input-shapes: the model has no input 'z' (inputs: x)\n"
+    assert run("compile", model, *shapes, "-o", str(tmp_path / "m.so")) == (1, said)
+    assert run("tune", model, *shapes, "--database", str(tmp_path / "db")) == (1, said)
