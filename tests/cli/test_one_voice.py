@@ -191,3 +191,22 @@ def test_tune_names_the_input_at_fault_as_compile_does(tmp_path: Path) -> None:
     said = "tvmc: error: --input-shapes: the model has no input 'z' (inputs: x)\n"
     assert run("compile", model, *shapes, "-o", str(tmp_path / "m.so")) == (1, said)
     assert run("tune", model, *shapes, "--database", str(tmp_path / "db")) == (1, said)
+
+
+def test_a_database_that_is_a_file_is_refused_alike_by_every_command(tmp_path: Path) -> None:
+    """`--database FILE`: `tune` failed on `FILE/<fingerprint>/.lock: Not a directory` (exit 1),
+    `compile` warned once per file it could not read and built (exit 0), `tune db` refused it (2)."""
+    pytest.importorskip("tvm")
+    model = str(Path(__file__).resolve().parents[2] / "models" / "mlp.onnx")
+    database = tmp_path / "db.toml"
+    database.write_text("not a database\n", encoding="utf-8")
+    said = f"tvmc: error: --database: {database} is not a directory (a tuning database is one)\n"
+    build = [model, "--target", "llvm", "--input-shapes", "x:[1,8]", "--database", str(database)]
+    for args in (
+        ["compile", *build, "-o", str(tmp_path / "m.so")],
+        ["tune", *build, "--trials", "1"],
+        ["tune", "db", "list", "--database", str(database)],
+        ["tune", "db", "show", "0123456789abcdef", "--database", str(database)],
+    ):
+        assert run(*args) == (2, said), args
+    assert not (tmp_path / "m.so").exists()
