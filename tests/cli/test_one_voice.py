@@ -210,3 +210,16 @@ def test_a_database_that_is_a_file_is_refused_alike_by_every_command(tmp_path: P
     ):
         assert run(*args) == (2, said), args
     assert not (tmp_path / "m.so").exists()
+
+
+def test_a_trial_count_below_one_is_refused_by_the_parser_in_compile_as_in_tune() -> None:
+    """`compile --tune 0` said `--tune: --tune 0: give a number of trials per task, 1 or more` (the
+    flag twice) where `tune --trials-per-task 0` is the parser's range error: one range, declared."""
+    for args, flag, command in (
+        (["compile", "m.onnx", "--tune", "0"], "--tune", "compile"),
+        (["tune", "m.onnx", "--trials-per-task", "0"], "--trials-per-task", "tune"),
+    ):
+        assert run(*args) == (
+            2,
+            f"tvmc: error: Invalid value for '{flag}': 0 is not in the range x>=1; see tvmc {command} --help\n",
+        )
