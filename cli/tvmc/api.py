@@ -978,7 +978,7 @@ def tune(
         on_warning(note)
     plan = plan_build(resolved.config, resolved.origins, spec)
     if database is not None:
-        root = Path(os.fspath(database))
+        root = store.database_root(Path(os.fspath(database)), "--database")
     elif plan.tuning_records is not None:
         root = Path(plan.tuning_records)
     elif resolved.participation.isolated:

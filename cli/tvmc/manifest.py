@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc.errors import TvmcError
+from tvmc.readfile import input_file
 
 MAGIC = b"\x00TVMC-MANIFEST\x01\x00"
 FORMAT = "tvmc-manifest/1"
@@ -110,9 +111,7 @@ def read(path: str | Path) -> dict[str, Any] | None:
 
     Raises ManifestError for a damaged manifest and TvmcError for a path that is not a regular file."""
     path = Path(path)
-    if not path.is_file():
-        what = "does not exist" if not path.exists() else "is not a regular file"
-        raise TvmcError(f"{path} {what}", "LIBRARY")
+    input_file(path, "LIBRARY")
     try:
         with open(path, "rb") as handle:
             head = handle.read(512)

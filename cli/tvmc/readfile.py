@@ -1,14 +1,16 @@
 """Reading a small file that must be a regular file: a config, a tuning partition's JSON files.
 
 The one reader of both (`sources.loader` turns its refusals into located config errors, `tune.store`
-into messages naming the database file). Only `os` and `stat`: the loader reads every config
-through it, and `tvmc.fileio` (the writer) costs milliseconds to import.
+into messages naming the database file). Only `os`, `stat` and `tvmc.errors`: the loader reads
+every config through it, and `tvmc.fileio` (the writer) costs milliseconds to import.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+
+from tvmc.errors import TvmcError
 
 # O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
 # (Computed once: the failing getattr on POSIX raises and catches an AttributeError each time.)
@@ -57,6 +59,20 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+def input_file(path: str | os.PathLike[str], source: str) -> os.stat_result:
+    """The one check of a file a command is given to read (a model, a library, an .npz), before it
+    is opened: one that is missing, a directory, a FIFO or a device is invalid input (exit 1), worded
+    alike in every command (`MODEL: m.onnx does not exist`; `run` said `is not a file`, exit 2, where
+    `compile` said `model file 'm.onnx' does not exist`, exit 1). Returns its stat."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:  # a dangling symbolic link too; another OSError (a name too long) is
+        raise TvmcError(f"{os.fspath(path)} does not exist", source) from None  # the CLI's, naming the file
+    if not stat.S_ISREG(info.st_mode):
+        raise TvmcError(f"{os.fspath(path)} {file_kind(info.st_mode)}, not a regular file", source)
+    return info
 
 
 def file_kind(mode: int) -> str:

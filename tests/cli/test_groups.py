@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 def test_a_misspelt_command_gets_one_suggestion(app: typer.Typer, argv: list[str], suggestion: str) -> None:
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 2
-    assert result.output.count("Did you mean") == 1 and f"Did you mean {suggestion}?" in result.output
+    assert result.output.count("did you mean") == 1 and result.output.endswith(f" (did you mean {suggestion}?)\n")
 
 
 def test_unknown_command_without_a_neighbour(app: typer.Typer) -> None:
     result = CliRunner().invoke(app, ["config", "zzzzzz"])
-    assert result.exit_code == 2 and "No such command 'zzzzzz'." in result.output
-    assert "Did you mean" not in result.output
+    assert result.exit_code == 2 and "No such command 'zzzzzz';" in result.output
+    assert "did you mean" not in result.output.lower()
 
 
 def test_config_group_builds_only_the_command_that_runs() -> None:

@@ -95,7 +95,7 @@ def test_emit_to_a_file(invoke: Invoke, model: Path, tmp_path: Path) -> None:
         (["m.onnx", "--input-shapes", "x:[1] junk"], 2, "--input-shapes: cannot parse 'junk' at column 7"),
         (["m.onnx", "--model-format", "caffe"], 2, "caffe"),
         (["m.onnx", "--target-llvm-mcpu"], 2, "requires an argument"),
-        (["missing.onnx"], 1, "model file 'missing.onnx' does not exist"),
+        (["missing.onnx"], 1, "MODEL: missing.onnx does not exist"),
         (["m.onnx", "--executor", "graph"], 1, "--executor=graph: executor.kind: executor 'graph' has no TVM >= 0.25"),
         (["m.onnx", "--config", "boards/corstone-300"], 1, "use --emit tvmc or --emit relay"),
         (

@@ -121,9 +121,9 @@ def test_npz_files_are_checked_before_they_are_read(tmp_path: Path) -> None:
         running.load_inputs(tmp_path / "s.npz")
     fifo = tmp_path / "fifo.npz"
     __import__("os").mkfifo(fifo)
-    with pytest.raises(UsageError, match="is not a regular file"):
+    with pytest.raises(TvmcError, match="is a FIFO \\(named pipe\\), not a regular file"):
         running.load_inputs(fifo)
-    with pytest.raises(UsageError, match="/dev/zero is not a regular file"):
+    with pytest.raises(TvmcError, match="/dev/zero is a device, not a regular file"):
         running.regular_file(Path("/dev/zero"), "--check", running.MAX_MODEL_BYTES, "model")
 
 

@@ -80,7 +80,7 @@ def test_inputs_and_outputs_as_npz_and_timing(invoke: Invoke, library: Path, tmp
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["run", "missing.so", "--check", "m.onnx"], 2, "is not a file"),
+        (["run", "missing.so", "--check", "m.onnx"], 1, "LIBRARY: missing.so does not exist"),  # as inspect
         (["run", "LIB", "--fill", "twos"], 2, "unknown fill 'twos'"),
         (["run", "LIB", "--inputs", "NOTNPZ"], 2, "cannot read inputs"),
         (["run", "LIB", "--device", "cuda", "--inputs", "NPZ"], 1, "no cuda device here"),
@@ -146,7 +146,7 @@ def test_profile_as_table_and_json(invoke: Invoke, library: Path, mlp_path: Path
 
 def test_api_compile_and_run_are_the_cli(tmp_path: Path, mlp_path: Path) -> None:
     from tvmc import api
-    from tvmc.errors import TvmcError, UsageError
+    from tvmc.errors import TvmcError
 
     (tmp_path / "out").mkdir()
     compiled = api.compile(
@@ -159,8 +159,9 @@ def test_api_compile_and_run_are_the_cli(tmp_path: Path, mlp_path: Path) -> None
     x = np.ones((2, 8), "float32")
     again = api.run(compiled.path, {"x": x})
     assert again.outputs["y"].shape == (2, 4)
-    with pytest.raises(UsageError, match="is not a file"):
+    with pytest.raises(TvmcError, match=r"missing\.so does not exist") as missing:
         api.run(tmp_path / "missing.so", {"x": x})
+    assert missing.value.exit_code == 1
     with pytest.raises(TvmcError, match="is not a CPU LLVM 22"):
         api.compile(mlp_path, ["host/default"], [("--target-llvm-mcpu", "skylake-avx51")], output=tmp_path / "y.so")
     with pytest.raises(TvmcError, match="the directory does not exist"):

@@ -310,11 +310,12 @@ def test_row18_a_malformed_lower_pass_value_is_a_usage_error(value: str, message
 def test_row10_migrate_refuses_what_validate_would_reject(tmp_path: Path) -> None:
     code, out, err = tvmc("config", "migrate", "llvm -mcpu=notacpu")
     assert code == 1 and out == ""
-    assert "mcpu 'notacpu' is not a CPU" in err and "[unknown-cpu]" in err and len(err.splitlines()) == 1
+    assert "mcpu 'notacpu' is not a CPU" in err and len(err.splitlines()) == 1
+    assert err.endswith("; the migrated config would not be valid\n")  # as every error reads: no [rule] inside
     old = tmp_path / "old.json"
     old.write_text('{"targets": [{"kind": "llvm"}], "executor": {"kind": "aot", "interface-api": "c"}}')
     code, _, err = tvmc("config", "migrate", str(old))
-    assert code == 1 and "[aot-interface-api]" in err
+    assert code == 1 and "interface-api" in err and err.startswith(f"tvmc: error: {old}:1:")
 
 
 def test_row10_what_migrate_writes_validates_and_shows(tmp_path: Path) -> None:
@@ -717,10 +718,10 @@ def test_row16_an_equal_re_set_is_the_winner_everywhere(write: Write) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["config", "show", "--bogus"], "No such option '--bogus'."),
-        (["config", "show", "-O"], "Option '-O' requires an argument."),
-        (["nope"], "No such command 'nope'."),
-        (["config", "show", "--format", "xml"], "'xml' is not one of 'toml', 'json'."),
+        (["config", "show", "--bogus"], "No such option '--bogus'; see tvmc config show --help"),
+        (["config", "show", "-O"], "Option '-O' requires an argument"),
+        (["nope"], "No such command 'nope'; see tvmc --help"),
+        (["config", "show", "--format", "xml"], "'xml' is not one of 'toml', 'json'; see tvmc config show --help"),
     ],
 )
 def test_a_usage_error_of_the_argument_parser_is_one_line(args: list[str], message: str) -> None:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import typer
+from tvmc.errors import TvmcError
+from tvmc.migrate import migrate
 from typer.testing import CliRunner
 
 OLD = Path(__file__).resolve().parent / "old_tvmc"
@@ -78,5 +80,32 @@ def test_a_migrated_config_the_engine_refuses_names_the_old_file(
     (tmp_path / "old.json").write_text(text, encoding="utf-8")
     result = runner.invoke(app, ["config", "migrate", str(tmp_path / "old.json")])
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"tvmc: error: {tmp_path / where}") and f"[{rule}]" in result.stderr
+    assert result.stderr.startswith(f"tvmc: error: {tmp_path / where}")
+    assert result.stderr.endswith("; the migrated config would not be valid\n")  # the hint, as a hint
     assert result.stderr.count("\n") == 1
+    with pytest.raises(TvmcError) as refused:
+        migrate(tmp_path / "old.json")
+    assert refused.value.rule == rule  # on the problem record, not in the message
+
+
+@pytest.mark.parametrize(
+    ("old", "line"),
+    [
+        (
+            "tvmc compile --target llvm --opt-level 7 m.onnx",
+            "tvmc: error: --opt-level 7: opt-level: 7 is not in 0..3; the migrated config would not be valid\n",
+        ),
+        (
+            "tvmc compile --target llvm --runtime crtt m.onnx",
+            "tvmc: error: --runtime crtt: runtime.kind: unknown runtime 'crtt' (known: cpp, crt); "
+            "the migrated config would not be valid (did you mean 'crt'?)\n",
+        ),
+    ],
+)
+def test_a_migrated_command_line_the_engine_refuses_reads_as_every_error(app: typer.Typer, old: str, line: str) -> None:
+    """One voice: the old flag that set the value, the message, `; hint`, then the did-you-mean (it
+    said `opt-level: 7 is not in 0..3 (the migrated config would not be valid) [invalid-value]`:
+    no source, the hint in parentheses and the rule id inside the message, any did-you-mean after it)."""
+    result = runner.invoke(app, ["config", "migrate", old])
+    assert result.exit_code == 1
+    assert result.stderr == line

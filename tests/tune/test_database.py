@@ -205,9 +205,9 @@ def test_a_tuning_db_variable_naming_a_file_is_one_line_naming_it(
         result = CliRunner().invoke(app, ["tune", "db", *args], env={store.ENV: path})
         assert result.exit_code == 2, result.output
         assert result.output == f"tvmc: error: {NOT_A_DATABASE.format(path=path)}\n"
-    # given with --database, the option's value is the location: the path once too
+    # given with --database, the flag is the location, as the variable is: the path once too
     result = CliRunner().invoke(app, ["tune", "db", "list", "--database", "/dev/null"])
-    assert result.output == "tvmc: error: /dev/null: not a directory (a tuning database is one)\n"
+    assert result.output == "tvmc: error: --database: /dev/null is not a directory (a tuning database is one)\n"
 
 
 def test_tune_and_compile_name_a_tuning_db_variable_naming_a_file(tmp_path: Path) -> None:

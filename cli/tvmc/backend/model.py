@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmc.errors import BuildError, UsageError
+from tvmc.readfile import input_file
 from tvmc.records import record
 from tvmc.shapes import Shapes
 from tvmc.validate.legacy import MODERN_HINT
@@ -147,12 +148,5 @@ def guess_format_or_none(path: str) -> str | None:
 
 def check_exists(model: ModelSpec) -> Path:
     path = Path(model.path)
-    if not path.is_file():
-        if path.is_dir():
-            what = "is a directory"
-        elif path.exists():  # a device or a FIFO: reading it could be endless or hang
-            what = "is not a regular file"
-        else:
-            what = "does not exist"
-        raise BuildError(f"model file {model.path!r} {what}", "MODEL")
+    input_file(path, "MODEL")  # a device or a FIFO: reading it could be endless or hang
     return path

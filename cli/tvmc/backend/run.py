@@ -25,7 +25,8 @@ from tvmc import deps, manifest
 from tvmc.backend import preflight
 from tvmc.backend import remote as rpc
 from tvmc.backend.runner import BUILD_INFO_MARK, require_tvm, short
-from tvmc.errors import BuildError, TvmcError, UsageError
+from tvmc.errors import BuildError, LimitError, TvmcError, UsageError
+from tvmc.readfile import input_file
 from tvmc.records import field, record
 
 Fill = Literal["random", "zeros", "ones"]
@@ -106,17 +107,9 @@ def _size(n: float) -> str:
 def regular_file(path: Path, flag: str, limit: int, what: str = "file") -> Path:
     """`path` when it is a regular file of at most `limit` bytes: never a FIFO (reading it hangs) or a
     device (`/dev/zero` never ends)."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist", flag) from None
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror or err}", flag) from None
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise UsageError(f"{path} is {kind} (the {what} must be a regular file)", flag)
+    info = input_file(path, flag)  # exit 1, in the words of every command's input file
     if info.st_size > limit:
-        raise UsageError(f"{path} is {_size(info.st_size)}: larger than the {_size(limit)} a {what} may be", flag)
+        raise LimitError(f"{path} is {_size(info.st_size)}: larger than the {_size(limit)} a {what} may be", flag)
     return path
 
 
@@ -127,11 +120,11 @@ def writable_file(path: Path, flag: str, inputs: Sequence[Path | None] = ()) -> 
     try:
         info = path.stat()
     except FileNotFoundError:
-        if not path.absolute().parent.is_dir():
-            raise UsageError(f"cannot write {path}: directory {path.absolute().parent} does not exist", flag) from None
+        if not path.absolute().parent.is_dir():  # exit 1, as every command's -o (tvmc.fileio)
+            raise TvmcError(f"cannot write {path}: directory {path.absolute().parent} does not exist", flag) from None
         return path
     except OSError as err:
-        raise UsageError(f"cannot write {path}: {err.strerror or err}", flag) from None
+        raise TvmcError(f"cannot write {path}: {err.strerror or err}", flag) from None
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{path} is not a regular file: tvmc writes only regular files", flag)
     for item in inputs:
@@ -683,8 +676,7 @@ def run_library(
 
     if fill not in ("random", "zeros", "ones"):
         raise UsageError(f"unknown fill {fill!r} (random, zeros or ones)", "--fill")
-    if not library.is_file():
-        raise UsageError(f"{library} is not a file", "LIBRARY")
+    input_file(library, "LIBRARY")
     if batch < 1 or batch > 2**40:
         raise UsageError(f"--batch {batch}: give a size from 1", "--batch")
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache, partial
 from typing import Any, NoReturn
 
@@ -162,17 +162,28 @@ _SHELL_CHOICE = click.Choice(["bash", "zsh", "fish", "powershell", "pwsh", "auto
 
 class OneLineUsageError(click.UsageError):
     """A usage error the argument parser found, shown as one line like every other tvmc error
-    (click's own is three: `Usage:`, `Try ... --help`, `Error: ...`). Exit 2."""
+    (click's own is three: `Usage:`, `Try ... --help`, `Error: ...`), worded as they are: the
+    message, `; see COMMAND --help`, then the did-you-mean (click put its own `Did you mean` in the
+    middle, in two spellings). Exit 2."""
+
+    def __init__(self, message: str, ctx: click.Context | None = None, suggestions: Sequence[str] = ()) -> None:
+        super().__init__(message, ctx)
+        self.suggestions = tuple(suggestions)
 
     def show(self, file: Any = None) -> None:
-        see = f" (see {self.ctx.command_path} --help)" if self.ctx is not None else ""
-        click.echo(f"tvmc: error: {self.format_message()}{see}", file=file or sys.stderr, err=True)
+        from tvmc.errors import UsageError
+
+        see = f"see {self.ctx.command_path} --help" if self.ctx is not None else None
+        line = UsageError(self.message.rstrip("."), hint=see, suggestions=self.suggestions).one_line()
+        click.echo(f"tvmc: error: {line}", file=file or sys.stderr, err=True)
 
 
 def _one_line(err: click.UsageError) -> click.UsageError:
     if isinstance(err, OneLineUsageError) or type(err).__name__ == "NoArgsIsHelpError":
         return err  # a group run without a command prints its help, as asked
-    return OneLineUsageError(err.format_message(), err.ctx)  # exit 2, as every usage error
+    suggestions = getattr(err, "possibilities", None) or ()  # click's NoSuchOption, tvmc's unknown command
+    message = err.message if suggestions else err.format_message()  # without click's `Did you mean`
+    return OneLineUsageError(message, err.ctx, suggestions)  # exit 2, as every usage error
 
 
 class _Root(LazyGroup):

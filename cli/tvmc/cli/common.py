@@ -67,9 +67,16 @@ def resolve_suggesting(
             raise
         from tvmc.errors import did_you_mean
 
-        matches = did_you_mean(name, names, n=3)
-        hint = f" Did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
-        raise click.UsageError(f"No such command {name!r}.{hint}", ctx) from None
+        raise NoSuchCommand(name, did_you_mean(name, names, n=3), ctx) from None
+
+
+class NoSuchCommand(click.UsageError):
+    """An unknown command, with the close names as click's NoSuchOption carries them: the root
+    words the did-you-mean as every tvmc error does (tvmc.cli.app.OneLineUsageError)."""
+
+    def __init__(self, name: str, possibilities: list[str], ctx: click.Context | None) -> None:
+        super().__init__(f"No such command {name!r}.", ctx)
+        self.possibilities = possibilities
 
 
 class LazyGroup(TyperGroup):

@@ -101,7 +101,7 @@ def compile_command(
     ] = None,
     tune: Annotated[
         int | None,
-        typer.Option("--tune", metavar="N", help="Tune what the database lacks first (N trials per task)."),
+        typer.Option("--tune", metavar="N", min=1, help="Tune what the database lacks first (N trials per task)."),
     ] = None,
     reproduce: Annotated[Path | None, typer.Option("--reproduce", metavar="LIB", help=REPRODUCE_HELP)] = None,
 ) -> None:
@@ -111,8 +111,6 @@ def compile_command(
 
     if tvm_version is not None and emit not in (EmitFormat.tvmc, EmitFormat.relay):  # before a build starts
         raise UsageError("--tvm-version applies to --emit tvmc and --emit relay only", "--tvm-version")
-    if tune is not None and tune < 1:
-        raise UsageError(f"--tune {tune}: give a number of trials per task, 1 or more", "--tune")
     if tune is not None and emit is not None:
         raise UsageError("--tune builds; --emit prints the build instead", "--tune")
     if reproduce is not None:

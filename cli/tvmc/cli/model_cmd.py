@@ -25,10 +25,10 @@ def inspect(
     from tvmc.backend.model import guess_format_or_none
     from tvmc.backend.run import model_tensors
     from tvmc.errors import UsageError
+    from tvmc.readfile import input_file
     from tvmc.text import one_line
 
-    if not model.is_file():
-        raise UsageError(f"{model} is not a file", "MODEL")
+    input_file(model, "MODEL")
     kind = guess_format_or_none(str(model))
     if kind not in (None, "onnx"):
         raise UsageError(f"{model} is a {kind} model by its name; model inspect reads ONNX models", "MODEL")

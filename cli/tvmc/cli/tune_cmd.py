@@ -43,7 +43,7 @@ def _root(database: Path | None, isolated: bool = False) -> Path:
     from tvmc.tune import store
 
     if database is not None:
-        return database
+        return store.database_root(database, "--database")
     if isolated or sources.is_isolated():
         raise UsageError("--isolated uses no implicit tuning database: give --database DIR", "--isolated")
     return store.implicit_root()

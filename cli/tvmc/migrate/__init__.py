@@ -182,7 +182,7 @@ class _Where:
 
     def of(self, pointer: str) -> Location | None:
         origin = origin_of(self.origins, pointer) if pointer else None
-        if origin is not None and origin.kind == "file":
+        if origin is not None and origin.kind in ("file", "flag"):  # the old file:line, or old flag
             return origin.location()
         return Location(self.source) if self.source != "<text>" else None  # text: the argument itself
 
@@ -192,9 +192,10 @@ def _check(doc: dict[str, Any], where: _Where | None = None) -> None:
     (`config validate` ok <=> `config show` ok, so what migrate writes, every command reads)."""
     error = next((f for f in config_findings(doc) if f.severity == "error"), None)
     if error is not None:
-        raise TvmcError(
-            f"{error.message} (the migrated config would not be valid) [{error.rule}]",
+        raise TvmcError(  # as every command words an error: the source, the message, then the hint
+            error.message,
             where.of(error.pointer) if where is not None else None,
+            hint="the migrated config would not be valid",
             rule=error.rule,
             pointer=error.pointer or None,
             suggestions=(error.suggestion,) if error.suggestion else (),

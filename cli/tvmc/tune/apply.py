@@ -59,7 +59,7 @@ def choose(
         return plan, "not applied: build.pipeline 'relax-build' has no fusion to tune (tuning needs 'fused')"
     env = os.environ if env is None else env
     if database is not None:
-        root = database
+        root = store.database_root(database, "--database")
     elif plan.tuning_records is not None:
         root = Path(plan.tuning_records)
     elif not implicit:

@@ -287,6 +287,7 @@ def tune(
     job = Job(plan, str(run_dir), trials, trials_per_task, timeout, jobs, done, rpc, cores=cores_of(plan))
     started = time.perf_counter()
     error: str | None = None
+    where = "tune"  # the input at fault, when the child's error names one
     complete = False  # the error says all there is (a missing package and its command): no --verbose hint
     try:
         store.write(run_dir, existing)  # the run starts from what is known (MetaSchedule seeds its search with it)
@@ -320,6 +321,7 @@ def tune(
                         except ValueError:
                             continue
                         error = _take(outcome, event) or error
+                        where = str(event["where"]) if event.get("where") and "error" in event else where
                         complete = complete or bool(event.get("complete"))
                         on_event({**event, "fingerprint": partition.fingerprint} if "tasks" in event else event)
                 proc.wait()
@@ -341,7 +343,7 @@ def tune(
     if error is not None:
         kept = f" ({outcome.added} new records kept in {partition.path})" if outcome.added else ""
         hint = None if verbose or complete else "run with --verbose for TVM's output"
-        raise BuildError(error + kept, "tune", hint=hint)
+        raise BuildError(error + kept, where, hint=hint)
     _account(outcome, existing, warn)
     say_cost_model(outcome, warn)
     if not outcome.interrupted and outcome.tasks:

@@ -77,8 +77,16 @@ def implicit_root(env: Mapping[str, str] | None = None) -> Path:
     (`TVMC_TUNING_DB=/dev/null` said the path twice and not where it came from)."""
     env = os.environ if env is None else env
     root = default_root(env)
-    if env.get(ENV) and root.exists() and not root.is_dir():
-        raise UsageError(f"{root} is not a directory (a tuning database is one)", f"env {ENV}")
+    return database_root(root, f"env {ENV}") if env.get(ENV) else root
+
+
+def database_root(root: Path, source: str) -> Path:
+    """A database directory the user named (`--database`, TVMC_TUNING_DB): one that exists and is
+    not a directory is refused in one line naming where it came from, alike in every command
+    (`--database FILE` made `tune` fail on `FILE/…/.lock: Not a directory`, `compile` warn once per
+    file it could not read, and `tune db` refuse it)."""
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} is not a directory (a tuning database is one)", source)
     return root
 
 

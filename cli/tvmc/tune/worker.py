@@ -304,11 +304,16 @@ def tune(job: Job, events: TextIO) -> None:
 
 
 def _error_event(err: TvmcError) -> dict[str, Any]:
-    """An error for the parent; a missing package's error carries its whole fix, so the parent adds
-    no "run with --verbose" (TVM's output would say no more)."""
-    if isinstance(err, MissingPackageError):
-        return {"error": err.one_line(), "complete": True}
-    return {"error": err.one_line()}
+    """An error for the parent, its location apart (the parent names the input at fault as `compile`
+    does: `--input-shapes: …`, not `tune: --input-shapes: …`). One tvmc raised itself, or a missing
+    package's (its hint is the whole fix), is complete: the parent adds no "run with --verbose"
+    (TVM's output would say no more); one that wraps TVM's (its cause) is not. As tvmc.backend.child."""
+    event: dict[str, Any] = {"error": err.detail()}
+    if err.location is not None:
+        event["where"] = str(err.location)
+    if isinstance(err, MissingPackageError) or err.__cause__ is None:
+        event["complete"] = True
+    return event
 
 
 def main(job_file: str, events_fd: str) -> None:
