@@ -488,3 +488,25 @@ def test_any_reference_gives_a_layer_or_a_not_found_error(ref: str) -> None:
     except ConfigNotFoundError:
         return
     assert layer.data == {"a": 1}
+
+
+# A NAME is looked up on the search path only; when it is a config file or a folder where a path
+# would be read (the working directory for --config, the extending file's folder for extends),
+# the miss says so, and a file is the did-you-mean: `-c myconf` beside ./myconf.toml.
+def test_a_name_that_is_a_local_file_or_folder_says_so(dirs: list[SearchDir], tmp_path: Path) -> None:
+    here = tmp_path / "here"
+    write(here / "myconf.toml", 'targets = ["llvm"]\n')
+    (here / "files" / "adir").mkdir(parents=True)
+    with pytest.raises(ConfigNotFoundError) as miss:
+        find_config("myconf", dirs, relative_to=here)
+    assert miss.value.suggestions == ("./myconf.toml",)
+    assert str(miss.value).endswith("; ./myconf.toml is here: give its path (did you mean './myconf.toml'?)")
+    with pytest.raises(ConfigNotFoundError) as folder:
+        find_config("files/adir", dirs, relative_to=here)
+    assert str(folder.value).endswith("; ./files/adir is a folder, not a config file")
+    with pytest.raises(ConfigNotFoundError) as slash:
+        find_config("files/adir/", dirs, relative_to=here)
+    assert str(slash.value).endswith("a name cannot have empty parts; ./files/adir is a folder, not a config file")
+    with pytest.raises(ConfigNotFoundError) as elsewhere:  # nothing of the name here: no hint
+        find_config("myconf", dirs, relative_to=tmp_path)
+    assert "is here" not in str(elsewhere.value) and "folder" not in str(elsewhere.value)

@@ -196,7 +196,7 @@ def find_config(
         if head != ref and _exists(_anchor(ref, relative_to)):
             head = ref
         return _load_path(head, relative_to, origin)
-    return find_named(head, dirs, tag_lookup=tag_lookup, candidates=candidates, origin=origin)
+    return find_named(head, dirs, tag_lookup=tag_lookup, candidates=candidates, origin=origin, relative_to=relative_to)
 
 
 def _anchor(ref: str, relative_to: Path | None) -> Path:
@@ -301,14 +301,19 @@ def find_named(
     tag_lookup: Callable[[str], bool] | None = None,
     candidates: Callable[[], Iterable[str]] | None = None,
     origin: Location | None = None,
+    relative_to: Path | None = None,
 ) -> Layer:
-    """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error."""
+    """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error.
+    A miss says so when NAME is a file or folder where a path would be read (`relative_to`,
+    default the working directory): NAME is read as a name, and `./NAME.toml` as a path."""
     from tvmc.errors import ConfigNotFoundError
     from tvmc.sources.loader import load_file
 
     problem = name_problem(name)
     if problem is not None:
-        raise ConfigNotFoundError(f"invalid config name {name!r}: {problem}", origin)
+        raise ConfigNotFoundError(
+            f"invalid config name {name!r}: {problem}", origin, hint=_local_hint(name, relative_to)
+        )
     for d in dirs:
         found = [d.path / f"{name}{suffix}" for suffix in SUFFIXES]
         found = [candidate for candidate in found if _is_file(candidate)]
@@ -325,7 +330,29 @@ def find_named(
 
     if name == native.NATIVE:  # detected on demand (sources.native), unless a file pins it above
         return native.native_layer()
-    raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None)
+    raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None, relative_to=relative_to)
+
+
+def _local_path(name: str, relative_to: Path | None) -> tuple[str, bool] | None:
+    """(the reference as a path, whether it is a config file) when NAME.toml/.json is a file, or
+    NAME a folder, where a path would be read; None otherwise."""
+    base = os.fspath(relative_to) if relative_to is not None else os.curdir
+    written = "./" + name.rstrip("/")
+    for suffix in SUFFIXES:
+        if _is_file(Path(base, name.rstrip("/") + suffix)):
+            return written + suffix, True
+    if name.strip("/") and os.path.isdir(os.path.join(base, name)):
+        return written, False
+    return None
+
+
+def _local_hint(name: str, relative_to: Path | None) -> str | None:
+    """What a NAME that is a local file or folder is: a name is looked up on the search path only."""
+    found = _local_path(name, relative_to)
+    if found is None:
+        return None
+    path, is_config = found
+    return f"{path} is here: give its path" if is_config else f"{path} is a folder, not a config file"
 
 
 def _ambiguity(paths: Sequence[Path], d: SearchDir) -> str:
@@ -348,6 +375,7 @@ def _not_found(
     origin: Location | None,
     *,
     tags: bool,
+    relative_to: Path | None = None,
 ) -> ConfigNotFoundError:
     from tvmc.errors import ConfigNotFoundError, TvmcError, did_you_mean
     from tvmc.sources import native
@@ -365,7 +393,12 @@ def _not_found(
     # and `config show` (this error) then offer the same name for the same miss.
     same_base = sorted({k for k in known if k.rsplit("/", 1)[-1] == name})
     suggestions = [*same_base, *did_you_mean(name, known)][:1]
+    local = _local_path(name, relative_to)
+    if local is not None and local[1]:
+        suggestions = [local[0]]  # `-c myconf` beside ./myconf.toml: surely the file
     searched = ", ".join(str(d) for d in dirs) or "nothing (the search path is empty)"
+    if local is not None:
+        searched += f"; {_local_hint(name, relative_to)}"
     shown = one_line(name)  # the message stays one line
     what = f"{shown}.toml or {shown}.json on the search path" + (" and no TVM target tag" if tags else "")
     return ConfigNotFoundError(
