@@ -641,19 +641,20 @@ def validate(
 # ---- a library's own config (issue 27): the manifest `tvmc compile` links into it ------------------
 
 
-def from_library(library: str | os.PathLike[str]) -> Resolved:
+def from_library(library: str | os.PathLike[str], *, source: str = "LIBRARY") -> Resolved:
     """The config a library was built with, from its manifest (no TVM needed): canonical config,
     origins as recorded at build time (`config show --from LIB --origin`), the user and environment
-    inputs that took part. Raises TvmcError when the file has no (readable) manifest."""
+    inputs that took part. Raises TvmcError when the file has no (readable) manifest, located at
+    `source` (what named the library: `--from`, an argument)."""
     from pathlib import Path
 
     from tvmc import manifest
 
     path = Path(os.fspath(library))
-    doc = manifest.require(path)
+    doc = manifest.require(path, source)
     data, recorded_text, environment = doc.get("config"), doc.get("origins"), doc.get("environment")
     if not isinstance(data, dict) or not isinstance(recorded_text, dict):
-        raise TvmcError(f"{path}: the manifest has no config", "LIBRARY", rule="manifest-config")
+        raise TvmcError(f"{path}: the manifest has no config", source, rule="manifest-config")
     # A recorded origin is its text (`configs/x.toml:3:1`, `--set ...`): shown as it was, not re-located.
     recorded = {str(p): Origin("flag", str(text)) for p, text in recorded_text.items()}
     # The manifest's JSON did not come through the loader: its limits first (an integer beyond int64,
@@ -665,7 +666,7 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
     except TvmcError as err:
         raise TvmcError(
             f"{path}: the config in its manifest is not valid here: {err.one_line().removeprefix(f'{path}: ')}",
-            "LIBRARY",
+            source,
             rule=err.rule,
         ) from None
     error = next((f for f in config_findings(data) if f.severity == "error"), None)
@@ -673,7 +674,7 @@ def from_library(library: str | os.PathLike[str]) -> Resolved:
         at = f"{display_path(error.pointer)}: " if error.pointer else ""
         raise TvmcError(
             f"{path}: the config in its manifest is not valid here: {at}{error.message}",
-            "LIBRARY",
+            source,
             rule=error.rule,
         )
     config, _notes = canonicalize_config(data, recorded)
@@ -903,10 +904,11 @@ def reproduce(
     verbose: bool = False,
     on_stage: Callable[[str], None] = _no_note,
     on_warning: Callable[[str], None] = _no_note,
+    source: str = "LIBRARY",
 ) -> Reproduction:
     """`tvmc compile --reproduce LIBRARY MODEL` (issue 27): build LIBRARY again from its manifest (its
-    config, input shapes and tuning database; `database` is the root its records are in now) and
-    compare. `.identical` is byte equality; otherwise `.differences` has one line per input that
+    config, input shapes and tuning database; `database` is the root its records are in now; `source`
+    names it in errors) and compare. `.identical` is byte equality; otherwise `.differences` has one line per input that
     differs (versions, the model's SHA-256, the config, the target, the tuning records). `output`
     keeps the rebuilt library."""
     from pathlib import Path
@@ -914,7 +916,7 @@ def reproduce(
     from tvmc.backend import reproduce as reproducing
 
     return reproducing.reproduce(
-        from_library(library),
+        from_library(library, source=source),
         Path(os.fspath(library)),
         os.fspath(model),
         output=None if output is None else _output_text(output),

@@ -106,12 +106,13 @@ def _from_tar(path: Path) -> dict[str, Any] | None:
     return scan(bytes(int(h, 16) for h in _HEX.findall(text)), str(path))
 
 
-def read(path: str | Path) -> dict[str, Any] | None:
+def read(path: str | Path, source: str = "LIBRARY") -> dict[str, Any] | None:
     """The manifest of a library tvmc built (.so, or .tar), None when it has none (built elsewhere).
 
-    Raises ManifestError for a damaged manifest and TvmcError for a path that is not a regular file."""
+    Raises ManifestError for a damaged manifest and TvmcError for a path that is not a regular file,
+    located at `source` (what the user typed to name the library: an argument, `--from`)."""
     path = Path(path)
-    input_file(path, "LIBRARY")
+    input_file(path, source)
     try:
         with open(path, "rb") as handle:
             head = handle.read(512)
@@ -122,7 +123,7 @@ def read(path: str | Path) -> dict[str, Any] | None:
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 return scan(data, str(path))
     except OSError as err:
-        raise TvmcError(f"cannot read {path}: {err.strerror or err}", "LIBRARY") from None
+        raise TvmcError(f"cannot read {path}: {err.strerror or err}", source) from None
 
 
 _BINARY_HEADS = (b"\x7fELF", b"\x1f\x8b", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"MZ")
@@ -141,11 +142,11 @@ def is_library(ref: str | Path) -> bool:
     return head.startswith(_BINARY_HEADS) or (len(head) >= 262 and head[257:262] == b"ustar")
 
 
-def require(path: str | Path) -> dict[str, Any]:
+def require(path: str | Path, source: str = "LIBRARY") -> dict[str, Any]:
     """`read`, or an error saying the library has no manifest."""
-    doc = read(path)
+    doc = read(path, source)
     if doc is None:
-        raise TvmcError(f"{path} has no tvmc manifest (tvmc did not build it, or an older tvmc did)", "LIBRARY")
+        raise TvmcError(f"{path} has no tvmc manifest (tvmc did not build it, or an older tvmc did)", source)
     return doc
 
 

@@ -177,6 +177,8 @@ def test_a_missing_or_irregular_input_file_is_exit_1_in_the_same_words_in_every_
         (["tune", str(path), "--model-format", "onnx", "--target", "llvm", "--database", str(tmp_path)], "MODEL"),
         (["run", str(library), "--check", str(path), "--force"], "--check"),
         (["run", str(library), "--inputs", str(path), "--force"], "--inputs"),
+        (["config", "show", "--from", str(path)], "--from"),  # was LIBRARY, a name the user never typed
+        (["compile", "--reproduce", str(path), str(library)], "--reproduce"),
     ):
         code, output = run(*args)
         assert (code, output) == (1, f"tvmc: error: {source}: {said}\n"), args

@@ -128,6 +128,7 @@ def compile_command(
                 verbose=verbose,
                 on_stage=progress.stage,
                 on_warning=progress.warn,
+                source="--reproduce",
             )
         write_stdout(reproduction(verdict))
         if not verdict.identical:

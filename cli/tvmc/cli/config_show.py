@@ -60,7 +60,7 @@ def show(
     if from_ is not None:
         if configs or rewrites:
             raise UsageError("--from LIBRARY shows the library's own config: give no --config or rewrite with it")
-        resolved = api.from_library(from_)
+        resolved = api.from_library(from_, source="--from")
     else:
         dirs = search() if search is not None else None
         resolved = api.resolve(list(configs), list(rewrites), search=dirs, isolated=isolated)

@@ -98,7 +98,7 @@ def diff_command(
             if manifest.is_library(ref):  # a library's own config, from its manifest
                 if rws:
                     raise UsageError(f"{ref} is a library: its config is as built (no --set on its side)")
-                sides.append(api.from_library(ref))
+                sides.append(api.from_library(ref, source=printable(ref)))
             else:
                 # The side as the user typed it (an argument, not a --config they did not type).
                 named = [(ref, Location(printable(ref)))]
