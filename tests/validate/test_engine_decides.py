@@ -195,7 +195,7 @@ def test_a_manifest_config_goes_through_the_engine(tmp_path: Path, monkeypatch: 
     from tvmc.errors import TvmcError
 
     doc = {"config": {"targets": ["llvm"], "executor": {"kind": "bogus"}}, "origins": {}}
-    monkeypatch.setattr(manifest, "require", lambda path: doc)
+    monkeypatch.setattr(manifest, "require", lambda path, source="LIBRARY": doc)
     with pytest.raises(TvmcError) as raised:
         api.from_library(tmp_path / "lib.so")
     assert raised.value.rule == "unknown-executor"

@@ -158,7 +158,7 @@ def _outside_cases(tmp_path: Path) -> dict[str, Callable[[], object]]:
 
     def manifest_without_config() -> object:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(manifest, "require", lambda path: {"origins": {}})
+            patch.setattr(manifest, "require", lambda path, source="LIBRARY": {"origins": {}})
             return api.from_library(tmp_path / "lib.so")
 
     return {
