@@ -380,26 +380,22 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
 
 
 def _hint_old_json(err: TvmcError, tree: Tree) -> None:
-    """An old tvmc JSON config given to --config fails on its old spellings: say how to convert it."""
-    for path in tree.inputs:
-        hint = None if err.hint else _old_json_hint(path)
+    """An old tvmc JSON config given to --config fails on its old spellings: say how to convert it
+    (`config validate` says it from the loaded document: `validate.runner`)."""
+    import json
+
+    for path in tree.inputs if err.hint is None else ():
+        if path.suffix != ".json":
+            continue
+        try:
+            with open(path, encoding="utf-8") as file:
+                hint = old_json_hint(sources.loader.display_path(os.fspath(path)), json.load(file))
+        except (OSError, ValueError, RecursionError):
+            continue
         if hint is not None:
             err.hint = hint
             err.args = (err.one_line(),)
             return
-
-
-def _old_json_hint(path: str | os.PathLike[str]) -> str | None:
-    """How to convert `path` when it is an old tvmc JSON config (its old spellings are why it fails)."""
-    import json
-
-    if not os.fspath(path).endswith(".json"):
-        return None
-    try:
-        with open(path, encoding="utf-8") as file:
-            return old_json_hint(sources.loader.display_path(os.fspath(path)), json.load(file))
-    except (OSError, ValueError, RecursionError):
-        return None
 
 
 def _source_pointer(tree: Tree, pointer: str, mirror: int | None = None) -> str | None:

@@ -142,7 +142,7 @@ def located(finding: Finding, loc: Location) -> Diagnostic:
     )
 
 
-def _old_json_hint(layer: sources.Layer, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def _with_old_json_hint(layer: sources.Layer, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """An old tvmc JSON config fails on its old spellings: its first error says how to convert it,
     as `--config` says it (the rules see only keys; the hint looks at the whole document)."""
     first = next((i for i, d in enumerate(diagnostics) if d.severity == "error"), None)
@@ -316,7 +316,7 @@ class Validator:
             layer = load()
         except ConfigNotFoundError as err:  # the file itself: missing, a directory, unreadable
             return [error_diagnostic(err, "unreadable", name)]
-        return _old_json_hint(layer, self.layer(layer))
+        return _with_old_json_hint(layer, self.layer(layer))
 
     def layer(self, layer: sources.Layer) -> list[Diagnostic]:
         """Every diagnostic of one loaded file: its own document, its chain, and the resolved tree."""
