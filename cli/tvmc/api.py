@@ -262,8 +262,8 @@ def participation(given: Inputs, tree: Tree) -> Participation:
         return Participation(True)
     names = [*([] if given.refs else [layering.BASE_ENV]), sources.ENV_VAR, *rewrites.ENV_FLAGS]
     variables = tuple((name, given.env[name]) for name in names if given.env.get(name, "").strip())
-    own = [d.path for d in given.dirs if d.origin != "shipped"]
-    user = tuple(dict.fromkeys(str(p) for p in tree.inputs if any(p.is_relative_to(d) for d in own)))
+    own = [d.text for d in given.dirs if d.origin != "shipped"]
+    user = tuple(dict.fromkeys(p for p in tree.inputs if any(sources.is_within(p, d) for d in own)))
     return Participation(False, variables, user)
 
 
@@ -385,7 +385,7 @@ def _hint_old_json(err: TvmcError, tree: Tree) -> None:
     import json
 
     for path in tree.inputs if err.hint is None else ():
-        if path.suffix != ".json":
+        if not path.endswith(".json"):
             continue
         try:
             with open(path, encoding="utf-8") as file:
@@ -682,7 +682,7 @@ def from_library(library: str | os.PathLike[str], *, source: str = "LIBRARY") ->
     taking_part = Participation(
         bool(env.get("isolated")), tuple((str(k), str(v)) for k, v in variables.items()), tuple(str(u) for u in users)
     )
-    return Resolved(config, origins, (), Tree(data, dict(recorded), inputs=[path]), taking_part)
+    return Resolved(config, origins, (), Tree(data, dict(recorded), inputs=[os.fspath(path)]), taking_part)
 
 
 # ---- build and run (issue 16): what `tvmc compile` and `tvmc run` do, as functions ---------------
@@ -880,7 +880,7 @@ def emit(
             text, notes = relay.render(legacy)
     for note in notes:
         on_warning(note)
-    return Emitted(text, resolved, frozenset({*resolved.tree.inputs, Path(spec.path)}))
+    return Emitted(text, resolved, frozenset({*map(Path, resolved.tree.inputs), Path(spec.path)}))
 
 
 def _no_event(_event: Mapping[str, Any]) -> None:

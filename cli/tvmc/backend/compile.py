@@ -186,7 +186,7 @@ def build(
     problem = problem or preflight.link_problem(plan.target, plan.output_format, plan.cc)
     if problem is not None:
         raise problem
-    inputs = {*resolved.tree.inputs, Path(spec.path)}  # files tvmc read: never overwritten
+    inputs = {*map(Path, resolved.tree.inputs), Path(spec.path)}  # files tvmc read: never overwritten
     path = output_path(output, spec, plan.output_format, inputs)
     started = time.perf_counter()
     runner.require_tvm()

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import itertools
 import operator
+import os
 from collections import Counter
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import NamedTuple
 
 from tvmc import registry, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
@@ -25,12 +23,23 @@ from tvmc.keys import MAX_EXTENDS_FANOUT
 from tvmc.layering.select import select_part
 from tvmc.layering.tree import Tree, bare_tree, extends_refs, layer_key, layer_tree, merge
 from tvmc.provenance import printable
+from tvmc.records import record
+
+# typing and pathlib are not imported at run time: every command would pay for them at start-up
+# (scripts/bench_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    PathText = str | os.PathLike[str]
+    Loader = Callable[[str, str | None], sources.Layer]  # (reference, the directory of the file naming it)
 
 MAX_EXTENDS_DEPTH = 128  # the longest chain of `extends`
 MAX_LAYERS = 1024  # distinct config files in one resolution
 
 
-class Problem(NamedTuple):
+@record(slots=True, frozen=True)
+class Problem:
     """One `extends` problem, written at `pointer` of `layer` (None: a command-line reference)."""
 
     rule: str  # extends-unresolved | extends-cycle | extends-order | limit
@@ -46,7 +55,8 @@ def raise_problem(problem: Problem) -> None:
     raise problem.error
 
 
-class Selection(NamedTuple):
+@record(slots=True, frozen=True)
+class Selection:
     """`NAME:PART`: the part to keep, and the reference as written (for errors)."""
 
     part: str
@@ -54,7 +64,8 @@ class Selection(NamedTuple):
     where: Location | None
 
 
-class Node(NamedTuple):
+@record(slots=True, frozen=True)
+class Node:
     """One step of a linearization: a file (or tag) to merge, or the selection of `NAME:PART`,
     which reduces the layers merged so far to the part, right after NAME's own layer (NAME's
     files are layers of the linearization like any other, each applied once)."""
@@ -83,7 +94,8 @@ def merge_nodes(nodes: Sequence[Node], *, origins: bool = True, into: Tree | Non
     return tree
 
 
-class Ref(NamedTuple):
+@record(slots=True, frozen=True)
+class Ref:
     """An `extends` entry or a `--config` value, and where it was written."""
 
     text: str
@@ -98,9 +110,6 @@ class Ref(NamedTuple):
         return self.layer.locate(self.pointer) if self.layer is not None else self.given
 
 
-Loader = Callable[[str, Path | None], sources.Layer]
-
-
 STDIN_REF = "-"  # `--config -`: the config read from standard input
 
 
@@ -108,7 +117,7 @@ def find(dirs: Sequence[sources.SearchDir], stdin: sources.Layer | None = None) 
     """A loader over a search path (tags are configs too); `stdin`, when given, is what the
     command-line reference `-` names (read once by the caller)."""
 
-    def load(ref: str, relative_to: Path | None) -> sources.Layer:
+    def load(ref: str, relative_to: str | None) -> sources.Layer:
         if ref == STDIN_REF and stdin is not None and relative_to is None:
             return stdin
         if ref.startswith(NEXT_PREFIX):
@@ -121,20 +130,22 @@ def find(dirs: Sequence[sources.SearchDir], stdin: sources.Layer | None = None) 
 NEXT_PREFIX = "^"  # `extends = ["^aws/c5"]`: the next `aws/c5` on the search path, after this file's
 
 
-def dirs_after(dirs: Sequence[sources.SearchDir], ref: str, relative_to: Path | None) -> list[sources.SearchDir]:
+def dirs_after(dirs: Sequence[sources.SearchDir], ref: str, relative_to: PathText | None) -> list[sources.SearchDir]:
     """The search directories after the one holding the extending file (for `^NAME`)."""
     if relative_to is None:
         raise ConfigLayerError(f"{ref!r}: ^NAME refines a config of the same name; it is only valid in extends")
-    here = relative_to.resolve()
+    here = os.path.realpath(relative_to)
     for index, directory in enumerate(dirs):
-        try:
-            here.relative_to(directory.path.resolve())
-        except (OSError, ValueError):
-            continue
-        return list(dirs[index + 1 :])
+        if sources.is_within(here, os.path.realpath(directory.text)):
+            return list(dirs[index + 1 :])
     raise ConfigLayerError(
         f"{ref!r}: ^NAME names the next config on the search path, but the file extending it is not on the search path"
     )
+
+
+def _file_name(key: str) -> str:
+    """The last part of a layer key (a file's path, or a tag), as Path(key).name gives it."""
+    return os.path.basename(key.rstrip("/"))
 
 
 class _TooDeep(Exception):
@@ -193,7 +204,7 @@ class Expander:
             except _TooDeep as deep:
                 if stack and len(stack) > 1:
                     raise
-                path = " → ".join(Path(k).name for k in deep.path[:3]) + " → …"
+                path = " → ".join(_file_name(k) for k in deep.path[:3]) + " → …"
                 self._report(
                     Problem(
                         "limit",
@@ -229,7 +240,7 @@ class Expander:
         name, part = sources.split_part(ref.text)
         if part is not None and ":" in name and not sources.is_path_ref(name):
             return self._fail("extends-unresolved", "more than one ':' (NAME:PART takes one)", ref)
-        relative_to = ref.layer.path.parent if ref.layer is not None and ref.layer.path is not None else None
+        relative_to = os.path.dirname(ref.layer.file) if ref.layer is not None and ref.layer.file is not None else None
         try:
             layer = self._load(ref.text if part is None else name, relative_to)
         except TvmcError as err:
@@ -247,7 +258,7 @@ class Expander:
             return []
         key = layer_key(layer)
         if key in stack:
-            cycle = " → ".join(Path(k).name for k in [*stack[stack.index(key) :], key])
+            cycle = " → ".join(_file_name(k) for k in [*stack[stack.index(key) :], key])
             return self._fail("extends-cycle", f"extends cycle: {cycle}", ref)
         if key not in self._files and len(self._files) >= MAX_LAYERS:
             return self._fail("limit", f"more than {MAX_LAYERS} config files in one resolution", ref)

@@ -8,12 +8,14 @@ host wherever it is written: a target matching it, the config's `host`, or a tar
 
 from __future__ import annotations
 
-from typing import Any
-
 from tvmc.errors import ConfigLayerError, Location
 from tvmc.layering.tree import Tree, canonical_entry, runs_on_cpu
 from tvmc.provenance import Origin, drop, rebase, walk
 from tvmc.values import plain_copy
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up: scripts/bench_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _labels(entry: Any, canonical: dict[str, Any]) -> set[str]:

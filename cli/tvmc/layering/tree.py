@@ -11,11 +11,7 @@ targets with device targets only (none of them a CPU, none with a host of its ow
 
 from __future__ import annotations
 
-import copy
 import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from tvmc import sources
 from tvmc import targets as tg
@@ -33,6 +29,13 @@ from tvmc.provenance import Origin, Origins, drop, origins_for, rebase, walk
 from tvmc.records import field, record
 from tvmc.values import plain_copy
 
+# typing, pathlib and copy are not imported at run time: every command would pay for them at
+# start-up (scripts/bench_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
 
 @record(slots=True)
 class Tree:
@@ -42,7 +45,7 @@ class Tree:
     origins: Origins
     notes: list[str] = field(default_factory=list)  # conversions made on the way (legacy options lifted, ...)
     # Every file read for it, also one whose values were all overridden: `-o` must not overwrite any.
-    inputs: list[Path] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
     # The host is a CPU target that a device-only layer replaced (`derive_host`), not one a layer
     # wrote: it lasts while the targets stay devices, and goes when a layer brings its own CPU.
     derived_host: bool = False
@@ -61,7 +64,7 @@ class Tree:
 
     @staticmethod
     def defaults() -> Tree:
-        data = copy.deepcopy(INTERNAL_DEFAULTS)
+        data = plain_copy(INTERNAL_DEFAULTS)
         return Tree(data, origins_for(data, "", lambda _p: Origin.default()))
 
 
@@ -124,7 +127,7 @@ def anchored_path(config_file: str, value: Any) -> Any:
 
 def layer_key(layer: sources.Layer) -> str:
     """What identifies a layer in an `extends` graph: its file, else its source (a tag)."""
-    return str(layer.path) if layer.path is not None else layer.source
+    return sources.lexical_path(layer.file) if layer.file is not None else layer.source  # str(layer.path)
 
 
 def extends_refs(layer: sources.Layer) -> list[Any] | None:
@@ -178,7 +181,7 @@ def layer_tree(layer: sources.Layer, chain: tuple[str, ...]) -> Tree:
     return Tree(
         data,
         origins_for(data, "", lambda p: Origin("file", layer.source, moved.get(p) or p, chain, layer)),
-        inputs=[layer.path] if layer.path is not None else [],
+        inputs=[layer.file] if layer.file is not None else [],
         implied_kinds=_implied_kinds(layer, data) if moved else (),
     )
 

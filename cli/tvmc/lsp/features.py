@@ -81,7 +81,7 @@ class _OverlayResolver(Resolver):
         self._parsed: dict[str, tuple[str, sources.Layer]] = {}
         self._stamps: dict[str, int] = {}  # a parent's modification time when it was read
 
-    def load(self, ref: str, relative_to: Path | None) -> sources.Layer:
+    def load(self, ref: str, relative_to: str | None) -> sources.Layer:
         layer = super().load(ref, relative_to)
         if layer.file is None:
             return layer
@@ -294,7 +294,7 @@ class Workspace:
     def _parts(self, name: str, doc: _Document) -> list[str]:
         """The parts a config `NAME:PART` can select: its targets' kinds, keys and tags."""
         try:
-            layer = find(self.dirs)(name, Path(doc.path).parent)
+            layer = find(self.dirs)(name, str(Path(doc.path).parent))
         except TvmcError:
             return []
         parts: list[str] = []
@@ -331,7 +331,7 @@ class Workspace:
         if not ref:
             return None
         try:
-            layer = self.resolver.load(ref, Path(doc.path).parent)
+            layer = self.resolver.load(ref, str(Path(doc.path).parent))
         except TvmcError as err:
             return f"`{ref}`: {err.one_line()}"
         where = layer.file or layer.source
@@ -433,7 +433,7 @@ class Workspace:
 
     def _extended(self, doc: _Document, ref: str) -> list[Place]:
         try:
-            layer = self.resolver.load(ref, Path(doc.path).parent)
+            layer = self.resolver.load(ref, str(Path(doc.path).parent))
         except TvmcError:
             return []
         return [Place(os.path.abspath(layer.file), 0, 0)] if layer.file else []

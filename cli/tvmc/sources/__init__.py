@@ -7,9 +7,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tvmc.sources.installed import schema_directive, shipped_config_dir, shipped_schema_file
     from tvmc.sources.layer import Layer, make_pointer, split_pointer
     from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
@@ -30,7 +31,9 @@ if TYPE_CHECKING:
         find_named,
         is_isolated,
         is_path_ref,
+        is_within,
         isolated_env,
+        lexical_path,
         list_configs,
         name_problem,
         search_path,
@@ -53,7 +56,9 @@ __all__ = [
     "find_named",
     "is_isolated",
     "is_path_ref",
+    "is_within",
     "isolated_env",
+    "lexical_path",
     "list_configs",
     "load_bytes",
     "load_file",
@@ -99,6 +104,8 @@ _SUBMODULE = {
     "find_config": "search",
     "find_named": "search",
     "is_path_ref": "search",
+    "is_within": "search",
+    "lexical_path": "search",
     "list_configs": "search",
     "name_problem": "search",
     "schema_directive": "installed",

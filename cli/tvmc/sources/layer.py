@@ -6,16 +6,22 @@ built only when an error needs a position, so loading many valid files never pay
 
 from __future__ import annotations
 
-import bisect
 import os
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import Any
+import sys
+from collections.abc import Mapping
 
 from tvmc.errors import Location
 from tvmc.pointers import make_pointer as make_pointer
 from tvmc.pointers import split
 from tvmc.records import field, record
+
+# typing and pathlib are not imported at run time: every command would pay for them at start-up
+# (scripts/bench_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any
 
 # The pointer syntax is implemented once, in `tvmc.pointers`; `make_pointer` and `split_pointer`
 # are the names `sources` exports.
@@ -41,6 +47,8 @@ class LineIndex:
         self._starts = starts
 
     def position(self, offset: int) -> tuple[int, int]:
+        import bisect  # here: only an error's position needs it
+
         line = bisect.bisect_right(self._starts, offset)
         return line, offset - self._starts[line - 1] + 1
 
@@ -137,13 +145,17 @@ class Layer:
         init(self, "format", format)
         init(self, "name", name)
         init(self, "text", text)
-        init(self, "_path", path if isinstance(path, Path) else None)
+        # A Path given is kept as it is; without pathlib imported, nothing given can be one.
+        pathlib = sys.modules.get("pathlib")
+        init(self, "_path", path if pathlib is not None and isinstance(path, pathlib.Path) else None)
         init(self, "_offset_index", None)
         init(self, "_position_index", None)
 
     @property
     def path(self) -> Path | None:
         if self._path is None and self.file is not None:
+            from pathlib import Path
+
             object.__setattr__(self, "_path", Path(self.file))
         return self._path
 

@@ -8,15 +8,18 @@ headers) is checked here, in one iterative walk.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 from tvmc.errors import ConfigSyntaxError, LimitError, Location, TvmcError
 from tvmc.pointers import make_pointer
 from tvmc.values import INT64_MAX, INT64_MIN
+
+# typing is not imported at run time: every command would pay for it at start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 MAX_FILE_BYTES = 1_000_000
 """Largest config document accepted, in bytes (files are stat'ed first; stdin is read up to
@@ -81,6 +84,11 @@ def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
     return None
 
 
+def _finite(number: float) -> bool:
+    # math.isfinite without importing math at start-up: inf - inf and nan - nan are nan.
+    return number - number == 0.0
+
+
 def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
     if isinstance(value, str):
         if isinstance(value, OversizedInt):
@@ -95,7 +103,7 @@ def _value_error(value: Any) -> tuple[type[TvmcError], str] | None:
             return LimitError, f"integer {shown} is outside the 64-bit range TVM stores"
         return None
     if isinstance(value, float):
-        if not math.isfinite(value):
+        if not _finite(value):
             # JSON has no NaN/Infinity (Python accepts them), 1e400 overflows to inf, and TOML's
             # nan/inf have no JSON form and no use in a compilation config.
             return ConfigSyntaxError, f"non-finite number {value} is not allowed"
@@ -128,7 +136,7 @@ def _plain(value: Any, depth: int, strings_fit: bool = False) -> bool:
             if not INT_MIN <= child <= INT_MAX:
                 return False
         elif kind is float:
-            if not math.isfinite(child):
+            if not _finite(child):
                 return False
         elif kind is dict or kind is list:
             if not _plain(child, depth + 1, strings_fit):

@@ -7,10 +7,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
 from functools import cache
-from pathlib import Path
-from typing import Any, BinaryIO
 
 from tvmc.errors import ConfigNotFoundError, ConfigSyntaxError, LimitError, Location
 from tvmc.provenance import printable
@@ -25,6 +22,13 @@ from tvmc.sources.limits import (
     parse_json_int,
     toml_may_nest_deeper,
 )
+
+# typing and pathlib are not imported at run time: every command would pay for them at start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any, BinaryIO
 
 
 def _toml_parser() -> tuple[Callable[[str], dict[str, Any]], type[ValueError], str]:

@@ -12,21 +12,26 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import sys
 from functools import cache
-from pathlib import Path
-from typing import NamedTuple
 
-from tvmc.sources.installed import shipped_config_dir
+from tvmc.records import field, record
+from tvmc.sources.installed import shipped_folder
 from tvmc.text import one_line
 
-# The errors (typing, the records), the loader (a TOML parser) and host/native (platform) are
-# imported where they are used: a TAB in a --config value (tvmc.cli.fast) lists the search path
-# and must start quickly.
+# The errors, the loader (a TOML parser) and host/native (platform) are imported where they are
+# used: a TAB in a --config value (tvmc.cli.fast) lists the search path and must start quickly.
+# Paths are text here (os.path), and typing and pathlib are not imported at run time: every
+# `config show` searches, and the two cost a third of a bare Python's start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from pathlib import Path
+
     from tvmc.errors import ConfigNotFoundError, Location
     from tvmc.sources.layer import Layer
+
+    PathText = str | os.PathLike[str]
 
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
@@ -39,27 +44,65 @@ def _part() -> re.Pattern[str]:
     return re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
-class SearchDir(NamedTuple):
-    """One directory of the search path and why it is there."""
+@record(slots=True, frozen=True)
+class SearchDir:
+    """One directory of the search path and why it is there. `path` is a Path, made when first
+    asked for: searching reads `text`, the same path as text (pathlib is not imported at start-up)."""
 
-    path: Path
+    text: str
     origin: str  # "--search-path", "TVMC_CONFIG_PATH", "user", "shipped"
+    _path: Path | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, path: str | os.PathLike[str], origin: str) -> None:
+        init = object.__setattr__
+        init(self, "text", lexical_path(os.fspath(path)))  # as str(Path(path)): equal paths compare equal
+        init(self, "origin", origin)
+        pathlib = sys.modules.get("pathlib")  # without pathlib imported, nothing given can be a Path
+        init(self, "_path", path if pathlib is not None and isinstance(path, pathlib.Path) else None)
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            from pathlib import Path
+
+            object.__setattr__(self, "_path", Path(self.text))
+        assert self._path is not None
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SearchDir(path={self.text!r}, origin={self.origin!r})"
 
     def __str__(self) -> str:
-        return f"{self.path} ({self.origin})"
+        return f"{self.text} ({self.origin})"
 
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME/tvmc/configs`, default `~/.config/tvmc/configs` (on every OS, like
     Black, rather than platformdirs' `~/Library/Application Support` on macOS)."""
-    env = os.environ if env is None else env
+    from pathlib import Path
+
+    return Path(_user_config_dir(os.environ if env is None else env))
+
+
+def _user_config_dir(env: Mapping[str, str]) -> str:
     xdg = env.get("XDG_CONFIG_HOME", "")
     if xdg and os.path.isabs(xdg):  # the XDG spec says to ignore relative values
-        base = Path(xdg)
+        base = lexical_path(xdg)
     else:
-        home = env.get("HOME")
-        base = (Path(home) if home else Path.home()) / ".config"
-    return base / "tvmc" / "configs"
+        home = env.get("HOME") or os.path.expanduser("~")  # Path.home() without pathlib
+        base = os.path.join(lexical_path(home), ".config")
+    return os.path.join(base, "tvmc", "configs")
+
+
+def lexical_path(path: str) -> str:
+    """`path` as pathlib writes it: no empty or '.' parts, no trailing separator ('..' is kept;
+    a leading '//' is POSIX's own root). Messages name a path as `Path(path)` would."""
+    if os.sep != "/":
+        from pathlib import Path
+
+        return str(Path(path))
+    root = "//" if path.startswith("//") and not path.startswith("///") else "/" if path.startswith("/") else ""
+    return root + "/".join(part for part in path.split("/") if part not in ("", ".")) or "."
 
 
 def _expand_home(entry: str, env: Mapping[str, str]) -> str:
@@ -107,21 +150,21 @@ def search_path(
     `extra` directories and the shipped configs alone (what the command line says, nothing
     from the user's environment)."""
     env = os.environ if env is None else env
-    dirs = [SearchDir(Path(os.path.abspath(os.fspath(entry))), SEARCH_PATH_FLAG) for entry in extra]
+    dirs = [SearchDir(os.path.abspath(os.fspath(entry)), SEARCH_PATH_FLAG) for entry in extra]
     if not (isolated or is_isolated(env)):
         dirs += [
-            SearchDir(Path(os.path.abspath(_expand_home(entry, env))), ENV_VAR)
+            SearchDir(os.path.abspath(_expand_home(entry, env)), ENV_VAR)
             for entry in env.get(ENV_VAR, "").split(os.pathsep)
             if entry
         ]
-        dirs.append(SearchDir(user_config_dir(env), "user"))
-    shipped = shipped_config_dir()
+        dirs.append(SearchDir(_user_config_dir(env), "user"))
+    shipped = shipped_folder("configs")
     if shipped is not None:
         dirs.append(SearchDir(shipped, "shipped"))
     unique: list[SearchDir] = []
     seen: set[str] = set()
     for d in dirs:
-        real = os.path.realpath(d.path)
+        real = os.path.realpath(d.text)
         if real not in seen:
             seen.add(real)
             unique.append(d)
@@ -177,7 +220,7 @@ def find_config(
     ref: str,
     dirs: Sequence[SearchDir],
     *,
-    relative_to: Path | None = None,
+    relative_to: PathText | None = None,
     tag_lookup: Callable[[str], bool] | None = None,
     candidates: Callable[[], Iterable[str]] | None = None,
     origin: Location | None = None,
@@ -199,12 +242,15 @@ def find_config(
     return find_named(head, dirs, tag_lookup=tag_lookup, candidates=candidates, origin=origin, relative_to=relative_to)
 
 
-def _anchor(ref: str, relative_to: Path | None) -> Path:
-    path = Path(_expanduser(ref))
-    return path if path.is_absolute() else (relative_to or Path.cwd()) / path
+def _anchor(ref: str, relative_to: PathText | None) -> str:
+    """`ref` (`~` expanded) anchored at `relative_to`, default the working directory."""
+    path = lexical_path(_expanduser(ref))
+    if os.path.isabs(path):
+        return path
+    return lexical_path(os.path.join(os.fspath(relative_to) if relative_to is not None else os.getcwd(), path))
 
 
-def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> Layer:
+def _load_path(ref: str, relative_to: PathText | None, origin: Location | None) -> Layer:
     from tvmc.errors import ConfigNotFoundError
     from tvmc.sources.loader import load_file
 
@@ -215,13 +261,13 @@ def _load_path(ref: str, relative_to: Path | None, origin: Location | None) -> L
                 os.stat(path)
             except OSError as err:
                 raise ConfigNotFoundError(f"config file {ref!r}: {_link_problem(err)}", origin) from None
-        where = "" if str(path) == ref else f" (no such file: {os.path.abspath(path)})"
+        where = "" if path == ref else f" (no such file: {os.path.abspath(path)})"
         suggestions = _sibling_suggestions(ref, path)
         raise ConfigNotFoundError(f"config file {ref!r} not found{where}", origin, suggestions=suggestions)
     return load_file(path)
 
 
-def _sibling_suggestions(ref: str, path: Path) -> list[str]:
+def _sibling_suggestions(ref: str, path: str) -> list[str]:
     """`../base/aarch64.toml` when `../base/aarch64-linux.toml` exists: the config files beside
     the missing one whose names are close, written as the reference was (its directory part kept).
     Best effort and bounded, like name suggestions: a miss is the error to report."""
@@ -230,7 +276,7 @@ def _sibling_suggestions(ref: str, path: Path) -> list[str]:
 
     head, sep, tail = ref.rpartition("/")
     siblings: list[str] = []
-    with contextlib.suppress(OSError, ValueError), os.scandir(path.parent) as it:
+    with contextlib.suppress(OSError, ValueError), os.scandir(os.path.dirname(path)) as it:
         for count, entry in enumerate(it):
             if count >= MAX_LIST_ENTRIES:
                 break
@@ -239,23 +285,29 @@ def _sibling_suggestions(ref: str, path: Path) -> list[str]:
     return [head + sep + name for name in did_you_mean(tail, siblings)]  # one, as _not_found
 
 
+def is_within(path: str, root: str) -> bool:
+    """Whether `path` is `root` or below it, both absolute and normalized (as os.path.realpath
+    gives them): Path.is_relative_to's answer, on text."""
+    return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
 def _link_problem(err: OSError) -> str:
     if err.errno == errno.ELOOP:
         return "symbolic link loop"
     return f"symbolic link to a missing file ({err.strerror})"
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: str) -> bool:
     try:
-        return path.exists()
-    except (OSError, ValueError):  # a name too long for the file system, an embedded NUL
+        return os.path.exists(path)
+    except ValueError:  # an embedded NUL (a name too long for the file system is False)
         return False
 
 
-def _is_file(path: Path) -> bool:
+def _is_file(path: str) -> bool:
     try:
-        return path.is_file()
-    except (OSError, ValueError):
+        return os.path.isfile(path)
+    except ValueError:
         return False
 
 
@@ -301,7 +353,7 @@ def find_named(
     tag_lookup: Callable[[str], bool] | None = None,
     candidates: Callable[[], Iterable[str]] | None = None,
     origin: Location | None = None,
-    relative_to: Path | None = None,
+    relative_to: PathText | None = None,
 ) -> Layer:
     """The first `NAME.toml`/`NAME.json` on the search path, else the tag NAME, else an error.
     A miss says so when NAME is a file or folder where a path would be read (`relative_to`,
@@ -315,7 +367,7 @@ def find_named(
             f"invalid config name {name!r}: {problem}", origin, hint=_local_hint(name, relative_to)
         )
     for d in dirs:
-        found = [d.path / f"{name}{suffix}" for suffix in SUFFIXES]
+        found = [os.path.join(d.text, f"{name}{suffix}") for suffix in SUFFIXES]
         found = [candidate for candidate in found if _is_file(candidate)]
         if len(found) > 1:
             raise ConfigNotFoundError(f"config {name!r} is ambiguous: {_ambiguity(found, d)}", origin)
@@ -333,20 +385,20 @@ def find_named(
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None, relative_to=relative_to)
 
 
-def _local_path(name: str, relative_to: Path | None) -> tuple[str, bool] | None:
+def _local_path(name: str, relative_to: PathText | None) -> tuple[str, bool] | None:
     """(the reference as a path, whether it is a config file) when NAME.toml/.json is a file, or
     NAME a folder, where a path would be read; None otherwise."""
     base = os.fspath(relative_to) if relative_to is not None else os.curdir
     written = "./" + name.rstrip("/")
     for suffix in SUFFIXES:
-        if _is_file(Path(base, name.rstrip("/") + suffix)):
+        if _is_file(os.path.join(base, name.rstrip("/") + suffix)):
             return written + suffix, True
     if name.strip("/") and os.path.isdir(os.path.join(base, name)):
         return written, False
     return None
 
 
-def _local_hint(name: str, relative_to: Path | None) -> str | None:
+def _local_hint(name: str, relative_to: PathText | None) -> str | None:
     """What a NAME that is a local file or folder is: a name is looked up on the search path only."""
     found = _local_path(name, relative_to)
     if found is None:
@@ -355,15 +407,15 @@ def _local_hint(name: str, relative_to: Path | None) -> str | None:
     return f"{path} is here: give its path" if is_config else f"{path} is a folder, not a config file"
 
 
-def _ambiguity(paths: Sequence[Path], d: SearchDir) -> str:
-    names = " and ".join(str(p.relative_to(d.path)) for p in paths)
+def _ambiguity(paths: Sequence[PathText], d: SearchDir) -> str:
+    names = " and ".join(os.path.relpath(p, d.text) for p in paths)
     return f"both {names} are in {d}; remove or rename one"
 
 
-def _outside(path: Path, d: SearchDir) -> str | None:
+def _outside(path: PathText, d: SearchDir) -> str | None:
     """A description of how `path` escapes `d` through a symlink, or None if it stays inside."""
-    real, root = Path(os.path.realpath(path)), Path(os.path.realpath(d.path))
-    if real.is_relative_to(root):
+    real, root = os.path.realpath(path), os.path.realpath(d.text)
+    if is_within(real, root):
         return None
     return f"is {path}, a symlink to {real}, outside its search directory {d}"
 
@@ -375,7 +427,7 @@ def _not_found(
     origin: Location | None,
     *,
     tags: bool,
-    relative_to: Path | None = None,
+    relative_to: PathText | None = None,
 ) -> ConfigNotFoundError:
     from tvmc.errors import ConfigNotFoundError, TvmcError, did_you_mean
     from tvmc.sources import native
@@ -406,7 +458,8 @@ def _not_found(
     )
 
 
-class ConfigEntry(NamedTuple):
+@record(slots=True, frozen=True)
+class ConfigEntry:
     """One config file on the search path, as `tvmc config list` shows it."""
 
     name: str
@@ -425,7 +478,7 @@ def _config_paths(d: SearchDir, unnamed: list[tuple[str, str]] | None = None) ->
     from tvmc.errors import LimitError
     from tvmc.sources.limits import MAX_LIST_ENTRIES
 
-    root = str(d.path)
+    root = d.text
     if not os.path.isdir(root):
         return []
     found: list[tuple[str, int, str]] = []
@@ -513,6 +566,8 @@ def list_configs(dirs: Sequence[SearchDir], *, with_native: bool = False) -> lis
     adds `host/native`, the config detected on first use: its entry is the cache file it is read
     from (which may not exist yet), in the directory origin "detected", shadowed by a file of
     that name on the search path."""
+    from pathlib import Path  # an entry's path is a Path (`config list` is not on a hot path)
+
     entries: list[ConfigEntry] = []
     winners: set[str] = set()
     for d in dirs:

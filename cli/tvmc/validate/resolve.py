@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from pathlib import Path
 
 from tvmc import layering, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, TvmcError
@@ -43,7 +42,7 @@ class Resolver:
         self._find = layering.find(dirs)
         self._cache: OrderedDict[tuple[str, str], sources.Layer | TvmcError] = OrderedDict()
 
-    def load(self, ref: str, relative_to: Path | None) -> sources.Layer:
+    def load(self, ref: str, relative_to: str | None) -> sources.Layer:
         # A NAME does not depend on the extending file's directory: one lookup (and, when it misses,
         # one listing of the search path for the did-you-mean) serves every file naming it.
         key = (ref, str(relative_to) if sources.is_path_ref(ref) or ref.startswith("^") else "")
