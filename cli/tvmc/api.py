@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tvmc import layering, rewrites, sources
 from tvmc import targets as tg
@@ -36,7 +35,10 @@ from tvmc.sources.limits import check_values
 from tvmc.validate.diagnostics import Diagnostic, FileResult, Finding
 from tvmc.validate.rules import config_findings
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
     from tvmc.doctor import Report
     from tvmc.explain import Explanation
 

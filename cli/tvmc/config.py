@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
@@ -35,6 +34,10 @@ from tvmc.provenance import Origin, Origins, origin_of
 from tvmc.records import record
 from tvmc.targets.hosting import attach_host
 from tvmc.values import ValueTypeError, check_value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ConfigError(TvmcError):

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "registry", "data")
 

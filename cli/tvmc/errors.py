@@ -7,11 +7,14 @@ The CLI is the only place that turns these into exit codes: `UsageError` → 2, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
 
 from tvmc.pointers import display_path
 from tvmc.records import record
 from tvmc.text import one_line as printable_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 @record(slots=True, frozen=True)

@@ -8,10 +8,13 @@ back plain, fresh dicts and lists, as the JSON and TOML writers take them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class FrozenDict(Mapping[str, Any]):
+class FrozenDict(Mapping[str, "Any"]):  # quoted: `typing` is imported for type checking only
     """A read-only table over a private copy of its items; hashable (its values are frozen), and
     equal to any mapping with the same items, as a dict is."""
 

@@ -9,13 +9,18 @@ one); these facts sit below every stage so that layering, rewrites and validatio
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.pointers import join
+from tvmc.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class KeySpec(NamedTuple):
+@record(slots=True, frozen=True)
+class KeySpec:
     """One config key: its type (TVM spelling, or `targets`/`target`/`table`) and documentation."""
 
     type: str
@@ -107,7 +112,8 @@ def default_layout_ops(generation: str | None) -> list[str] | None:
 DEFAULT_KERNEL_LAYOUT = {"NHWC": "HWIO", "NCHW": "OIHW"}
 
 
-class BuildProblem(NamedTuple):
+@record(slots=True, frozen=True)
+class BuildProblem:
     pointer: str
     message: str
     legacy_only: bool  # the option exists, but only TVM <= 0.19 builds with it
@@ -225,7 +231,8 @@ def with_lifted(section: str, settings: Mapping[str, Any], current: Any) -> dict
     return {"kind": LEGACY_DEFAULT_KIND[section], **settings, **(table if isinstance(table, dict) else {})}
 
 
-class PassConfigEntry(NamedTuple):
+@record(slots=True, frozen=True)
+class PassConfigEntry:
     pointer: str  # where it is written, e.g. /pass-config/tirx.disable_vectorize
     name: str  # as written (a nested table's keys joined with dots)
     canonical: str  # the spelling of the config's TVM generation

@@ -8,19 +8,21 @@ lazily through the layer that supplied the value, so loading stays cheap when no
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal, Protocol
 
 from tvmc.errors import Location
 from tvmc.pointers import join, split
 from tvmc.records import field, record
 
-OriginKind = Literal["file", "flag", "env", "default"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, Protocol
 
+    OriginKind = Literal["file", "flag", "env", "default"]
 
-class Locator(Protocol):
-    """Anything that can turn a pointer into a file position (a loaded `sources.Layer`)."""
+    class Locator(Protocol):
+        """Anything that can turn a pointer into a file position (a loaded `sources.Layer`)."""
 
-    def locate(self, pointer: str) -> Location: ...
+        def locate(self, pointer: str) -> Location: ...
 
 
 @record(slots=True, frozen=True)

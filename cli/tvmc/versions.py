@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Generation = Literal["modern", "legacy"]
 
 MODERN_SINCE = (0, 25)  # TVM 0.25 replaced Relay with Relax: the "modern" generation starts here
 
@@ -20,7 +25,6 @@ TVM_VERSION_RE = re.compile(TVM_VERSION_PATTERN)
 _CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
 
 Version = tuple[int, ...]
-Generation = Literal["modern", "legacy"]
 
 
 def parse_version(text: str) -> Version:

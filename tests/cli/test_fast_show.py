@@ -203,6 +203,17 @@ def test_config_show_loads_none_of_the_modules_the_typer_path_needs() -> None:
     assert "tvmc.api" in modules and not set(SLOW_MODULES) & modules
 
 
+# Standard-library modules no module on `config show`'s path imports at run time: each costs every
+# start-up (typing ~2.5 ms, and ~70 µs per NamedTuple class; scripts/bench_startup.py).
+START_UP_STDLIB = ("typing",)
+
+
+def test_config_show_loads_none_of_the_start_up_costly_stdlib_modules() -> None:
+    code, out, _, modules = _process(["--config", "aws/c5", "--format", "json"], "entry")
+    assert code == 0 and json.loads(out)["targets"]
+    assert "tvmc.api" in modules and not set(START_UP_STDLIB) & modules
+
+
 def test_ctrl_c_in_the_fast_path_is_the_commands() -> None:
     """A KeyboardInterrupt while the config resolves: one line, exit 130, as the typer command."""
     with mock.patch("tvmc.api.resolve", side_effect=KeyboardInterrupt):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tvmc.cli.output import warn, write_stdout
 from tvmc.errors import UsageError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tvmc.sources import SearchDir
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from tvmc.config import sort_keys
 from tvmc.pointers import display_path
 from tvmc.provenance import Origin, walk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def to_json(

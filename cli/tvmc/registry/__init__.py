@@ -9,14 +9,16 @@ first use; `tags.json` only when a tag is actually looked up.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tvmc import datafiles, versions
 from tvmc.records import field, record
 from tvmc.registry import codes as C
 from tvmc.values import plain_copy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tvmc.registry.generations import Generation as Generation
 
 # Option types, as TVM 0.27 spells them (TargetKind.options_from_name).
@@ -106,7 +108,8 @@ class Kind:
 COMMON_OPTIONS = ("kind", "keys", "tag", "device", "model", "libs", "host", "from_device", "target_device_type")
 
 
-class RegistryOption(NamedTuple):
+@record(slots=True, frozen=True)
+class RegistryOption:
     """An executor or runtime option."""
 
     name: str
@@ -127,7 +130,8 @@ class Component:
     options: dict[str, RegistryOption] = field(default_factory=dict)
 
 
-class Compiler(NamedTuple):
+@record(slots=True, frozen=True)
+class Compiler:
     """A BYOC `compiler` specialisation and the device types it can refine."""
 
     name: str
@@ -135,7 +139,8 @@ class Compiler(NamedTuple):
     partition: str | None  # dotted path of TVM 0.27's relax partition function, if any
 
 
-class LegacyOption(NamedTuple):
+@record(slots=True, frozen=True)
+class LegacyOption:
     """A target option that only legacy TVM had, and the config setting it became."""
 
     kind: str
@@ -401,7 +406,8 @@ def generation(version: str) -> Generation:
     return load(version)
 
 
-class LlvmNames(NamedTuple):
+@record(slots=True, frozen=True)
+class LlvmNames:
     """The CPU and feature names one LLVM target knows (`llc -mattr=help` of the LLVM in TVM)."""
 
     target: str  # the LLVM target: x86, aarch64, arm, riscv, nvptx, amdgcn, hexagon

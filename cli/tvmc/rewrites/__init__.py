@@ -37,7 +37,6 @@ from tvmc.rewrites.grammar import (
     MAX_REWRITES,
     Index,
     Key,
-    Op,
     Rewrite,
     Segment,
     Select,
@@ -45,6 +44,11 @@ from tvmc.rewrites.grammar import (
     parse_set,
     parse_unset,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # A type only (a Literal: `typing` is not imported at run time, for start-up time)
+    from tvmc.rewrites.grammar import Op as Op
 
 __all__ = [
     "ENV_FLAGS",
@@ -55,7 +59,6 @@ __all__ = [
     "FlagSpec",
     "Index",
     "Key",
-    "Op",
     "Rewrite",
     "Segment",
     "Select",

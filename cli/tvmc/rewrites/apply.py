@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
 
 from tvmc import records, registry, versions
 from tvmc import targets as tg
@@ -32,6 +31,10 @@ from tvmc.provenance import Origin, drop, is_within, node_at, origins_for, rebas
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.values import ValueTypeError, coerce_text, parse_literal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _type_at(tree: Tree, tokens: list[str | int]) -> str | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any
 
 from tvmc import registry
 from tvmc import targets as tg
@@ -16,6 +15,10 @@ from tvmc.provenance import Origin, printable
 from tvmc.records import record
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
 from tvmc.sources.limits import MAX_STRING
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def flag_name(*parts: str) -> str:

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, Literal
 
 from tvmc.errors import UsageError
 from tvmc.provenance import Origin
 from tvmc.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
 
 MAX_REWRITES = 10_000
 MAX_PATH_LENGTH = 1_000
@@ -32,7 +37,6 @@ class Select:
 
 
 Segment = Key | Index | Select
-Op = Literal["set", "append", "unset", "default"]  # default: set only if absent
 
 
 @record(slots=True, frozen=True)

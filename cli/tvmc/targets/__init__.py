@@ -14,9 +14,10 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tvmc.targets.canonical import (
         COMPILER_MISMATCH,
         DUPLICATE_DEVICE,

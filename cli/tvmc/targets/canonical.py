@@ -8,10 +8,10 @@ keys. Canonical targets are plain JSON: lists, nested dicts for `host` and compo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
+from tvmc.records import record
 from tvmc.targets import tables as T
 from tvmc.targets.canonicalizers import HOOKS
 from tvmc.targets.hosting import detach_host
@@ -20,6 +20,10 @@ from tvmc.targets.machine import NO_MACHINE, Machine, tvm_machine
 from tvmc.targets.parse import parse_legacy_strict
 from tvmc.targets.spec import Spec as Spec
 from tvmc.targets.spec import as_location, load_json_object, tag_base, tag_configs, unknown_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _MISSING: Any = object()
 _STR_CACHE: dict[tuple[str, bool], dict[str, Any]] = {}
@@ -219,7 +223,8 @@ def is_default_host(target: Mapping[str, Any]) -> bool:
 DUPLICATE_DEVICE = "duplicate-device"  # the rule id of a DeviceClash, in resolution and validation alike
 
 
-class DeviceClash(NamedTuple):
+@record(slots=True, frozen=True)
+class DeviceClash:
     """Two targets competing for one device slot: a second plain target for a device type, or one
     BYOC codegen given twice for it. Positions are indices into the sequence given to `device_clashes`."""
 
@@ -290,7 +295,8 @@ def second_target(targets: Sequence[tuple[Mapping[str, Any], str | None]]) -> in
     return None
 
 
-class HostConflict(NamedTuple):
+@record(slots=True, frozen=True)
+class HostConflict:
     """A target whose own host differs from the config's host or, without one, from the first own
     host: one build has one host. Positions are indices into the sequence given to `host_conflicts`."""
 

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Literal
 
 from tvmc.errors import Location, TargetError
 from tvmc.targets.machine import APROFILE_FEATURES, Machine
 from tvmc.targets.tables import top_option
 from tvmc.values import INT64_MAX, INT64_MIN, IntTooLong, parse_int
 
-# (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
-Hook = Callable[
-    [str, dict[str, Any], list[str] | None, dict[str, Any], Machine, Location | None, str], list[str] | None
-]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    # (kind, attrs, keys entry, features, machine, location, message prefix) → keys entry
+    Hook = Callable[
+        [str, dict[str, Any], list[str] | None, dict[str, Any], Machine, Location | None, str], list[str] | None
+    ]
 
 _MPROFILE_BASE = ("cortex-m0", "cortex-m3")
 _MPROFILE_DSP = ("cortex-m55", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m85")

@@ -13,9 +13,12 @@ the build's host). What leaves tvmc in TVM's form nests it again, by one of thes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from tvmc import registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def device_type(canonical: Mapping[str, Any]) -> int:

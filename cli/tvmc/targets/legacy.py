@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from tvmc.errors import Location, TargetError
 from tvmc.records import record
 from tvmc.targets import tables as T
 from tvmc.values import IntTooLong
 from tvmc.values import parse_int as parse_int64
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 QUOTE = "'"
 ESCAPE = "\\"

@@ -15,17 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
-from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.errors import did_you_mean
+from tvmc.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NATIVE = "native"
 # The LLVM targets of CPUs (a target without mtriple is one of them).
 CPU_TARGETS = ("x86", "aarch64", "arm", "riscv")
 
 
-class NameProblem(NamedTuple):
+@record(slots=True, frozen=True)
+class NameProblem:
     path: tuple[str | int, ...]  # keys from the target to the option: ("mcpu",), ("host", "mattr")
     message: str
     suggestion: str | None

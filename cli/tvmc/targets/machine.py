@@ -10,9 +10,12 @@ from __future__ import annotations
 import importlib
 import json
 from functools import cache
-from typing import Any
 
 from tvmc.errors import TargetError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Feature keys TVM's Arm A-profile canonicalizer computes with LLVM (src/target/canonicalizer/llvm).
 APROFILE_FEATURES = (

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.errors import LimitError, Location, TargetError, did_you_mean
+from tvmc.records import record
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.legacy import TypeOf, ValueContext, double_quotes_as_single, parse_pairs
 from tvmc.targets.spec import Spec, as_location, load_json_object, tag_base, unknown_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
 # `_reconstruct_from_deprecated_options`).
@@ -25,7 +29,8 @@ _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class ParsedTarget(NamedTuple):
+@record(slots=True, frozen=True)
+class ParsedTarget:
     """A parsed target: the spec (values typed), settings lifted out of it, and notes."""
 
     spec: Spec

@@ -6,14 +6,18 @@ text, and the error for options a kind does not have. Shared by `parse` (which c
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean, suggestion_text
 from tvmc.sources.limits import MAX_DEPTH
 from tvmc.targets import tables as T
 
-Spec = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Any quoted: `typing` is only imported for type checking (start-up time, scripts/bench_startup.py)
+Spec = dict[str, "Any"]
 
 
 def as_location(source: str | Location | None) -> Location | None:

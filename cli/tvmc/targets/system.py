@@ -8,7 +8,6 @@ with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError
@@ -29,6 +28,10 @@ from tvmc.targets.canonical import (
 )
 from tvmc.targets.hosting import detach_host
 from tvmc.targets.value import TargetValue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(slots=True, frozen=True)

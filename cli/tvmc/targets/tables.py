@@ -8,7 +8,6 @@ the canonicalizer dispatches on it. A kind is the registry's own `Kind` (`regist
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
@@ -34,6 +33,10 @@ from tvmc.text import one_line
 from tvmc.values import INT64_MAX as INT64_MAX
 from tvmc.values import INT64_MIN as INT64_MIN
 from tvmc.values import type_name as type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def shown(text: str) -> str:

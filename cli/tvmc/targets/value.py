@@ -9,13 +9,16 @@ the same value to both, so a target is parsed once per resolution (issue 26, inv
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from tvmc.errors import Location, TargetError
 from tvmc.records import record
 from tvmc.targets import tables as T
 from tvmc.targets.canonical import canonicalize
 from tvmc.targets.parse import parse_target
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True, slots=True)

@@ -7,11 +7,16 @@ targets (the same tags, the same CPU), so results (and errors) are memoised in a
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from tvmc import targets as tg
 from tvmc.errors import Location, TargetError
 from tvmc.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Canonical = tuple[dict[str, Any], str | None, dict[str, Any]]
 
 
 @record(slots=True)
@@ -25,7 +30,6 @@ class Target:
     lifted: dict[str, Any] = field(default_factory=dict)
 
 
-Canonical = tuple[dict[str, Any], str | None, dict[str, Any]]
 _CACHE: OrderedDict[str, Canonical | TargetError] = OrderedDict()
 _CACHE_SIZE = 2048  # distinct targets; configs of one repository share most of theirs
 

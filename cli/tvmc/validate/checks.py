@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
 
 from tvmc import registry, versions
 from tvmc.errors import did_you_mean
 from tvmc.keys import KeySpec, pass_config_entries
 from tvmc.pointers import join
 from tvmc.validate import model
-from tvmc.validate.diagnostics import Finding, Severity
+from tvmc.validate.diagnostics import Finding
 from tvmc.values import type_matches, type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tvmc.validate.diagnostics import Severity
 
 _MISSING: Any = object()
 

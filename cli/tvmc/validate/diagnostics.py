@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
 
 from tvmc.errors import Location, TvmcError, suggestion_text
 from tvmc.pointers import display_path
 from tvmc.records import field, record
 
-Severity = Literal["error", "warning"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Severity = Literal["error", "warning"]
 
 
-class Rule(NamedTuple):
+@record(slots=True, frozen=True)
+class Rule:
     """A declared rule of the one rule engine: its stable id, the severity it reports at (the
     legacy-* warnings become errors with --strict or a tvm-version that says >= 0.25), and its
     one-line doc (`config validate --help`, the README's rule table, SARIF's rule help)."""
@@ -325,7 +329,8 @@ def rule_of(err: TvmcError) -> str:
     return err.rule if err.rule is not None else "internal"
 
 
-class Finding(NamedTuple):
+@record(slots=True, frozen=True)
+class Finding:
     """A problem at a pointer of a tree (a document or a resolved config), not yet located."""
 
     rule: str
@@ -337,7 +342,8 @@ class Finding(NamedTuple):
     hint: str | None = None  # what to do about it, printed after the message (as an error's)
 
 
-class Diagnostic(NamedTuple):
+@record(slots=True, frozen=True)
+class Diagnostic:
     """A finding located where the offending key or value was written (or the flag that set it).
     Its fields are plain str/int/None values: `parallel` sends them as a tuple, in this order."""
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, NamedTuple
 
 from tvmc import registry
 from tvmc.keys import BUILD_OPTIONS, INTERNAL_DEFAULTS, MAX_EXTENDS_FANOUT, TOP_LEVEL, KeySpec
+from tvmc.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_KEY = "$schema"  # editors' schema association in JSON files; ignored by tvmc
 TARGET_TYPES = (registry.TARGET, registry.TARGET_ARRAY)
@@ -80,7 +84,8 @@ def target_string_re() -> re.Pattern[str]:
     return re.compile(target_string_pattern(), re.DOTALL)
 
 
-class ComponentOption(NamedTuple):
+@record(slots=True, frozen=True)
+class ComponentOption:
     name: str
     type: str
     description: str

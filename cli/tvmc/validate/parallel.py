@@ -33,8 +33,10 @@ import signal
 import struct
 import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
+from operator import attrgetter
 from typing import BinaryIO
 
+from tvmc import records
 from tvmc.validate.diagnostics import Diagnostic, FileResult
 
 CHUNK = 32  # files per task at least: the last ones, so that the workers finish together
@@ -47,11 +49,12 @@ Validate = Callable[[str], FileResult]
 _NUMBER = struct.Struct("<I")  # a chunk number, in the pipe every process takes work from
 _HEADER = struct.Struct("<II")  # worker → parent: chunk number, payload size (0: "I took it")
 _PIPE_SIZE = 1 << 20  # results pipes this large (where Linux allows) rarely make a worker wait
+# A Diagnostic's fields, in order: plain str/int/None values, which marshal carries as a tuple.
+_DIAGNOSTIC_FIELDS = attrgetter(*(each.name for each in records.fields(Diagnostic)))
 
 
 def _encode(results: list[FileResult]) -> bytes:
-    # Diagnostic is a NamedTuple of plain str/int/None values: as a plain tuple, marshal carries it.
-    return marshal.dumps([(r.name, [tuple(d) for d in r.diagnostics]) for r in results])
+    return marshal.dumps([(r.name, [_DIAGNOSTIC_FIELDS(d) for d in r.diagnostics]) for r in results])
 
 
 def _decode(payload: bytes) -> list[FileResult]:

@@ -9,7 +9,6 @@ once, by the check that understands it best.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from tvmc import registry, versions
 from tvmc import targets as tg
@@ -26,7 +25,13 @@ from tvmc.targets.llvm_names import name_problems
 from tvmc.validate import model
 from tvmc.validate.canon import Target, canonicalize
 from tvmc.validate.checks import check_document, completeness_findings, first, suggest
-from tvmc.validate.diagnostics import Finding, Severity
+from tvmc.validate.diagnostics import Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tvmc.validate.diagnostics import Severity
 
 StringStart = Callable[[str], Location | None]
 

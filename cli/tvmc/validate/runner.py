@@ -27,6 +27,7 @@ from tvmc.errors import (
 from tvmc.keys import old_json_hint
 from tvmc.layering import Tree
 from tvmc.provenance import node_at, origin_of
+from tvmc.records import replace
 from tvmc.sources.search import entry_is_dir
 from tvmc.validate import parallel
 from tvmc.validate.checks import check_document, completeness_findings, component_kind_findings
@@ -150,7 +151,7 @@ def _with_old_json_hint(layer: sources.Layer, diagnostics: list[Diagnostic]) -> 
         return diagnostics
     hint = old_json_hint(layer.source, layer.data)
     if hint is not None:
-        diagnostics[first] = diagnostics[first]._replace(hint=hint)
+        diagnostics[first] = replace(diagnostics[first], hint=hint)
     return diagnostics
 
 
