@@ -4,14 +4,14 @@ print what the same function prints."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-
 from tvmc.cli.output import warn, write_stdout
 from tvmc.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
     from tvmc.sources import SearchDir
 
 FORMATS = ("toml", "json")

@@ -3,7 +3,6 @@ the registry, and keeping every node's origin."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 
 from tvmc import records, registry, versions
@@ -30,7 +29,7 @@ from tvmc.pointers import display_path, join, split
 from tvmc.provenance import Origin, drop, is_within, node_at, origins_for, rebase
 from tvmc.rewrites.grammar import Index, Key, Rewrite, Segment, Select
 from tvmc.sources.limits import MAX_DEPTH
-from tvmc.values import ValueTypeError, coerce_text, parse_literal
+from tvmc.values import ValueTypeError, coerce_text, parse_literal, plain_copy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,7 +112,7 @@ def _materialize_target(tree: Tree, tokens: list[str | int]) -> dict[str, Any]:
     origin = tree.origins.get(pointer, Origin.default())
     parsed = tg.parse_target(node, source=origin.location())
     tree.notes.extend(parsed.notes)
-    parent[tokens[-1]] = copy.deepcopy(parsed.spec)
+    parent[tokens[-1]] = plain_copy(parsed.spec)
     tree.origins.update(origins_for(parsed.spec, pointer, lambda _p: origin))
     for section, settings in parsed.lifted.items():
         before = tree.data.get(section)
@@ -141,7 +140,7 @@ def _materialize_tag(tree: Tree, tokens: list[str | int], key: str) -> None:
     origin = tree.origins.get(join(pointer, "tag"), tree.origins.get(pointer, Origin.default()))
     for name, value in expanded.items():
         if name not in node:
-            node[name] = copy.deepcopy(value)
+            node[name] = plain_copy(value)
             tree.origins.update(origins_for(node[name], join(pointer, name), lambda _p: origin))
 
 
@@ -171,7 +170,7 @@ def _materialize_host(tree: Tree, rw: Rewrite) -> dict[str, Any]:
         tree.origins.update(origins_for(host, "/host", lambda _p: Origin.default("the host a target carries")))
     elif cpu is not None:
         assert isinstance(entries, list)
-        host = copy.deepcopy(entries[cpu])
+        host = plain_copy(entries[cpu])
         inside = {p: o for p, o in tree.origins.items() if is_within(p, f"/targets/{cpu}")}
         tree.origins.update({"/host" + p[len(f"/targets/{cpu}") :]: o for p, o in inside.items()})
     else:
@@ -298,7 +297,7 @@ def _depth(value: Any) -> int:
 
 def _typed(tree: Tree, rw: Rewrite, tokens: list[str | int], *, element: bool = False) -> Any:
     if rw.text is None:
-        return copy.deepcopy(rw.value)
+        return plain_copy(rw.value)
     try:
         type_ = _type_at(tree, tokens)
         if element and type_ and type_.startswith("Array<"):
@@ -615,7 +614,7 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
         if tokens == ["targets"]:
             keep_derived_host(tree, items)
         start = len(current)
-        current.extend(copy.deepcopy(items))
+        current.extend(plain_copy(items))
         for offset, item in enumerate(items):
             tree.origins.update(origins_for(item, _pointer([*tokens, start + offset]), lambda _p: rw.origin))
         if items:
