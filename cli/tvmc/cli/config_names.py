@@ -5,10 +5,11 @@ offers them through click)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing is not imported at run time: a TAB waits for this module
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from tvmc.sources import SearchDir
 
 _SUFFIXES = (".toml", ".json")
@@ -30,7 +31,7 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
     if incomplete.startswith(_PATH_STARTS) or incomplete.lower().endswith(_SUFFIXES):
         return []
     from tvmc.sources import name_problem, search_path
-    from tvmc.sources.native import NATIVE
+    from tvmc.sources.search import NATIVE
 
     head, _, _ = incomplete.rpartition("/")
     prefix = f"{head}/" if head else ""
@@ -38,7 +39,7 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
         return []
     found: dict[str, None] = {}
     for directory in search_path() if dirs is None else dirs:
-        for entry in _entries(os.path.join(directory.path, head)):
+        for entry in _entries(os.path.join(directory.text, head)):
             if entry.name.startswith("."):
                 continue
             stem, suffix = os.path.splitext(entry.name)

@@ -138,12 +138,10 @@ def _complete_bash() -> None:
 def _config_names(incomplete: str, search: list[str], isolated: bool) -> list[str]:
     """What tvmc.cli.completion.complete_config offers for a word without ':', filtered as typer
     filters an autocompletion's values."""
-    from pathlib import Path
-
     from tvmc.cli.config_names import config_names
     from tvmc.sources import is_isolated, search_path
 
-    extra = [Path(d) for d in search if os.path.isdir(d)]
+    extra = [d for d in search if os.path.isdir(d)]
     dirs = search_path(isolated=isolated or is_isolated(), extra=extra)
     return [name for name in config_names(incomplete, dirs) if name.startswith(incomplete)]
 

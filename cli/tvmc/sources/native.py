@@ -29,13 +29,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-# The errors, the loader (a TOML parser) and `platform` are imported where they are used: the
-# name NATIVE is all a TAB in a --config value (tvmc.cli.fast) needs of this module.
+from tvmc.sources.search import NATIVE as NATIVE  # the name is the search path's (a TAB reads it there)
+
+# The errors, the loader (a TOML parser) and `platform` are imported where they are used.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tvmc.sources.layer import Layer
 
-NATIVE = "host/native"
 # What `config list` and the README's catalogue say about it: it has no file until first used.
 DESCRIPTION = (
     "This machine, detected on first use (needs TVM): its CPU as LLVM names it and each GPU the TVM "

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     PathText = str | os.PathLike[str]
 
 ENV_VAR = "TVMC_CONFIG_PATH"
+NATIVE = "host/native"  # detected on first use (sources.native); here, so that a TAB need not load that
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
 _DRIVE = re.compile(r"[A-Za-z]:")
 
@@ -380,7 +381,7 @@ def find_named(
         return tag_layer(name)
     from tvmc.sources import native
 
-    if name == native.NATIVE:  # detected on demand (sources.native), unless a file pins it above
+    if name == NATIVE:  # detected on demand (sources.native), unless a file pins it above
         return native.native_layer()
     raise _not_found(name, dirs, candidates, origin, tags=tag_lookup is not None, relative_to=relative_to)
 
@@ -430,7 +431,6 @@ def _not_found(
     relative_to: PathText | None = None,
 ) -> ConfigNotFoundError:
     from tvmc.errors import ConfigNotFoundError, TvmcError, did_you_mean
-    from tvmc.sources import native
 
     known: list[str] = []
     for d in dirs:
@@ -439,7 +439,7 @@ def _not_found(
             known.extend(n for n, _ in _config_paths(d))
     if candidates is not None:
         known.extend(candidates())
-    known.append(native.NATIVE)  # a name on every search path, though no file holds it
+    known.append(NATIVE)  # a name on every search path, though no file holds it
     # "c5" most likely means "aws/c5": same last part first, then spelling neighbours. One, as
     # every problem record has one suggestion: `config validate` (its diagnostic's `suggestion`)
     # and `config show` (this error) then offer the same name for the same miss.
@@ -589,8 +589,8 @@ def list_configs(dirs: Sequence[SearchDir], *, with_native: bool = False) -> lis
         from tvmc.sources import native
 
         detected = SearchDir(native.cache_dir(), "detected")
-        shadowed = native.NATIVE in winners
+        shadowed = NATIVE in winners
         cached = native.cache_path(ask=False)  # never imports TVM to list
-        entries.append(ConfigEntry(native.NATIVE, cached, detected, native.DESCRIPTION, shadowed=shadowed))
+        entries.append(ConfigEntry(NATIVE, cached, detected, native.DESCRIPTION, shadowed=shadowed))
     entries.sort(key=lambda e: e.name)  # stable: search order is kept within a name
     return entries
