@@ -227,7 +227,7 @@ def canonicalize_config(
         specs,
         host_spec,
         source_of=lambda i: _where(origins, f"/targets/{i}"),
-        host_source=_where(origins, "/host/kind") or _where(origins, "/host"),
+        host_source=lambda: _where(origins, "/host/kind") or _where(origins, "/host"),
     )
     # system.notes only explain which target became the host; `--origin` shows that already.
     build = data.get("build", {})

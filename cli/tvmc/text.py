@@ -12,3 +12,16 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (U+D800-U+DFFF): Python's stand-in for argv or
+    environment bytes that are not UTF-8, and what JSON's "\\ud800" decodes to. No UTF-8 output
+    can hold one; strict UTF-8 encoding refuses exactly these (without a pattern to compile)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -21,8 +21,19 @@ MODERN_SINCE = (0, 25)  # TVM 0.25 replaced Relay with Relax: the "modern" gener
 
 _CLAUSE = r"(?:>=|<=|==|!=|~=|>|<|=)?\s*[0-9]+(?:\.[0-9]+){0,2}"
 TVM_VERSION_PATTERN = rf"^\s*{_CLAUSE}(?:\s*,\s*{_CLAUSE})*\s*$"
-TVM_VERSION_RE = re.compile(TVM_VERSION_PATTERN)
-_CLAUSE_RE = re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
+
+
+# Compiled on first use, as every pattern on `config show`'s path: compiling costs start-up, and a
+# config without `tvm-version` never needs them.
+@lru_cache(maxsize=1)
+def tvm_version_re() -> re.Pattern[str]:
+    return re.compile(TVM_VERSION_PATTERN)
+
+
+@lru_cache(maxsize=1)
+def _clause_re() -> re.Pattern[str]:
+    return re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
+
 
 Version = tuple[int, ...]
 
@@ -33,11 +44,11 @@ def parse_version(text: str) -> Version:
 
 def clauses(spec: object) -> list[tuple[str, Version]] | None:
     """The (operator, version) clauses of a specifier; None when it is not one."""
-    if not isinstance(spec, str) or not TVM_VERSION_RE.match(spec):
+    if not isinstance(spec, str) or not tvm_version_re().match(spec):
         return None
     out = []
     for clause in spec.split(","):
-        m = _CLAUSE_RE.fullmatch(clause)
+        m = _clause_re().fullmatch(clause)
         if m is None:
             return None
         out.append((m.group(1) or "==", parse_version(m.group(2))))

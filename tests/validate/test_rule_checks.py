@@ -37,10 +37,9 @@ class Recorder:
         self.called: set[CodeType] = set()
         self.made: defaultdict[str, set[CodeType]] = defaultdict(set)
         self._errors: dict[int, tuple[TvmcError, set[CodeType]]] = {}
-        self._tuples = {Problem.__new__.__code__}
         # Every record's __init__ runs the one code object of tvmc.records: its class tells which.
         self._record_init = Finding.__init__.__code__
-        self._records = (Finding, Diagnostic)
+        self._records = (Finding, Diagnostic, Problem)
         self._error_init = TvmcError.__init__.__code__
         self._from_error = runner.error_diagnostic.__code__
 
@@ -57,11 +56,9 @@ class Recorder:
             return
         code = frame.f_code
         self.called.add(code)
-        if code in self._tuples or code is self._record_init:
-            rule = frame.f_locals.get("rule")
-            if code is self._record_init and type(frame.f_locals["self"]) in self._records:
-                args, kwargs = frame.f_locals["args"], frame.f_locals["kwargs"]
-                rule = args[0] if args else kwargs.get("rule")
+        if code is self._record_init and type(frame.f_locals["self"]) in self._records:
+            args, kwargs = frame.f_locals["args"], frame.f_locals["kwargs"]
+            rule = args[0] if args else kwargs.get("rule")
             if isinstance(rule, str):
                 self.made[rule] |= self._stack(frame)
         elif code is self._error_init:

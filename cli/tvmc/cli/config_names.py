@@ -30,8 +30,7 @@ def config_names(incomplete: str, dirs: Sequence[SearchDir] | None = None) -> li
     are left to the shell."""
     if incomplete.startswith(_PATH_STARTS) or incomplete.lower().endswith(_SUFFIXES):
         return []
-    from tvmc.sources import name_problem, search_path
-    from tvmc.sources.search import NATIVE
+    from tvmc.sources import NATIVE, name_problem, search_path
 
     head, _, _ = incomplete.rpartition("/")
     prefix = f"{head}/" if head else ""

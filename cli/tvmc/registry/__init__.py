@@ -8,6 +8,7 @@ first use; `tags.json` only when a tag is actually looked up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 from tvmc import datafiles, versions
@@ -17,6 +18,7 @@ from tvmc.values import plain_copy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from tvmc.registry.generations import Generation as Generation
@@ -189,16 +191,47 @@ def _kind(name: str, entry: dict[str, Any], *, legacy: bool) -> Kind:
     )
 
 
+class Kinds(Mapping[str, "Kind"]):
+    """Kind name → `Kind`, each built when first looked up: a command reads the few kinds its
+    config names, not the registry's ~35 (building them all was a tenth of `config show`'s work).
+    Read-only; iterates in the order it was made with."""
+
+    __slots__ = ("_built", "_entries")
+
+    def __init__(self, entries: dict[str, tuple[dict[str, Any], bool]]) -> None:
+        self._entries = entries  # name → (registry entry, legacy)
+        self._built: dict[str, Kind] = {}
+
+    def __getitem__(self, name: str) -> Kind:
+        built = self._built.get(name)
+        if built is None:
+            entry, legacy = self._entries[name]
+            built = self._built[name] = _kind(name, entry, legacy=legacy)
+        return built
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Kinds({list(self._entries)})"
+
+
 @cache
-def kinds() -> dict[str, Kind]:
+def kinds() -> Kinds:
     """Every target kind TVM 0.27 registers."""
-    return {name: _kind(name, entry, legacy=False) for name, entry in _data()["kinds"].items()}
+    return Kinds({name: (entry, False) for name, entry in _data()["kinds"].items()})
 
 
 @cache
-def legacy_kinds() -> dict[str, Kind]:
+def legacy_kinds() -> Kinds:
     """Kinds (and tvmc BYOC codegens) that only legacy TVM had."""
-    return {name: _kind(name, entry, legacy=True) for name, entry in _data()["legacy"]["kinds"].items()}
+    return Kinds({name: (entry, True) for name, entry in _data()["legacy"]["kinds"].items()})
 
 
 # Kinds TVM registers only to test itself: `test` (src/target/target_kind.cc) and the Relay BYOC
@@ -213,11 +246,11 @@ def public_kinds() -> list[str]:
 
 
 @cache
-def all_kinds() -> dict[str, Kind]:
+def all_kinds() -> Kinds:
     """Every kind a config may name, sorted by name: a modern kind wins over a legacy kind of the
     same name (the one place that decides it)."""
-    found = {**legacy_kinds(), **kinds()}
-    return {name: found[name] for name in sorted(found)}
+    entries = {**legacy_kinds()._entries, **kinds()._entries}
+    return Kinds({name: entries[name] for name in sorted(entries)})
 
 
 def kind(name: str) -> Kind | None:

@@ -3,7 +3,6 @@ and `--runtime-<n>-<opt>` flags generated from the registry."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 
@@ -15,6 +14,7 @@ from tvmc.provenance import Origin, printable
 from tvmc.records import record
 from tvmc.rewrites.grammar import MAX_REWRITES, Key, Rewrite, Select, parse_set, parse_unset
 from tvmc.sources.limits import MAX_STRING
+from tvmc.text import has_surrogate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,9 +107,6 @@ def flag_text(flag: str, value: str) -> str:
     return f"{flag}={printable(value)}" if flag.startswith("--") else f"{flag} {printable(value)}"
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 LOWER_PASSES = "tir.add_lower_pass"  # PassContext's (level, pass) list, `tirx.add_lower_pass` in TVM >= 0.25
 
 
@@ -137,7 +134,7 @@ def flag_rewrites(
     flag: str, value: str, *, origin: Origin, first_target: bool = True, first_lower_passes: bool = True
 ) -> list[Rewrite]:
     """The rewrites one command-line flag (or its environment variable) stands for."""
-    if _SURROGATE.search(value):
+    if has_surrogate(value):
         # Python's stand-in for argv/environment bytes that are not UTF-8; files refuse them too.
         raise UsageError("the value is not valid UTF-8 text", origin.where())
     # The limit strings in config files have, on the value: for `--set PATH=VALUE` and

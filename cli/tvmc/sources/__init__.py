@@ -7,6 +7,10 @@
 
 from __future__ import annotations
 
+# The name of the config detected on first use (`sources.native`): here, for the search path and
+# shell completion, which must not load that module.
+NATIVE = "host/native"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -49,6 +53,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_LIST_ENTRIES",
     "MAX_STRING",
+    "NATIVE",
     "ConfigEntry",
     "Layer",
     "SearchDir",

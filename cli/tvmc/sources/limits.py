@@ -8,11 +8,9 @@ headers) is checked here, in one iterative walk.
 
 from __future__ import annotations
 
-import re
-from functools import cache
-
 from tvmc.errors import ConfigSyntaxError, LimitError, Location, TvmcError
 from tvmc.pointers import make_pointer
+from tvmc.text import has_surrogate
 from tvmc.values import INT64_MAX, INT64_MIN
 
 # typing is not imported at run time: every command would pay for it at start-up.
@@ -47,12 +45,6 @@ def json_may_nest_deeper(text: str, limit: int) -> bool:
     return text.count("[") + text.count("{") > limit
 
 
-@cache
-def _surrogate() -> re.Pattern[str]:
-    """A lone surrogate: compiled on first use, for the first text that is not ASCII."""
-    return re.compile("[\ud800-\udfff]")
-
-
 INT_MIN = INT64_MIN
 INT_MAX = INT64_MAX
 """TVM stores integer attributes as int64 (the one definition is in tvmc.values)."""
@@ -78,7 +70,7 @@ def _string_error(text: str, what: str) -> tuple[type[TvmcError], str] | None:
         return LimitError, f"{what} of {len(text)} characters is longer than {MAX_STRING}"
     if "\x00" in text:  # an escape ("\u0000") can write what a raw NUL byte in the file cannot
         return ConfigSyntaxError, f"{what} with a NUL character (\\u0000) is not allowed"
-    if not text.isascii() and _surrogate().search(text):
+    if has_surrogate(text):
         # JSON's "\ud800" decodes to a lone surrogate, which no UTF-8 output can hold.
         return ConfigSyntaxError, f"{what} with an unpaired surrogate escape (\\ud800-\\udfff) is not valid Unicode"
     return None

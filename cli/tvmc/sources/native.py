@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tvmc.sources.search import NATIVE as NATIVE  # the name is the search path's (a TAB reads it there)
+from tvmc.sources import NATIVE as NATIVE
 
 # The errors, the loader (a TOML parser) and `platform` are imported where they are used.
 TYPE_CHECKING = False

@@ -16,6 +16,7 @@ import sys
 from functools import cache
 
 from tvmc.records import field, record
+from tvmc.sources import NATIVE
 from tvmc.sources.installed import shipped_folder
 from tvmc.text import one_line
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     PathText = str | os.PathLike[str]
 
 ENV_VAR = "TVMC_CONFIG_PATH"
-NATIVE = "host/native"  # detected on first use (sources.native); here, so that a TAB need not load that
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
 _DRIVE = re.compile(r"[A-Za-z]:")
 

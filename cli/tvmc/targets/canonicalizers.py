@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from tvmc.errors import Location, TargetError
 from tvmc.targets.machine import APROFILE_FEATURES, Machine
@@ -141,12 +142,14 @@ def _check_llvm_options(attrs: dict[str, Any], loc: Location | None, where: str)
         )
 
 
-_STOLL = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+@cache
+def _stoll_re() -> re.Pattern[str]:  # compiled on first use: only a string given for an int option needs it
+    return re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 
 
 def _stoll(text: str) -> int | None:
     """`std::stoll` that must consume the whole text."""
-    if _STOLL.fullmatch(text) is None:
+    if _stoll_re().fullmatch(text) is None:
         return None
     try:
         value = parse_int(text)

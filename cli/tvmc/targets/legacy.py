@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from tvmc.errors import Location, TargetError
 from tvmc.records import record
@@ -79,7 +80,11 @@ def split_string(text: str, sep: str, loc: Location | None = None, base: int = 0
 # Old tvmc's `tokenize_target` (python/tvm/driver/tvmc/target.py, v0.19.0): a value in double quotes
 # holding only these characters. TVM's own grammar reads `"` as an ordinary character, which gives
 # `-device="mali"` the device `"mali"` (quotes included), never what a user means.
-_DOUBLE_QUOTED = re.compile(r'(?<==)"([\w+\-,\s.]+)"(?=[\s,]|$)')
+
+
+@cache
+def _double_quoted() -> re.Pattern[str]:  # compiled on first use: only legacy strings need it
+    return re.compile(r'(?<==)"([\w+\-,\s.]+)"(?=[\s,]|$)')
 
 
 def double_quotes_as_single(text: str) -> str:
@@ -102,7 +107,7 @@ def double_quotes_as_single(text: str) -> str:
         elif quoted:
             inside.add(i)
         i += 1
-    return _DOUBLE_QUOTED.sub(lambda m: m.group(0) if m.start() in inside else f"'{m.group(1)}'", text)
+    return _double_quoted().sub(lambda m: m.group(0) if m.start() in inside else f"'{m.group(1)}'", text)
 
 
 def is_quoted(text: str) -> bool:

@@ -8,7 +8,6 @@ Validation against TVM's rules is `canonicalize`'s job.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from tvmc import registry
@@ -18,6 +17,7 @@ from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
 from tvmc.targets.legacy import TypeOf, ValueContext, double_quotes_as_single, parse_pairs
 from tvmc.targets.spec import Spec, as_location, load_json_object, tag_base, unknown_options
+from tvmc.text import has_surrogate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
 # `_reconstruct_from_deprecated_options`).
 _RUNTIME_NAMES = {"c": "crt", "c++": "cpp"}
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @record(slots=True, frozen=True)
@@ -73,7 +72,7 @@ def parse_target(value: str | Mapping[str, Any], *, source: str | Location | Non
     loc = as_location(source)
     ctx = _Ctx()
     if isinstance(value, str):
-        if _SURROGATE.search(value):  # Python's stand-in for undecodable argv bytes; files refuse them too
+        if has_surrogate(value):  # Python's stand-in for undecodable argv bytes; files refuse them too
             raise TargetError("the target is not valid UTF-8 text", loc)
         if len(value) > MAX_STRING:  # the limit of every string in a config file
             raise LimitError(f"a target string of {len(value)} characters is longer than {MAX_STRING}", loc)

@@ -8,6 +8,7 @@ with a `compiler` (Collage specialisations) or BYOC legacy kinds refine the plai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError
@@ -54,13 +55,24 @@ def is_specialisation(target: Mapping[str, Any]) -> bool:
     return "compiler" in target or registry.all_kinds()[target["kind"]].byoc
 
 
-def _canonical(target: Spec | str | TargetValue, source: Location | None) -> dict[str, Any]:
-    """A target's canonical form (with its `compiler`), a fresh dict: read once when given as a value."""
-    if not isinstance(target, TargetValue):
-        return canonicalize(target, source=source)
-    if target.compiler is not None:
-        check_compiler(target.compiler, target.canonical, source)
-    return target.with_compiler()
+def _canonical(target: Spec | str | TargetValue, where: Callable[[], Location | None]) -> dict[str, Any]:
+    """A target's canonical form (with its `compiler`), a fresh dict: read once when given as a value.
+    An error is located at `where()`, asked only then: locating a key indexes its file's positions,
+    which a valid config never needs."""
+    try:
+        if not isinstance(target, TargetValue):
+            return canonicalize(target)
+        if target.compiler is not None:
+            check_compiler(target.compiler, target.canonical)
+        return target.with_compiler()
+    except TargetError as err:
+        if err.location is None:
+            err.location = where()
+        raise
+
+
+def _nowhere() -> None:
+    return None
 
 
 def resolve_system(
@@ -68,7 +80,7 @@ def resolve_system(
     host: Spec | str | TargetValue | None,
     *,
     source_of: Callable[[int], Location | None] | None = None,
-    host_source: Location | None = None,
+    host_source: Callable[[], Location | None] = _nowhere,
 ) -> TargetSystem:
     """Canonicalize the targets (a `TargetValue` is canonical already) and settle the host.
 
@@ -88,7 +100,7 @@ def resolve_system(
 
     if not targets:
         raise TargetError("Require at least one target", loc(0) if source_of else None)
-    canon = [_canonical(t, loc(i)) for i, t in enumerate(targets)]
+    canon = [_canonical(t, partial(loc, i)) for i, t in enumerate(targets)]
     notes: list[str] = []
     own_hosts = [t["host"] if isinstance(t.get("host"), dict) else None for t in canon]
     for i, own in enumerate(own_hosts):
@@ -96,9 +108,9 @@ def resolve_system(
             raise TargetError(
                 f"the host of targets[{i}] {problem}", loc(i), rule=HOST_NOT_CPU, pointer=f"/targets/{i}/host"
             )
-    effective = _canonical(host, None) if host is not None else None
+    effective = _canonical(host, _nowhere) if host is not None else None
     if effective is not None and (problem := host_problem(effective)):
-        raise TargetError(f"the host {problem}", host_source, rule=HOST_NOT_CPU, pointer="/host")
+        raise TargetError(f"the host {problem}", host_source(), rule=HOST_NOT_CPU, pointer="/host")
     for conflict in host_conflicts(own_hosts, effective):
         other = display_path(f"/targets/{conflict.other}") if conflict.other is not None else ""
         raise TargetError(

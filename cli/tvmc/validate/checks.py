@@ -142,7 +142,7 @@ class Checker:
                 self.extends(value, pointer)
             else:
                 self.keyspec(value, spec, pointer)
-                if key == "tvm-version" and type(value) is str and not versions.TVM_VERSION_RE.match(value):
+                if key == "tvm-version" and type(value) is str and not versions.tvm_version_re().match(value):
                     self.add(
                         "invalid-value",
                         pointer,
