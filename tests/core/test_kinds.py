@@ -111,3 +111,14 @@ def test_a_legacy_only_option_serves_canonicalization_validation_and_the_schema(
     assert [(f.rule, f.pointer) for f in checker.findings] == [("wrong-type", "/targets/0/system-lib")]
     kind_def = schema.build_schema()["$defs"]["kind-llvm"]["properties"]
     assert kind_def["system-lib"]["deprecated"] is True and kind_def["system-lib"]["type"] == "boolean"
+
+
+def test_a_kind_is_built_when_first_looked_up() -> None:
+    """`config show` builds the kinds its config names, not the registry's ~35 (start-up)."""
+    entries = {"llvm": (registry._data()["kinds"]["llvm"], False), "cuda": (registry._data()["kinds"]["cuda"], False)}
+    lazy = registry.Kinds(entries)
+    assert list(lazy) == ["llvm", "cuda"] and len(lazy) == 2 and "cuda" in lazy and "rocm" not in lazy
+    assert lazy._built == {}
+    llvm = lazy["llvm"]
+    assert list(lazy._built) == ["llvm"] and lazy["llvm"] is llvm and lazy.get("rocm") is None
+    assert llvm == registry.kinds()["llvm"]

@@ -245,12 +245,34 @@ def public_kinds() -> list[str]:
     return [name for name in (*kinds(), *sorted(legacy_kinds())) if name not in INTERNAL_KINDS]
 
 
+class _Preferred(Mapping[str, "Kind"]):
+    """Two mappings of kinds as one, sorted by name: `first`'s kind where both have the name. The
+    kinds are theirs (each built once, when first looked up in either)."""
+
+    __slots__ = ("_first", "_names", "_second")
+
+    def __init__(self, first: Mapping[str, Kind], second: Mapping[str, Kind]) -> None:
+        self._first, self._second = first, second
+        self._names = sorted({*first, *second})
+
+    def __getitem__(self, name: str) -> Kind:
+        return self._first[name] if name in self._first else self._second[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._first or name in self._second
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 @cache
-def all_kinds() -> Kinds:
+def all_kinds() -> Mapping[str, Kind]:
     """Every kind a config may name, sorted by name: a modern kind wins over a legacy kind of the
     same name (the one place that decides it)."""
-    entries = {**legacy_kinds()._entries, **kinds()._entries}
-    return Kinds({name: entries[name] for name in sorted(entries)})
+    return _Preferred(kinds(), legacy_kinds())
 
 
 def kind(name: str) -> Kind | None:
