@@ -181,33 +181,18 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
     all_fields = tuple(inherited.values())
     names = tuple(each.name for each in all_fields)
     body = dict(cls.__dict__)
-    if slots:
-        if "__slots__" in body:
-            raise TypeError(f"{cls.__name__} already specifies __slots__")
-        for each in own:
-            body.pop(each.name, None)  # a default lives in the Field, not as a class attribute
-        body.pop("__dict__", None)
-        body.pop("__weakref__", None)
-        body["__slots__"] = tuple(n for n in names if not any(n in getattr(b, "__slots__", ()) for b in cls.__mro__))
-        made: type[T] = type(cls.__name__, cls.__bases__, body)
-        made.__qualname__ = cls.__qualname__
-    else:
-        made = cls
-        for each in own:
-            if isinstance(cls.__dict__.get(each.name), Field):  # the default, or nothing, as dataclasses do
-                if each.default is MISSING:
-                    delattr(cls, each.name)
-                else:
-                    setattr(cls, each.name, each.default)
-    made.__record_fields__ = all_fields  # type: ignore[attr-defined]
+    # What the record adds to the class, gathered first: a slotted record is then made by one
+    # type() call (setting methods on a made class one by one costs more than making it).
+    added: dict[str, Any] = {"__record_fields__": all_fields}
+    made_class: list[type] = []  # the class made, for the methods that compare with it
 
     def add(name: str, method: Any) -> None:
         if name not in body:
-            method.__qualname__ = f"{made.__qualname__}.{name}"
-            setattr(made, name, method)
+            method.__qualname__ = f"{cls.__qualname__}.{name}"
+            added[name] = method
 
     if init:
-        add("__init__", _init(all_fields, made))
+        add("__init__", _init(all_fields, cls))
     if repr:
         add("__repr__", _repr(all_fields))
     compared = tuple(each.name for each in all_fields if each.compare)
@@ -218,18 +203,44 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
             body["__hash__"] is None and "__eq__" in body
         )
         if not explicit_hash:
-            made.__hash__ = _hash(key) if frozen else None  # type: ignore[assignment,method-assign]
+            added["__hash__"] = _hash(key) if frozen else None
     if frozen:
         if "__setattr__" in body or "__delattr__" in body:
             raise TypeError(f"frozen record {cls.__name__} cannot define __setattr__ or __delattr__")
         field_names = frozenset(names)
-        made.__setattr__ = _refuse_set(made, field_names)  # type: ignore[method-assign]
-        made.__delattr__ = _refuse_delete(made, field_names)  # type: ignore[method-assign]
+        added["__setattr__"] = _refuse_set(made_class, field_names)
+        added["__delattr__"] = _refuse_delete(made_class, field_names)
         if slots:  # pickle and copy restore the slots with setattr, which a frozen record refuses
             add("__getstate__", _getstate(names))
             add("__setstate__", _setstate(names))
     if "__match_args__" not in body:
-        made.__match_args__ = tuple(each.name for each in all_fields if each.init)  # type: ignore[attr-defined,misc]
+        added["__match_args__"] = tuple(each.name for each in all_fields if each.init)
+    if slots:
+        if "__slots__" in body:
+            raise TypeError(f"{cls.__name__} already specifies __slots__")
+        for each in own:
+            body.pop(each.name, None)  # a default lives in the Field, not as a class attribute
+        body.pop("__dict__", None)
+        body.pop("__weakref__", None)
+        slotted: set[str] = set()  # slots a base already has
+        for base in cls.__mro__:
+            base_slots = base.__dict__.get("__slots__", ())
+            slotted.update((base_slots,) if isinstance(base_slots, str) else base_slots)
+        body["__slots__"] = tuple(n for n in names if n not in slotted)
+        body.update(added)
+        made: type[T] = type(cls.__name__, cls.__bases__, body)
+        made.__qualname__ = cls.__qualname__
+    else:
+        made = cls
+        for each in own:
+            if isinstance(cls.__dict__.get(each.name), Field):  # the default, or nothing, as dataclasses do
+                if each.default is MISSING:
+                    delattr(cls, each.name)
+                else:
+                    setattr(cls, each.name, each.default)
+        for name, value in added.items():
+            setattr(made, name, value)
+    made_class.append(made)
     return made
 
 
@@ -323,18 +334,18 @@ def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
     return __hash__
 
 
-def _refuse_set(cls: type, field_names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+def _refuse_set(made: list[type], field_names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is cls or name in field_names:
+        if type(self) is made[0] or name in field_names:
             raise FrozenRecordError(f"cannot assign to field {name!r}")
         object.__setattr__(self, name, value)
 
     return __setattr__
 
 
-def _refuse_delete(cls: type, field_names: frozenset[str]) -> Callable[[Any, str], None]:
+def _refuse_delete(made: list[type], field_names: frozenset[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in field_names:
+        if type(self) is made[0] or name in field_names:
             raise FrozenRecordError(f"cannot delete field {name!r}")
         object.__delattr__(self, name)
 

@@ -36,7 +36,13 @@ if TYPE_CHECKING:
 
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
-_DRIVE = re.compile(r"[A-Za-z]:")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _has_drive(text: str) -> bool:
+    """Whether `text` starts with a drive letter and a colon (`C:`): checked on every reference,
+    so without a pattern to compile."""
+    return len(text) >= 2 and text[1] == ":" and text[0] in _LETTERS
 
 
 @cache
@@ -183,7 +189,7 @@ def is_path_ref(ref: str, *, windows: bool | None = None) -> bool:
         return True
     if ref.startswith(("/", "./", "../", "~")):
         return True
-    return _is_windows(windows) and ("\\" in ref or _DRIVE.match(ref) is not None)
+    return _is_windows(windows) and ("\\" in ref or _has_drive(ref))
 
 
 def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | None]:
@@ -192,7 +198,7 @@ def split_part(ref: str, *, windows: bool | None = None) -> tuple[str, str | Non
     Not split: a drive letter (`C:\\x.toml`), a colon inside a path (`./a:b/c.toml`, where the
     part would contain a separator or end in .toml/.json), and a path without a config suffix
     before the colon (`/dev/fd:3` names a file, not a part)."""
-    start = 2 if re.match(r"[A-Za-z]:[\\/]", ref) else 0
+    start = 2 if _has_drive(ref) and ref[2:3] in ("\\", "/") else 0
     i = ref.rfind(":", start)
     if i <= 0:
         return ref, None
@@ -317,7 +323,7 @@ def name_problem(name: str) -> str | None:
     cannot climb out of their search directory."""
     if not name:
         return "the name is empty"
-    if name.startswith("/") or _DRIVE.match(name):
+    if name.startswith("/") or _has_drive(name):
         return "a name is relative to the search path; give a path like ./x.toml to load a file"
     if "\\" in name:
         return "use '/' to separate the parts of a name"
