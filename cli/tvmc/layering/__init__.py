@@ -24,7 +24,6 @@ from tvmc.layering.expand import (
     find,
     merge_nodes,
 )
-from tvmc.layering.select import select_part
 from tvmc.layering.tree import NOT_CONFIG, Tree, extends_refs, layer_key, layer_tree, merge, own_data
 from tvmc.provenance import printable
 
@@ -51,6 +50,19 @@ __all__ = [
     "own_data",
     "select_part",
 ]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tvmc.layering.select import select_part as select_part
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "select_part":  # loaded when first used: only `NAME:PART` needs it
+            from tvmc.layering.select import select_part
+
+            return select_part
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_BASE = "host/default"
 BASE_ENV = "TVMC_CONFIG"

@@ -20,7 +20,6 @@ from collections import Counter
 from tvmc import registry, sources
 from tvmc.errors import ConfigLayerError, ConfigNotFoundError, Location, TvmcError
 from tvmc.keys import MAX_EXTENDS_FANOUT
-from tvmc.layering.select import select_part
 from tvmc.layering.tree import Tree, bare_tree, extends_refs, layer_key, layer_tree, merge
 from tvmc.provenance import printable
 from tvmc.records import record
@@ -84,6 +83,8 @@ class Node:
         if self.selection is None:
             merge(tree, self.tree(origins=origins))
         else:
+            from tvmc.layering.select import select_part  # here: only `NAME:PART` needs it
+
             select_part(tree, self.selection.part, self.selection.ref, self.selection.where)
 
 
@@ -272,6 +273,8 @@ class Expander:
             return nodes
         selected_key = f"{key}:{part}"
         if selected_key not in self._done:
+            from tvmc.layering.select import select_part  # here: only `NAME:PART` needs it
+
             try:  # a part NAME does not have is the reference's error, reported here
                 select_part(merge_nodes(nodes, origins=False), part, ref.text, ref.where)
             except ConfigLayerError as err:

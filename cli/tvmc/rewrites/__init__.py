@@ -18,8 +18,9 @@ Every generated flag is sugar for one of these:
     -O / --opt-level N           set opt-level
 """
 
+from __future__ import annotations
+
 from tvmc.keys import LEGACY_DEFAULT_KIND
-from tvmc.rewrites.apply import apply, apply_all
 from tvmc.rewrites.flags import (
     ENV_FLAGS,
     REWRITE_FLAGS,
@@ -47,6 +48,10 @@ from tvmc.rewrites.grammar import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tvmc.layering import Tree
+
     # A type only (a Literal: `typing` is not imported at run time, for start-up time)
     from tvmc.rewrites.grammar import Op as Op
 
@@ -75,3 +80,24 @@ __all__ = [
     "parse_set",
     "parse_unset",
 ]
+
+
+# The interpreter (tvmc.rewrites.interpreter, the largest module of the core) is loaded for the first
+# rewrite: a command line without flags or TVMC_* variables never needs it.
+
+
+def apply(tree: Tree, rw: Rewrite) -> None:
+    """Apply one rewrite to `tree`, in place (see `tvmc.rewrites.interpreter.apply`)."""
+    from tvmc.rewrites import interpreter
+
+    interpreter.apply(tree, rw)
+
+
+def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
+    """Apply `rewrites` in order, then note the flags a later one made useless (see
+    `tvmc.rewrites.interpreter.apply_all`); nothing to do for none."""
+    applied = list(rewrites)
+    if applied:
+        from tvmc.rewrites import interpreter
+
+        interpreter.apply_all(tree, applied)

@@ -15,13 +15,14 @@ from tvmc.errors import LimitError, Location, TargetError, did_you_mean
 from tvmc.records import record
 from tvmc.sources.limits import MAX_STRING
 from tvmc.targets import tables as T
-from tvmc.targets.legacy import TypeOf, ValueContext, double_quotes_as_single, parse_pairs
 from tvmc.targets.spec import Spec, as_location, load_json_object, tag_base, unknown_options
 from tvmc.text import has_surrogate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from tvmc.targets.legacy import TypeOf
 
 # Legacy runtime names (target attr `runtime=`) → Runtime registry names (TVM 0.9 python/tvm/relay/build_module.py,
 # `_reconstruct_from_deprecated_options`).
@@ -143,6 +144,9 @@ def _parse_nested(text: str, loc: Location | None, ctx: _Ctx) -> Any:
 
 
 def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
+    # The legacy grammar is loaded for the first legacy string: a config of tables never needs it.
+    from tvmc.targets.legacy import ValueContext, double_quotes_as_single, parse_pairs
+
     spec: Spec = {}
     kinds = registry.all_kinds()
     unknown: list[tuple[str, Location | None]] = []

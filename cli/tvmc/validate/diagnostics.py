@@ -279,7 +279,7 @@ REGISTRY: dict[str, Rule] = {
             "rewrite",
             "error",
             "A rewrite flag that does not apply to this file's config (e.g. a key path it does not have).",
-            ("tvmc.rewrites.apply:apply_all",),
+            ("tvmc.rewrites.interpreter:apply_all",),
         ),
         # the inputs of `config migrate`, the legacy outputs, a library's manifest
         Rule(
