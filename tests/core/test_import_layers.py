@@ -139,12 +139,12 @@ def _walk(node: ast.AST, lazy: bool, typing_only: bool) -> Iterator[tuple[ast.AS
         child_lazy = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
         yield child, child_lazy, typing_only
         if isinstance(child, ast.If) and _is_type_checking(child.test):
-            for sub in child.body:
-                yield sub, child_lazy, True
-                yield from _walk(sub, child_lazy, True)
-            for sub in child.orelse:
-                yield sub, child_lazy, typing_only
-                yield from _walk(sub, child_lazy, typing_only)
+            branches = [(sub, True) for sub in child.body] + [(sub, typing_only) for sub in child.orelse]
+            for sub, sub_typing_only in branches:
+                # A function written directly in either branch runs its imports when called.
+                sub_lazy = child_lazy or isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                yield sub, sub_lazy, sub_typing_only
+                yield from _walk(sub, sub_lazy, sub_typing_only)
         else:
             yield from _walk(child, child_lazy, typing_only)
 
