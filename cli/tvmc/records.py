@@ -179,40 +179,44 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
     for each in own:
         inherited[each.name] = each
     all_fields = tuple(inherited.values())
-    names = tuple(each.name for each in all_fields)
+    names = tuple(inherited)
     body = dict(cls.__dict__)
     # What the record adds to the class, gathered first: a slotted record is then made by one
-    # type() call (setting methods on a made class one by one costs more than making it).
+    # type() call. Apart from __init__, its methods are shared by every record and read what they
+    # need from the class (`__record_key__`, ...): a class costs what its fields cost, as it is
+    # made at every start-up (scripts/bench_startup.py).
     added: dict[str, Any] = {"__record_fields__": all_fields}
-    made_class: list[type] = []  # the class made, for the methods that compare with it
 
     def add(name: str, method: Any) -> None:
         if name not in body:
-            method.__qualname__ = f"{cls.__qualname__}.{name}"
             added[name] = method
 
     if init:
-        add("__init__", _init(all_fields, cls))
+        init_method = _init(all_fields, cls)
+        init_method.__qualname__ = f"{cls.__qualname__}.__init__"
+        add("__init__", init_method)
     if repr:
-        add("__repr__", _repr(all_fields))
+        added["__record_shown__"] = tuple(each.name for each in all_fields if each.repr)
+        add("__repr__", _record_repr)
     compared = tuple(each.name for each in all_fields if each.compare)
-    key = attrgetter(*compared) if len(compared) > 1 else _single(compared)
+    added["__record_key__"] = attrgetter(*compared) if len(compared) > 1 else _single(compared)
     if eq:
-        add("__eq__", _eq(key))
+        add("__eq__", _record_eq)
         explicit_hash = body.get("__hash__", MISSING) is not MISSING and not (
             body["__hash__"] is None and "__eq__" in body
         )
         if not explicit_hash:
-            added["__hash__"] = _hash(key) if frozen else None
+            added["__hash__"] = _record_hash if frozen else None
     if frozen:
         if "__setattr__" in body or "__delattr__" in body:
             raise TypeError(f"frozen record {cls.__name__} cannot define __setattr__ or __delattr__")
-        field_names = frozenset(names)
-        added["__setattr__"] = _refuse_set(made_class, field_names)
-        added["__delattr__"] = _refuse_delete(made_class, field_names)
+        added["__record_frozen__"] = frozenset(names)
+        added["__setattr__"] = _frozen_setattr
+        added["__delattr__"] = _frozen_delattr
         if slots:  # pickle and copy restore the slots with setattr, which a frozen record refuses
-            add("__getstate__", _getstate(names))
-            add("__setstate__", _setstate(names))
+            added["__record_names__"] = names
+            add("__getstate__", _record_getstate)
+            add("__setstate__", _record_setstate)
     if "__match_args__" not in body:
         added["__match_args__"] = tuple(each.name for each in all_fields if each.init)
     if slots:
@@ -230,39 +234,52 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
         body.update(added)
         made: type[T] = type(cls.__name__, cls.__bases__, body)
         made.__qualname__ = cls.__qualname__
-    else:
-        made = cls
-        for each in own:
-            if isinstance(cls.__dict__.get(each.name), Field):  # the default, or nothing, as dataclasses do
-                if each.default is MISSING:
-                    delattr(cls, each.name)
-                else:
-                    setattr(cls, each.name, each.default)
-        for name, value in added.items():
-            setattr(made, name, value)
-    made_class.append(made)
-    return made
+        return made
+    for each in own:
+        if isinstance(cls.__dict__.get(each.name), Field):  # the default, or nothing, as dataclasses do
+            if each.default is MISSING:
+                delattr(cls, each.name)
+            else:
+                setattr(cls, each.name, each.default)
+    for name, value in added.items():
+        setattr(cls, name, value)
+    return cls
 
 
 def _single(compared: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     if not compared:
-        return lambda _self: ()
+        return _no_key
     getter = attrgetter(compared[0])
     return lambda self: (getter(self),)
 
 
+def _no_key(_self: Any) -> tuple[Any, ...]:
+    return ()
+
+
 def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
-    taken = tuple(each for each in all_fields if each.init)
+    taken: list[Field] = []
+    derived: list[Field] = []
+    first_default = -1  # the first argument with a default
+    factories = False
+    for each in all_fields:
+        if not each.init:
+            if each.default is not MISSING or each.default_factory is not None:
+                derived.append(each)
+            continue
+        if each.default is not MISSING or each.default_factory is not None:
+            if first_default < 0:
+                first_default = len(taken)
+            factories = factories or each.default_factory is not None
+        elif first_default >= 0:
+            raise TypeError(f"non-default argument {each.name!r} follows default argument")
+        taken.append(each)
+    count = len(taken)
+    if first_default < 0:
+        first_default = count
     taken_names = tuple(each.name for each in taken)
-    derived = tuple(each for each in all_fields if not each.init and each.has_default)
     post_init = getattr(cls, "__post_init__", None) is not None
     set_value = object.__setattr__
-    count = len(taken)
-    previous_default = False
-    for each in taken:
-        if previous_default and not each.has_default:
-            raise TypeError(f"non-default argument {each.name!r} follows default argument")
-        previous_default = previous_default or each.has_default
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """Every __init__ argument's value, in field order: those given, else the defaults."""
@@ -285,10 +302,7 @@ def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
 
     # Defaults to append to positional arguments that stop at or after the first field with a
     # default (the common call), when no default is a factory.
-    first_default = next((i for i, each in enumerate(taken) if each.has_default), count)
-    tail: tuple[Any, ...] | None = tuple(each.default for each in taken[first_default:])
-    if any(each.default_factory is not None for each in taken):
-        tail = None
+    tail: tuple[Any, ...] | None = None if factories else tuple(each.default for each in taken[first_default:])
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if kwargs or len(args) != count:
@@ -308,61 +322,43 @@ def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
     return __init__
 
 
-def _repr(all_fields: tuple[Field, ...]) -> Callable[[Any], str]:
-    shown = tuple(each.name for each in all_fields if each.repr)
-
-    def __repr__(self: Any) -> str:
-        inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
-        return f"{self.__class__.__qualname__}({inside})"
-
-    return __repr__
+# The methods every record shares; each reads what it needs of the record's class.
 
 
-def _eq(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], bool]:
-    def __eq__(self: Any, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return bool(self is other or key(self) == key(other))
-
-    return __eq__
+def _record_repr(self: Any) -> str:
+    inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__record_shown__)
+    return f"{self.__class__.__qualname__}({inside})"
 
 
-def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
-    def __hash__(self: Any) -> int:
-        return hash(key(self))
-
-    return __hash__
-
-
-def _refuse_set(made: list[type], field_names: frozenset[str]) -> Callable[[Any, str, Any], None]:
-    def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is made[0] or name in field_names:
-            raise FrozenRecordError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
-
-    return __setattr__
+def _record_eq(self: Any, other: Any) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented  # type: ignore[no-any-return]
+    key = self.__class__.__record_key__  # from the class: a function there is not bound
+    return bool(self is other or key(self) == key(other))
 
 
-def _refuse_delete(made: list[type], field_names: frozenset[str]) -> Callable[[Any, str], None]:
-    def __delattr__(self: Any, name: str) -> None:
-        if type(self) is made[0] or name in field_names:
-            raise FrozenRecordError(f"cannot delete field {name!r}")
-        object.__delattr__(self, name)
-
-    return __delattr__
+def _record_hash(self: Any) -> int:
+    return hash(self.__class__.__record_key__(self))
 
 
-def _getstate(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
-    def __getstate__(self: Any) -> list[Any]:
-        return [getattr(self, name, MISSING) for name in names]
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    # A frozen record refuses every assignment; a plain subclass of one, its fields only.
+    if type(self).__dict__.get("__setattr__") is _frozen_setattr or name in self.__record_frozen__:
+        raise FrozenRecordError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
 
-    return __getstate__
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    if type(self).__dict__.get("__delattr__") is _frozen_delattr or name in self.__record_frozen__:
+        raise FrozenRecordError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
 
 
-def _setstate(names: tuple[str, ...]) -> Callable[[Any, list[Any]], None]:
-    def __setstate__(self: Any, state: list[Any]) -> None:
-        for name, value in zip(names, state, strict=True):
-            if value is not MISSING:
-                object.__setattr__(self, name, value)
+def _record_getstate(self: Any) -> list[Any]:
+    return [getattr(self, name, MISSING) for name in self.__record_names__]
 
-    return __setstate__
+
+def _record_setstate(self: Any, state: list[Any]) -> None:
+    for name, value in zip(self.__record_names__, state, strict=True):
+        if value is not MISSING:
+            object.__setattr__(self, name, value)
