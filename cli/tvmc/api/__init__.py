@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from tvmc import layering, rewrites, sources
 from tvmc import targets as tg
@@ -354,8 +354,52 @@ def resolve_inputs(given: Inputs) -> Resolved:
         _hint_old_json(err, tree)
         raise
     all_notes = tuple(dict.fromkeys([*tree.notes, *notes]))
-    origins = canonical_origins(config.to_dict(), tree)
+    origins = _Deferred(lambda: canonical_origins(config.to_dict(), tree))
     return Resolved(config, origins, all_notes, tree, participation(given, tree), tuple(warnings))
+
+
+class _Deferred(Mapping[str, Origin]):
+    """The origins of a resolved config, worked out when first read: printing a config without
+    `--origin` never reads them (a tenth of `config show`'s work). Read-only, equal to the dict it
+    stands for, and pickled as that dict."""
+
+    __slots__ = ("_compute", "_origins")
+
+    def __init__(self, compute: Callable[[], dict[str, Origin]]) -> None:
+        self._compute: Callable[[], dict[str, Origin]] | None = compute
+        self._origins: dict[str, Origin] | None = None
+
+    def _worked_out(self) -> dict[str, Origin]:
+        if self._origins is None:
+            assert self._compute is not None
+            self._origins, self._compute = self._compute(), None
+        return self._origins
+
+    def __getitem__(self, pointer: str) -> Origin:
+        return self._worked_out()[pointer]
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self._worked_out()
+
+    def get(self, pointer: str, default: Any = None) -> Any:
+        return self._worked_out().get(pointer, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
+
+    def __eq__(self, other: object) -> bool:
+        return self._worked_out() == (other._worked_out() if isinstance(other, _Deferred) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # a mapping, as dict
+
+    def __repr__(self) -> str:
+        return repr(self._worked_out())
+
+    def __reduce__(self) -> tuple[type[dict[str, Origin]], tuple[dict[str, Origin]]]:
+        return dict, (self._worked_out(),)
 
 
 def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:

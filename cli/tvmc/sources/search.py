@@ -169,11 +169,17 @@ def search_path(
     if shipped is not None:
         dirs.append(SearchDir(shipped, "shipped"))
     unique: list[SearchDir] = []
-    seen: set[str] = set()
+    seen: set[object] = set()
     for d in dirs:
-        real = os.path.realpath(d.text)
-        if real not in seen:
-            seen.add(real)
+        # One stat finds a directory listed twice under two names (a symbolic link); a missing
+        # one is skipped when searching, so its own (absolute) path is enough.
+        try:
+            info = os.stat(d.text)
+            identity: object = (info.st_dev, info.st_ino)
+        except (OSError, ValueError):
+            identity = d.text
+        if identity not in seen:
+            seen.add(identity)
             unique.append(d)
     return unique
 
