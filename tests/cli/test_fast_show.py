@@ -219,3 +219,33 @@ def test_ctrl_c_in_the_fast_path_is_the_commands() -> None:
     """A KeyboardInterrupt while the config resolves: one line, exit 130, as the typer command."""
     with mock.patch("tvmc.api.resolve", side_effect=KeyboardInterrupt):
         assert fast_path(["-c", "aws/c5"]) == (130, "", "tvmc: interrupted\n") == typer_path(["-c", "aws/c5"])
+
+
+GC_STATE = """
+import atexit, gc, json, sys
+sys.argv = ["tvmc", *json.loads(sys.argv[1])]
+atexit.register(lambda: print(f"\\ngc enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 0}", file=sys.stderr))
+from tvmc.cli.entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["config", "show", "-c", "aws/c5", "--format", "json"], "gc enabled=False frozen=False"),  # the fast path
+        (["config", "show", "-c", "aws/c5", "--as", "tvm-target"], "gc enabled=True frozen=True"),  # click's
+    ],
+)
+def test_garbage_collection_is_off_only_while_starting(args: list[str], expected: str) -> None:
+    """Start-up runs without the cyclic collector; a command left to click gets it back, with what
+    start-up made frozen out of it (a long command, the language server, collects as usual)."""
+    done = subprocess.run(
+        [sys.executable, "-c", GC_STATE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=cli_env(TYPER_USE_RICH="0", NO_COLOR="1"),
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout
+    assert done.stderr.rstrip("\n").split("\n")[-1] == expected
