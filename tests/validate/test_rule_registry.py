@@ -43,7 +43,7 @@ RULE_FIRST = {"Finding": "", "Diagnostic": "", "add": "validate/", "_rule": "val
 RULE_FIRST |= {"Problem": "layering/", "_fail": "layering/", "_problem": "layering/"}
 # The stages that read, layer, rewrite, validate, canonicalize and emit a config: an error they
 # raise is about the config (or the argv that rewrites it).
-CONFIG_STAGES = ("config.py", "keys.py", "api.py", "targets/", "layering/", "rewrites/", "sources/", "validate/")
+CONFIG_STAGES = ("config.py", "keys.py", "api/", "targets/", "layering/", "rewrites/", "sources/", "validate/")
 CONFIG_STAGES += ("emit/", "migrate/", "backend/plan.py")
 # Errors constructed in those stages with no rule id (neither `rule=` nor their class's): none
 # (the ratchet reached 0 and stays there). A UsageError is left out: it refuses the command line
