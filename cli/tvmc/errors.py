@@ -37,7 +37,7 @@ class TvmcError(Exception):
     """Base of all errors tvmc reports to users (exit code 1 unless a subclass says otherwise)."""
 
     exit_code = 1
-    # The rule id (of the one registry, `tvmc.validate.diagnostics.REGISTRY`) an error of this class
+    # The rule id (of the one registry, `tvmc.validate.rule_table.REGISTRY`) an error of this class
     # stands for when its raiser names no finer one; None: the class is not a config problem by
     # itself, and a raiser refusing a config passes `rule=`. Only the rule engine refuses a config:
     # every error about one carries the id of the rule that refuses it.
