@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from tvmc import layering, rewrites, sources
+from tvmc import layering, lazy_exports, rewrites, sources
 from tvmc import targets as tg
 from tvmc.config import CompilationConfig, ConfigError, canonicalize_config
 from tvmc.errors import ConfigNotFoundError, Location, TvmcError, UsageError
@@ -577,83 +577,44 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
 # ---- the commands beyond resolving (validate, compile, emit, tune, run, ...): tvmc.api.commands ---
 # Loaded on first use: `config show` (and every resolution) needs only the pipeline above, and the
 # commands' orchestration is as large again (start-up: scripts/bench_startup.py).
-_COMMANDS = frozenset(
-    {
-        "ENGINES",
-        "validate_paths",
-        "validate_config",
-        "validate",
-        "from_library",
-        "compile",
-        "EMIT_FORMS",
-        "Emitted",
-        "emit",
-        "reproduce",
-        "tune",
-        "run",
-        "shipped_cross_compilers",
-        "doctor",
-        "PruneVerdict",
-        "prune_verdicts",
-    }
-)
+# Name → the submodule that defines it, imported when first used.
+_SUBMODULE = {
+    "ENGINES": "commands",
+    "validate_paths": "commands",
+    "validate_config": "commands",
+    "validate": "commands",
+    "from_library": "commands",
+    "compile": "commands",
+    "EMIT_FORMS": "commands",
+    "Emitted": "commands",
+    "emit": "commands",
+    "reproduce": "commands",
+    "tune": "commands",
+    "run": "commands",
+    "shipped_cross_compilers": "commands",
+    "doctor": "commands",
+    "PruneVerdict": "commands",
+    "prune_verdicts": "commands",
+}
 
 if TYPE_CHECKING:
     from tvmc.api.commands import (
-        EMIT_FORMS as EMIT_FORMS,
-    )
-    from tvmc.api.commands import (
-        ENGINES as ENGINES,
-    )
-    from tvmc.api.commands import (
-        Emitted as Emitted,
-    )
-    from tvmc.api.commands import (
-        PruneVerdict as PruneVerdict,
-    )
-    from tvmc.api.commands import (
-        compile as compile,
-    )
-    from tvmc.api.commands import (
-        doctor as doctor,
-    )
-    from tvmc.api.commands import (
-        emit as emit,
-    )
-    from tvmc.api.commands import (
-        from_library as from_library,
-    )
-    from tvmc.api.commands import (
-        prune_verdicts as prune_verdicts,
-    )
-    from tvmc.api.commands import (
-        reproduce as reproduce,
-    )
-    from tvmc.api.commands import (
-        run as run,
-    )
-    from tvmc.api.commands import (
-        shipped_cross_compilers as shipped_cross_compilers,
-    )
-    from tvmc.api.commands import (
-        tune as tune,
-    )
-    from tvmc.api.commands import (
-        validate as validate,
-    )
-    from tvmc.api.commands import (
-        validate_config as validate_config,
-    )
-    from tvmc.api.commands import (
-        validate_paths as validate_paths,
+        EMIT_FORMS,
+        ENGINES,
+        Emitted,
+        PruneVerdict,
+        compile,
+        doctor,
+        emit,
+        from_library,
+        prune_verdicts,
+        reproduce,
+        run,
+        shipped_cross_compilers,
+        tune,
+        validate,
+        validate_config,
+        validate_paths,
     )
 else:
-
-    def __getattr__(name: str) -> object:
-        if name in _COMMANDS:
-            from tvmc.api import commands
-
-            value = getattr(commands, name)
-            globals()[name] = value  # later uses find it here
-            return value
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = lazy_exports(__name__, _SUBMODULE, globals())

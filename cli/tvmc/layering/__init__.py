@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from tvmc import sources
+from tvmc import lazy_exports, sources
 from tvmc.errors import ConfigLayerError, Location
 from tvmc.keys import MAX_EXTENDS_FANOUT as MAX_EXTENDS_FANOUT  # entries in one `extends` list; public here
 from tvmc.layering.expand import (
@@ -51,17 +51,14 @@ __all__ = [
     "select_part",
 ]
 
+# Name → the submodule that defines it, imported when first used: only `NAME:PART` needs it.
+_SUBMODULE = {"select_part": "select"}
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tvmc.layering.select import select_part as select_part
+    from tvmc.layering.select import select_part
 else:
-
-    def __getattr__(name: str) -> object:
-        if name == "select_part":  # loaded when first used: only `NAME:PART` needs it
-            from tvmc.layering.select import select_part
-
-            return select_part
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = lazy_exports(__name__, _SUBMODULE, globals())
 
 
 DEFAULT_BASE = "host/default"

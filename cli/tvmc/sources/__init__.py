@@ -7,14 +7,14 @@
 
 from __future__ import annotations
 
+from tvmc import lazy_exports
+
 # The name of the config detected on first use (`sources.native`): here, for the search path and
 # shell completion, which must not load that module.
 NATIVE = "host/native"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tvmc.sources.installed import schema_directive, shipped_config_dir, shipped_schema_file
     from tvmc.sources.layer import Layer, make_pointer, split_pointer
     from tvmc.sources.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_LIST_ENTRIES, MAX_STRING
@@ -125,16 +125,5 @@ _SUBMODULE = {
 _MODULES = frozenset({*_SUBMODULE.values(), "detect", "json_positions", "native", "toml_positions"})
 
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported
-
-    def __getattr__(name: str) -> Any:
-        from importlib import import_module
-
-        if name in _MODULES:  # `sources.loader.display_path`: a submodule nothing imported yet
-            return import_module(f"{__name__}.{name}")
-        submodule = _SUBMODULE.get(name)
-        if submodule is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-        value = getattr(import_module(f"{__name__}.{submodule}"), name)
-        globals()[name] = value  # later uses find it here
-        return value
+    # A name in _MODULES: `sources.loader.display_path`, a submodule nothing imported yet.
+    __getattr__ = lazy_exports(__name__, _SUBMODULE, globals(), _MODULES)

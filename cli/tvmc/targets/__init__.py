@@ -14,10 +14,10 @@ Pure Python: TVM is only imported (lazily) by `canonicalize(..., fill_from_machi
 
 from __future__ import annotations
 
+from tvmc import lazy_exports
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tvmc.targets.canonical import (
         COMPILER_MISMATCH,
         DUPLICATE_DEVICE,
@@ -128,13 +128,4 @@ _SUBMODULE = {
 }
 
 if not TYPE_CHECKING:  # mypy sees the imports above instead, and still rejects names not exported
-
-    def __getattr__(name: str) -> Any:
-        submodule = _SUBMODULE.get(name)
-        if submodule is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from importlib import import_module
-
-        value = getattr(import_module(f"{__name__}.{submodule}"), name)
-        globals()[name] = value  # later uses find it here
-        return value
+    __getattr__ = lazy_exports(__name__, _SUBMODULE, globals())
