@@ -7,7 +7,6 @@ built only when an error needs a position, so loading many valid files never pay
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 
 from tvmc.errors import Location
@@ -145,9 +144,7 @@ class Layer:
         init(self, "format", format)
         init(self, "name", name)
         init(self, "text", text)
-        # A Path given is kept as it is; without pathlib imported, nothing given can be one.
-        pathlib = sys.modules.get("pathlib")
-        init(self, "_path", path if pathlib is not None and isinstance(path, pathlib.Path) else None)
+        init(self, "_path", None)  # made from `file` when first asked for
         init(self, "_offset_index", None)
         init(self, "_position_index", None)
 
@@ -161,7 +158,7 @@ class Layer:
 
     def named(self, name: str) -> Layer:
         """The same document, found by `name` on the search path."""
-        return Layer(self.source, self._path or self.file, self.data, self.format, name, self.text)
+        return Layer(self.source, self.file, self.data, self.format, name, self.text)
 
     def _index(self, until: str | None) -> dict[str, int]:
         """The offsets of `text`, scanned up to `until` (None: all); kept as `_offset_index`."""

@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import re
-import sys
 from functools import cache
 
 from tvmc.records import field, record
@@ -64,8 +63,7 @@ class SearchDir:
         init = object.__setattr__
         init(self, "text", lexical_path(os.fspath(path)))  # as str(Path(path)): equal paths compare equal
         init(self, "origin", origin)
-        pathlib = sys.modules.get("pathlib")  # without pathlib imported, nothing given can be a Path
-        init(self, "_path", path if pathlib is not None and isinstance(path, pathlib.Path) else None)
+        init(self, "_path", None)  # made from `text` when first asked for
 
     @property
     def path(self) -> Path:
