@@ -196,7 +196,6 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
         init_method.__qualname__ = f"{cls.__qualname__}.__init__"
         add("__init__", init_method)
     if repr:
-        added["__record_shown__"] = tuple(each.name for each in all_fields if each.repr)
         add("__repr__", _record_repr)
     compared = tuple(each.name for each in all_fields if each.compare)
     added["__record_key__"] = attrgetter(*compared) if len(compared) > 1 else _single(compared)
@@ -214,7 +213,6 @@ def _make(cls: type[T], *, init: bool, repr: bool, eq: bool, frozen: bool, slots
         added["__setattr__"] = _frozen_setattr
         added["__delattr__"] = _frozen_delattr
         if slots:  # pickle and copy restore the slots with setattr, which a frozen record refuses
-            added["__record_names__"] = names
             add("__getstate__", _record_getstate)
             add("__setstate__", _record_setstate)
     if "__match_args__" not in body:
@@ -264,10 +262,10 @@ def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
     factories = False
     for each in all_fields:
         if not each.init:
-            if each.default is not MISSING or each.default_factory is not None:
+            if each.has_default:
                 derived.append(each)
             continue
-        if each.default is not MISSING or each.default_factory is not None:
+        if each.has_default:
             if first_default < 0:
                 first_default = len(taken)
             factories = factories or each.default_factory is not None
@@ -326,7 +324,8 @@ def _init(all_fields: tuple[Field, ...], cls: type) -> Callable[..., None]:
 
 
 def _record_repr(self: Any) -> str:
-    inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__record_shown__)
+    shown = (each.name for each in self.__record_fields__ if each.repr)
+    inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
     return f"{self.__class__.__qualname__}({inside})"
 
 
@@ -355,10 +354,10 @@ def _frozen_delattr(self: Any, name: str) -> None:
 
 
 def _record_getstate(self: Any) -> list[Any]:
-    return [getattr(self, name, MISSING) for name in self.__record_names__]
+    return [getattr(self, each.name, MISSING) for each in self.__record_fields__]
 
 
 def _record_setstate(self: Any, state: list[Any]) -> None:
-    for name, value in zip(self.__record_names__, state, strict=True):
+    for each, value in zip(self.__record_fields__, state, strict=True):
         if value is not MISSING:
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, each.name, value)

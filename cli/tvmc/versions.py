@@ -9,7 +9,7 @@ which releases tvmc supports is `registry.supports`.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,12 +25,12 @@ TVM_VERSION_PATTERN = rf"^\s*{_CLAUSE}(?:\s*,\s*{_CLAUSE})*\s*$"
 
 # Compiled on first use, as every pattern on `config show`'s path: compiling costs start-up, and a
 # config without `tvm-version` never needs them.
-@lru_cache(maxsize=1)
+@cache
 def tvm_version_re() -> re.Pattern[str]:
     return re.compile(TVM_VERSION_PATTERN)
 
 
-@lru_cache(maxsize=1)
+@cache
 def _clause_re() -> re.Pattern[str]:
     return re.compile(r"\s*(>=|<=|==|!=|~=|>|<|=)?\s*([0-9]+(?:\.[0-9]+){0,2})\s*")
 

@@ -21,11 +21,13 @@ from tvmc.validate.diagnostics import FileResult, Summary
 # Every module that defines records.
 MODULES = (
     "tvmc.api",
+    "tvmc.api.commands",
     "tvmc.config",
     "tvmc.errors",
     "tvmc.explain",
     "tvmc.flag_docs",
     "tvmc.keys",
+    "tvmc.layering.expand",
     "tvmc.layering.tree",
     "tvmc.provenance",
     "tvmc.registry",
@@ -44,6 +46,7 @@ MODULES = (
     "tvmc.validate.canon",
     "tvmc.validate.diagnostics",
     "tvmc.validate.model",
+    "tvmc.validate.rule_table",
     "tvmc.validate.runner",
 )
 # Filled in place or rebound after construction (the tree the pipeline builds, running totals, an
