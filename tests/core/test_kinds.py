@@ -115,8 +115,8 @@ def test_a_legacy_only_option_serves_canonicalization_validation_and_the_schema(
 
 def test_a_kind_is_built_when_first_looked_up() -> None:
     """`config show` builds the kinds its config names, not the registry's ~35 (start-up)."""
-    entries = {"llvm": (registry._data()["kinds"]["llvm"], False), "cuda": (registry._data()["kinds"]["cuda"], False)}
-    lazy = registry.Kinds(entries)
+    entries = registry._data()["kinds"]
+    lazy = registry.Kinds(["llvm", "cuda"], lambda name: registry._kind(name, entries[name], legacy=False))
     assert list(lazy) == ["llvm", "cuda"] and len(lazy) == 2 and "cuda" in lazy and "rocm" not in lazy
     assert lazy._built == {}
     llvm = lazy["llvm"]

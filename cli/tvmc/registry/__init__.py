@@ -18,7 +18,7 @@ from tvmc.values import plain_copy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from tvmc.registry.generations import Generation as Generation
@@ -192,46 +192,50 @@ def _kind(name: str, entry: dict[str, Any], *, legacy: bool) -> Kind:
 
 
 class Kinds(Mapping[str, "Kind"]):
-    """Kind name → `Kind`, each built when first looked up: a command reads the few kinds its
-    config names, not the registry's ~35 (building them all was a tenth of `config show`'s work).
-    Read-only; iterates in the order it was made with."""
+    """Kind name → `Kind`, each built by `build` when first looked up: a command reads the few
+    kinds its config names, not the registry's ~35 (building them all was a tenth of `config
+    show`'s work). Read-only; iterates over `names` in their order."""
 
-    __slots__ = ("_built", "_entries")
+    __slots__ = ("_build", "_built", "_names")
 
-    def __init__(self, entries: dict[str, tuple[dict[str, Any], bool]]) -> None:
-        self._entries = entries  # name → (registry entry, legacy)
+    def __init__(self, names: Iterable[str], build: Callable[[str], Kind]) -> None:
+        self._names = dict.fromkeys(names)
+        self._build = build
         self._built: dict[str, Kind] = {}
 
     def __getitem__(self, name: str) -> Kind:
         built = self._built.get(name)
         if built is None:
-            entry, legacy = self._entries[name]
-            built = self._built[name] = _kind(name, entry, legacy=legacy)
+            if name not in self._names:
+                raise KeyError(name)
+            built = self._built[name] = self._build(name)
         return built
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return name in self._names
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._names)
 
     def __repr__(self) -> str:
-        return f"Kinds({list(self._entries)})"
+        return f"Kinds({list(self._names)})"
 
 
 @cache
 def kinds() -> Kinds:
     """Every target kind TVM 0.27 registers."""
-    return Kinds({name: (entry, False) for name, entry in _data()["kinds"].items()})
+    entries = _data()["kinds"]
+    return Kinds(entries, lambda name: _kind(name, entries[name], legacy=False))
 
 
 @cache
 def legacy_kinds() -> Kinds:
     """Kinds (and tvmc BYOC codegens) that only legacy TVM had."""
-    return Kinds({name: (entry, True) for name, entry in _data()["legacy"]["kinds"].items()})
+    entries = _data()["legacy"]["kinds"]
+    return Kinds(entries, lambda name: _kind(name, entries[name], legacy=True))
 
 
 # Kinds TVM registers only to test itself: `test` (src/target/target_kind.cc) and the Relay BYOC
@@ -245,34 +249,13 @@ def public_kinds() -> list[str]:
     return [name for name in (*kinds(), *sorted(legacy_kinds())) if name not in INTERNAL_KINDS]
 
 
-class _Preferred(Mapping[str, "Kind"]):
-    """Two mappings of kinds as one, sorted by name: `first`'s kind where both have the name. The
-    kinds are theirs (each built once, when first looked up in either)."""
-
-    __slots__ = ("_first", "_names", "_second")
-
-    def __init__(self, first: Mapping[str, Kind], second: Mapping[str, Kind]) -> None:
-        self._first, self._second = first, second
-        self._names = sorted({*first, *second})
-
-    def __getitem__(self, name: str) -> Kind:
-        return self._first[name] if name in self._first else self._second[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._first or name in self._second
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
 @cache
-def all_kinds() -> Mapping[str, Kind]:
+def all_kinds() -> Kinds:
     """Every kind a config may name, sorted by name: a modern kind wins over a legacy kind of the
     same name (the one place that decides it)."""
-    return _Preferred(kinds(), legacy_kinds())
+    modern, legacy = kinds(), legacy_kinds()
+    # The kinds are theirs: each built once, when first looked up here or there.
+    return Kinds(sorted({*modern, *legacy}), lambda name: modern[name] if name in modern else legacy[name])
 
 
 def kind(name: str) -> Kind | None:
