@@ -576,8 +576,8 @@ def canonical_origins(canonical: dict[str, Any], tree: Tree) -> Origins:
 
 # ---- the commands beyond resolving (validate, compile, emit, tune, run, ...): tvmc.api.commands ---
 # Loaded on first use: `config show` (and every resolution) needs only the pipeline above, and the
-# commands' orchestration is as large again (start-up: scripts/bench_startup.py).
-# Name → the submodule that defines it, imported when first used.
+# commands' orchestration is as large again (start-up: scripts/bench_startup.py). Name → the
+# submodule that defines it.
 _SUBMODULE = {
     "ENGINES": "commands",
     "validate_paths": "commands",

@@ -35,13 +35,12 @@ if TYPE_CHECKING:
 
 ENV_VAR = "TVMC_CONFIG_PATH"
 SUFFIXES = (".toml", ".json")  # per directory, NAME.toml beside NAME.json is an ambiguity error
-_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def _has_drive(text: str) -> bool:
     """Whether `text` starts with a drive letter and a colon (`C:`): checked on every reference,
     so without a pattern to compile."""
-    return len(text) >= 2 and text[1] == ":" and text[0] in _LETTERS
+    return len(text) >= 2 and text[1] == ":" and text[0].isascii() and text[0].isalpha()
 
 
 @cache
