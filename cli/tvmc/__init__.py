@@ -4,6 +4,8 @@ The public Python API lives in `tvmc.api`; this module stays import-light becaus
 invocation (and every shell-completion keystroke) imports it.
 """
 
+import sys
+
 __version__ = "0.1.0"
 
 TYPE_CHECKING = False
@@ -25,9 +27,13 @@ def lazy_exports(
     globals); a name in `modules` is a submodule, given itself. Start-up loads only what a command
     uses (scripts/bench_startup.py); tests/core/test_import_layers.py follows `_SUBMODULE`."""
 
-    def __getattr__(name: str) -> object:
-        from importlib import import_module
+    def import_module(module: str) -> object:
+        # Not importlib.import_module: importing importlib (and the warnings module it imports)
+        # costs an installed `tvmc config show` about a twentieth of its start-up.
+        __import__(module)
+        return sys.modules[module]
 
+    def __getattr__(name: str) -> object:
         if name in modules:
             return import_module(f"{package}.{name}")
         submodule = table.get(name)

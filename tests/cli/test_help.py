@@ -11,7 +11,7 @@ from testkit import commands
 from tvmc import registry
 from tvmc.cli.app import app
 from tvmc.flag_docs import flag_help, kind_flags
-from tvmc.rewrites.flags import ENV_FLAGS, generated_flags
+from tvmc.rewrites import ENV_FLAGS, generated_flags
 from typer.testing import CliRunner
 
 MAX_LINES = 60

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
     from tvmc.explain import Explanation
 
+    # Types only: the rewrite stage's modules load when a rewrite is given (scripts/bench_startup.py).
+    RewriteLike = rewrites.Rewrite | tuple[str, str]
+
 # The public API: what the CLI calls and what users import. Everything else here is a helper of
 # these (its name may change); tests/core/test_api_public.py holds this list to what exists.
 __all__ = [
@@ -76,7 +79,6 @@ __all__ = [
 ]
 
 ConfigRef = str | tuple[str, Location | None]
-RewriteLike = rewrites.Rewrite | tuple[str, str]
 
 
 @record(slots=True, frozen=True)

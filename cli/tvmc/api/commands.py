@@ -13,7 +13,6 @@ from tvmc.api import (
     ConfigRef,
     Participation,
     Resolved,
-    RewriteLike,
     _environment,
     _refs,
     _rewrites,
@@ -36,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
+    from tvmc.api import RewriteLike
     from tvmc.doctor import Report
 
 

@@ -269,7 +269,7 @@ def _generated_rows() -> list[tuple[str, str]]:
 def _environment_rows() -> list[tuple[str, str]]:
     """The environment variables that change the resolved config, and the search path."""
     from tvmc.layering import BASE_ENV, DEFAULT_BASE
-    from tvmc.rewrites.flags import ENV_FLAGS
+    from tvmc.rewrites import ENV_FLAGS
     from tvmc.sources import ENV_VAR
 
     return [

@@ -20,40 +20,66 @@ Every generated flag is sugar for one of these:
 
 from __future__ import annotations
 
+from tvmc import lazy_exports
 from tvmc.keys import LEGACY_DEFAULT_KIND
-from tvmc.rewrites.flags import (
-    ENV_FLAGS,
-    REWRITE_FLAGS,
-    FlagSpec,
-    argv_rewrites,
-    env_rewrites,
-    flag_name,
-    flag_rewrites,
-    flag_text,
-    generated_flags,
-    lower_pass_pairs,
-)
-from tvmc.rewrites.grammar import (
-    MAX_PATH_LENGTH,
-    MAX_REWRITES,
-    Index,
-    Key,
-    Rewrite,
-    Segment,
-    Select,
-    parse_path,
-    parse_set,
-    parse_unset,
-)
+from tvmc.provenance import Origin
+
+# The names this package exports from its submodules, loaded when first used: a command line
+# without flags or TVMC_* variables (the common `tvmc config show --config NAME`) loads neither the
+# flag table nor the path grammar nor the interpreter (scripts/bench_startup.py).
+_SUBMODULE = {
+    "REWRITE_FLAGS": "flags",
+    "FlagSpec": "flags",
+    "argv_rewrites": "flags",
+    "flag_name": "flags",
+    "flag_rewrites": "flags",
+    "flag_text": "flags",
+    "generated_flags": "flags",
+    "lower_pass_pairs": "flags",
+    "MAX_PATH_LENGTH": "grammar",
+    "MAX_REWRITES": "grammar",
+    "Index": "grammar",
+    "Key": "grammar",
+    "Rewrite": "grammar",
+    "Segment": "grammar",
+    "Select": "grammar",
+    "parse_path": "grammar",
+    "parse_set": "grammar",
+    "parse_unset": "grammar",
+}
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from tvmc.layering import Tree
+    from tvmc.rewrites.flags import (
+        REWRITE_FLAGS,
+        FlagSpec,
+        argv_rewrites,
+        flag_name,
+        flag_rewrites,
+        flag_text,
+        generated_flags,
+        lower_pass_pairs,
+    )
+    from tvmc.rewrites.grammar import (
+        MAX_PATH_LENGTH,
+        MAX_REWRITES,
+        Index,
+        Key,
+        Rewrite,
+        Segment,
+        Select,
+        parse_path,
+        parse_set,
+        parse_unset,
+    )
 
     # A type only (a Literal: `typing` is not imported at run time, for start-up time)
     from tvmc.rewrites.grammar import Op as Op
+else:
+    __getattr__ = lazy_exports(__name__, _SUBMODULE, globals(), frozenset({"flags", "grammar", "interpreter"}))
 
 __all__ = [
     "ENV_FLAGS",
@@ -101,3 +127,24 @@ def apply_all(tree: Tree, rewrites: Iterable[Rewrite]) -> None:
         from tvmc.rewrites import interpreter
 
         interpreter.apply_all(tree, applied)
+
+
+# The environment layer's variables and the flag each one stands for.
+ENV_FLAGS = {
+    "TVMC_TARGET": "--target",
+    "TVMC_TARGET_HOST": "--target-host",
+    "TVMC_EXECUTOR": "--executor",
+    "TVMC_RUNTIME": "--runtime",
+    "TVMC_OPT_LEVEL": "--opt-level",
+}
+
+
+def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:
+    """The environment layer: TVMC_TARGET, TVMC_TARGET_HOST, TVMC_EXECUTOR, TVMC_RUNTIME, TVMC_OPT_LEVEL."""
+    out: list[Rewrite] = []
+    for var, flag in ENV_FLAGS.items():
+        if env.get(var, "").strip():
+            from tvmc.rewrites.flags import flag_rewrites
+
+            out += flag_rewrites(flag, env[var].strip(), origin=Origin("env", var))
+    return out

@@ -3,7 +3,7 @@ and `--runtime-<n>-<opt>` flags generated from the registry."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from functools import cache
 
 from tvmc import registry
@@ -201,22 +201,6 @@ REWRITE_FLAGS = (
     "--set",
     "--unset",
 )
-ENV_FLAGS = {
-    "TVMC_TARGET": "--target",
-    "TVMC_TARGET_HOST": "--target-host",
-    "TVMC_EXECUTOR": "--executor",
-    "TVMC_RUNTIME": "--runtime",
-    "TVMC_OPT_LEVEL": "--opt-level",
-}
-
-
-def env_rewrites(env: Mapping[str, str]) -> list[Rewrite]:
-    """The environment layer: TVMC_TARGET, TVMC_TARGET_HOST, TVMC_EXECUTOR, TVMC_RUNTIME, TVMC_OPT_LEVEL."""
-    out: list[Rewrite] = []
-    for var, flag in ENV_FLAGS.items():
-        if env.get(var, "").strip():
-            out += flag_rewrites(flag, env[var].strip(), origin=Origin("env", var))
-    return out
 
 
 def argv_rewrites(pairs: Iterable[tuple[str, str]]) -> list[Rewrite]:

@@ -48,7 +48,22 @@ def _toml_parser() -> tuple[Callable[[str], dict[str, Any]], type[ValueError], s
     return tomllib.loads, tomllib.TOMLDecodeError, "tomllib"
 
 
-_toml_loads, _TomlError, TOML_PARSER = _toml_parser()
+@cache
+def _the_toml_parser() -> tuple[Callable[[str], dict[str, Any]], type[ValueError], str]:
+    """The parser tvmc reads TOML with, imported when the first document that is not a shipped
+    config as shipped (`tvmc.sources.preparsed`) is read; `TOML_PARSER` names it."""
+    return _toml_parser()
+
+
+if TYPE_CHECKING:
+    TOML_PARSER: str
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "TOML_PARSER":
+            return _the_toml_parser()[2]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 FORMATS = ("toml", "json")
 _BOM = b"\xef\xbb\xbf"
@@ -231,10 +246,17 @@ def _refuse_too_deep(text: str, source: str, fmt: str) -> None:
 
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    from tvmc.sources.preparsed import DOCUMENTS
+
+    known = DOCUMENTS.get(text)
+    if known is not None:  # a shipped config, as shipped: its parse, made when it was generated
+        parsed: dict[str, Any] = json.loads(known)
+        return parsed
     _refuse_too_deep(text, source, "toml")
+    toml_loads, toml_error, _ = _the_toml_parser()
     try:
-        return _toml_loads(text)
-    except _TomlError as e:
+        return toml_loads(text)
+    except toml_error as e:
         message = str(e)
         m = _toml_at().search(message)
         if m is None:

@@ -8,7 +8,6 @@ and never allowed to leave that directory.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
@@ -281,6 +280,8 @@ def _sibling_suggestions(ref: str, path: str) -> list[str]:
     """`../base/aarch64.toml` when `../base/aarch64-linux.toml` exists: the config files beside
     the missing one whose names are close, written as the reference was (its directory part kept).
     Best effort and bounded, like name suggestions: a miss is the error to report."""
+    import contextlib  # here, not at the top: a found config never needs it
+
     from tvmc.errors import did_you_mean
     from tvmc.sources.limits import MAX_LIST_ENTRIES
 
@@ -439,6 +440,8 @@ def _not_found(
     tags: bool,
     relative_to: PathText | None = None,
 ) -> ConfigNotFoundError:
+    import contextlib
+
     from tvmc.errors import ConfigNotFoundError, TvmcError, did_you_mean
 
     known: list[str] = []
