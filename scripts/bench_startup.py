@@ -3,11 +3,13 @@
 
     scripts/bench_startup.py [--runs 15] [--budget 3] [--skip-scale]
 
-Start-up: `tvmc config show --config aws/c5 --format json`, `tvmc --help` and one shell-completion
-keystroke, each against `python -c pass` (and, for reference, the import of json and tomli, which any
-tool reading TOML and writing JSON pays), interleaved, median of --runs; the bytecode cache is
-warm (a private PYTHONPYCACHEPREFIX, as an installed tvmc has its .pyc files). Exits 1 if a
-command takes more than --budget times bare Python.
+Start-up: `tvmc config show --config aws/c5 --format json` (and of a user's own TOML file, which
+tvmc reads with its TOML parser), `tvmc --help` and one shell-completion keystroke, each as the
+installed `tvmc` script and as `python -m tvmc`, against `python -c pass` (and, for reference, the
+import of json and tomli, which any tool reading TOML and writing JSON pays), interleaved, median
+of --runs; the bytecode cache is warm (a private PYTHONPYCACHEPREFIX, as an installed tvmc has its
+.pyc files). Exits 1 if a command takes more than --budget times bare Python (the user's file and
+the floor are printed for reference).
 
 Scale: resolving an N-file `extends` set with N rewrites, for N = 10, 100, 1000 separately and
 together (in process, best of 5), to show the cost grows linearly; and the goal case, a 100-deep
@@ -58,13 +60,30 @@ SHOW = ["config", "show", "--config", "aws/c5", "--format", "json"]
 TAB = {"_TVMC_COMPLETE": "complete_bash", "COMP_WORDS": "tvmc config show --config aws/", "COMP_CWORD": "4"}
 
 
-def commands(script: str) -> dict[str, tuple[list[str], dict[str, str]]]:
+# A config of the user's own: aws/c5's settings in a file of theirs, which tvmc reads with its TOML
+# parser (a shipped config, as shipped, is read from tvmc.sources.preparsed without one). Printed
+# for reference, held to no budget: the goal is set for the shipped config.
+USER_CONFIG = """\
+description = "Our C5 build machines"
+
+[[targets]]
+kind = "llvm"
+mtriple = "x86_64-linux-gnu"
+mcpu = "skylake-avx512"
+keys = ["x86", "cpu"]
+"""
+USER_SHOW = "tvmc config show --config ./my-c5.toml --format json"
+
+
+def commands(script: str, user_config: str) -> dict[str, tuple[list[str], dict[str, str]]]:
     """What is timed: a bare Python, the floor, and tvmc's fast answers, both as the installed
-    `tvmc` command (`script`) and as `python -m tvmc`, which also loads runpy and importlib.util."""
+    `tvmc` command (`script`) and as `python -m tvmc`, which also loads runpy and importlib.util;
+    `config show` of a shipped config and of the user's own file (`user_config`)."""
     return {
         "python -c pass": (["-c", "pass"], {}),
         FLOOR: (["-c", "import json, tomli"], {}),
         "tvmc config show --config aws/c5 --format json": ([script, *SHOW], {}),
+        USER_SHOW: ([script, "config", "show", "--config", user_config, "--format", "json"], {}),
         "tvmc --help": ([script, "--help"], {}),
         "tvmc config show --config aws/<TAB>": ([script], TAB),
         "python -m tvmc config show --config aws/c5 --format json": (["-m", "tvmc", *SHOW], {}),
@@ -94,7 +113,9 @@ def startup(runs: int) -> dict[str, float]:
     """Median wall time of each command; runs are interleaved so that machine load hits all alike."""
     with tempfile.TemporaryDirectory(prefix="tvmc-pyc-") as cache:
         env = _env(cache)
-        timed = commands(console_script(cache))
+        user_config = os.path.join(cache, "my-c5.toml")
+        Path(user_config).write_text(USER_CONFIG)
+        timed = commands(console_script(cache), user_config)
         for args, extra in timed.values():  # warm the bytecode cache and the file system
             _run(args, {**env, **extra})
         times: dict[str, list[float]] = {name: [] for name in timed}
@@ -230,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for name, seconds in medians.items():
         ratio = seconds / bare
-        over = name not in ("python -c pass", FLOOR) and ratio > args.budget
+        over = name not in ("python -c pass", FLOOR, USER_SHOW) and ratio > args.budget
         ok = ok and not over
         print(f"  {name:<58} {seconds * 1000:7.1f} ms  {ratio:5.2f}x{'  OVER BUDGET' if over else ''}")
     if not args.skip_scale:
