@@ -287,6 +287,40 @@ def test_unsetting_a_tagged_targets_kind_is_refused_written_out_or_not(before: l
     assert str(err.value.location) == "--unset=targets[0].kind"
 
 
+@pytest.mark.parametrize(
+    ("configs", "path", "tag"),
+    [
+        (("nvidia/jetson-nano",), "targets[0].kind", "nvidia/jetson-nano"),  # a tag string
+        (("arm/rasp4b",), "targets[0].kind", "arm/rasp4b"),  # a tag table
+        (("qcom/hexagon-v68",), "host.kind", "qcom/hexagon-v68"),  # a host that is a tag string
+    ],
+)
+def test_unsetting_a_tags_kind_is_one_usage_error_for_a_tag_string_and_a_tag_table(
+    configs: tuple[str, ...], path: str, tag: str
+) -> None:
+    # On a tag string `--unset targets[0].kind` wrote the tag's values out without their kind and
+    # exited 1, blaming the config file ("a target table needs 'kind'"); on a tag table, exit 2.
+    with pytest.raises(UsageError) as err:
+        resolve(("--unset", path), configs=configs)
+    assert f"a tagged target's kind is its tag's ({tag!r})" in err.value.one_line()
+    assert str(err.value.location) == f"--unset={path}"
+
+
+@pytest.mark.parametrize(
+    ("configs", "path", "message"),
+    [
+        (("nvidia/nvidia-a100",), "host.kind", "host: a target table needs 'kind' (or 'tag')"),
+        (("boards/nucleo-l4r5zi",), "executor.kind", "executor: the executor has no 'kind'"),
+        (("arm/rasp4b",), "targets[0].tag", "targets[0]: a target table needs 'kind' (or 'tag')"),
+    ],
+)
+def test_a_table_left_without_its_kind_is_blamed_on_the_unset(configs: tuple[str, ...], path: str, message: str) -> None:
+    # These were located at the shipped file that wrote the table, not at the flag that emptied it.
+    with pytest.raises(TvmcError) as err:
+        resolve(("--unset", path), configs=configs)
+    assert err.value.one_line().startswith(f"--unset={path}: {message}")
+
+
 def test_an_unset_value_of_a_written_out_tag_stays_unset() -> None:
     after = resolve(("--set", "targets[0].mattr+=+crc"), ("--unset", "targets[0].mcpu"), configs=("arm/rasp4b",))
     assert explain.get(after.to_dict(), after.origins, "targets[0].mcpu") is None

@@ -357,6 +357,14 @@ def _is_tagged(node: Any, tokens: list[str | int]) -> bool:
     )
 
 
+def _tag_kind_unset(rw: Rewrite, tokens: list[str | int], tag: str) -> UsageError:
+    return UsageError(
+        f"{_show([*tokens, 'kind'])}: a tagged target's kind is its tag's ({tag!r}); "
+        f"set it, or unset or replace {_show(tokens)}",
+        rw.origin.where(),
+    )
+
+
 def apply(tree: Tree, rw: Rewrite) -> None:
     """Apply one rewrite to the tree, in place."""
     if not rw.path:
@@ -381,17 +389,17 @@ def apply(tree: Tree, rw: Rewrite) -> None:
     last = rw.path[-1]
     for parent_tokens in parents:
         parent = _get(tree.data, parent_tokens)
+        unsets_kind = isinstance(last, Key) and last.name == "kind" and rw.op == "unset"
         if isinstance(last, Key) and isinstance(parent, str) and _is_target_slot(parent_tokens):
+            tag = parent.strip() if registry.is_tag(parent.strip()) else None
+            if unsets_kind and tag is not None:  # a tag string: as the same tag written as a table
+                raise _tag_kind_unset(rw, parent_tokens, tag)
             parent = _materialize_target(tree, parent_tokens)
-        if isinstance(last, Key) and last.name == "kind" and rw.op == "unset" and _is_tagged(parent, parent_tokens):
+        if unsets_kind and _is_tagged(parent, parent_tokens):
             # A tagged target's kind is its tag's, written out or not: unsetting it would turn a
             # written-out tag (after `mattr+=`, `--unset …mcpu`) back into the tag, bringing back
             # the values unset since, while the kind stays the tag's.
-            raise UsageError(
-                f"{_show([*parent_tokens, 'kind'])}: a tagged target's kind is its tag's ({parent['tag']!r}); "
-                f"set it, or unset or replace {_show(parent_tokens)}",
-                rw.origin.where(),
-            )
+            raise _tag_kind_unset(rw, parent_tokens, parent["tag"])
         if isinstance(last, Key) and rw.op in ("unset", "append"):
             _materialize_tag(tree, parent_tokens, last.name)
         if isinstance(last, Key):
@@ -595,6 +603,10 @@ def _apply_one(tree: Tree, rw: Rewrite, tokens: list[str | int]) -> None:
         removed = parent[key]
         del parent[key]
         drop(tree.origins, _pointer(tokens), removed)
+        if key in ("kind", "tag") and isinstance(parent, dict):
+            # A table left without what names it is as the flag left it: a missing kind is the
+            # flag's doing, and is reported there, not at the file that wrote the table.
+            tree.origins[_pointer(tokens[:-1])] = rw.origin
         if isinstance(parent, list):
             assert isinstance(key, int)
             tree.origins[_pointer(tokens[:-1])] = rw.origin  # the list is now as the flag left it
