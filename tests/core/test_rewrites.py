@@ -314,7 +314,9 @@ def test_unsetting_a_tags_kind_is_one_usage_error_for_a_tag_string_and_a_tag_tab
         (("arm/rasp4b",), "targets[0].tag", "targets[0]: a target table needs 'kind' (or 'tag')"),
     ],
 )
-def test_a_table_left_without_its_kind_is_blamed_on_the_unset(configs: tuple[str, ...], path: str, message: str) -> None:
+def test_a_table_left_without_its_kind_is_blamed_on_the_unset(
+    configs: tuple[str, ...], path: str, message: str
+) -> None:
     # These were located at the shipped file that wrote the table, not at the flag that emptied it.
     with pytest.raises(TvmcError) as err:
         resolve(("--unset", path), configs=configs)

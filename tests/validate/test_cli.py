@@ -192,3 +192,27 @@ def test_jsonschema_is_imported_only_by_the_jsonschema_engine(argv: list[str], i
     loaded, code = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded is imported
     assert code == 0
+
+
+@pytest.mark.parametrize("text", ["LLVM", "LLVM -mcpu=skylake", "Cuda", "cudax -arch=sm_80", "nvidia/a100x"])
+def test_a_bad_target_string_is_one_rule_in_a_file_a_flag_and_the_environment(
+    tvmc: Invoke, tmp_path: Path, text: str
+) -> None:
+    """`LLVM` was `unknown-tag` in a file and `invalid-target` in `--target`: one string, one rule
+    (and the same did-you-mean), wherever it is written."""
+    config = tmp_path / "c.toml"
+    config.write_text(f"targets = [{json.dumps(text)}]\n", encoding="utf-8")
+    runs = [
+        tvmc("validate", "--format", "json", str(config)),
+        tvmc("validate", "--format", "json", "--target", text),
+        tvmc("validate", "--format", "json", "-c", "host/default", env={"TVMC_TARGET": text}),
+    ]
+    found = []
+    for run in runs:
+        assert run.exit_code == 1, run.stdout
+        (problem,) = json.loads(run.stdout)["files"][0]["errors"]
+        found.append((problem["rule"], problem["suggestion"]))
+    assert found[0] == found[1] == found[2], found
+    assert found[0][0] == "unknown-tag"
+    if text.lower().startswith(("llvm", "cuda ")) or text == "Cuda":
+        assert found[0][1] == text.split()[0].lower()

@@ -68,7 +68,7 @@ def resolve_kind(spec: Mapping[str, Any], loc: Location | None, where: str) -> t
 
 
 def _prefixed(err: TargetError, where: str) -> TargetError:
-    return TargetError(where + err.message, err.location, suggestions=err.suggestions, hint=err.hint)
+    return TargetError(where + err.message, err.location, suggestions=err.suggestions, hint=err.hint, rule=err.rule)
 
 
 def canon_dict(spec: Mapping[str, Any], loc: Location | None, machine: Machine, where: str, top: bool) -> Spec:

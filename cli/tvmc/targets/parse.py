@@ -161,7 +161,7 @@ def _parse_legacy(text: str, loc: Location | None, ctx: _Ctx) -> Spec:
             tag = first if registry.is_tag(first) else registry.renamed_tag(first)
             config = registry.tag_config(tag) if tag is not None else None
             if tag is None or config is None:
-                raise T.unknown_kind(first, first_loc)
+                raise T.unknown_start(first, first_loc)
             kind = kinds[config["kind"]]
             spec["tag"] = tag
             ctx.notes.append(

@@ -37,7 +37,7 @@ def kind_of(spec: Spec | str) -> str:
             return first
         if first in tag_configs():
             return str(tag_configs()[first]["kind"])
-        raise T.unknown_kind(first, None)
+        raise T.unknown_start(first, None)
     table, _ = resolve_kind(spec, None, "")
     return table.name
 

@@ -47,12 +47,50 @@ def shown(text: str) -> str:
     return one_line(text)
 
 
-def unknown_kind(name: str, loc: Location | None) -> TargetError:
+# The rule refusing a target string that starts with neither a kind nor a tag: a file's string and
+# the same string in `--target` or `TVMC_TARGET` are refused by one rule.
+STRING_START_RULE = "unknown-tag"
+
+
+def kind_suggestions(name: str) -> list[str]:
+    """The kind a misspelt kind name most likely means: the same name in another case first."""
     names = list(registry.all_kinds())
     lowered = [n for n in names if n.lower() == name.lower()]
-    suggestions = lowered or did_you_mean(name, names)
+    return lowered or did_you_mean(name, names)
+
+
+def unknown_kind(name: str, loc: Location | None) -> TargetError:
+    """TVM's error for a kind it lacks."""
     hint = f"{name!r} is a tag: write {{'tag': {name!r}}}" if registry.is_tag(name) else None
-    return TargetError(f'Target kind "{shown(name)}" is not defined', loc, suggestions=suggestions, hint=hint)
+    return TargetError(
+        f'Target kind "{shown(name)}" is not defined', loc, suggestions=kind_suggestions(name), hint=hint
+    )
+
+
+def start_suggestions(word: str) -> list[str]:
+    """What the first word of a target string that is neither a kind nor a tag most likely means:
+    a kind in another case (`LLVM`), a tag whose last part holds the word's (`nvidia/a100`:
+    nvidia/nvidia-a100), else the closest kind or tag. The rule engine suggests the same for the
+    same string in a file (`validate.checks`)."""
+    kinds = list(registry.all_kinds())
+    in_another_case = [kind for kind in kinds if kind.lower() == word.lower()]
+    if in_another_case:
+        return in_another_case
+    tags = registry.tag_names()
+    last = word.rsplit("/", 1)[-1].lower()
+    if "/" in word and last:
+        containing = [tag for tag in tags if last in tag.rsplit("/", 1)[-1].lower()]
+        if containing:
+            return did_you_mean(word, containing) or [min(containing, key=len)]
+    return did_you_mean(word, [*kinds, *tags])
+
+
+def unknown_start(word: str, loc: Location | None) -> TargetError:
+    """A target string starting with neither a kind nor a tag: TVM's message, the rule (and the
+    did-you-mean) the rule engine gives the same string in a file."""
+    return TargetError(
+        f'Target kind "{shown(word)}" is not defined', loc, suggestions=start_suggestions(word), rule=STRING_START_RULE
+    )
 
 
 def top_option(where: str, option: str) -> str | None:
