@@ -178,6 +178,10 @@ def canonical_pass_config(table: Mapping[str, Any], tvm_version: Any, notes: lis
         what = f"pass-config.{entry.name}"
         assert entry.type is not None, _refused("unknown-pass-config", what)
         value = _check(entry.value, KeySpec(entry.type, ""), what)
+        if entry.type == "IntImm" and type(value) is int:
+            # Old TVM's bool configs are IntImm and take any integer, nonzero meaning true (its
+            # `Bool` reads `value != 0`): `1` and `true` mean the same, so they are one form.
+            value = value != 0
         assert out.get(entry.canonical, value) == value, _refused("pass-config-type", what)  # two spellings
         if entry.canonical != entry.name and not legacy and entry.name.startswith("tir."):
             notes.append(f"pass-config {entry.name!r} is {entry.canonical!r} in TVM >= 0.25")

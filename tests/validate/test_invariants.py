@@ -253,6 +253,22 @@ def test_equal_meaning_equal_hash_and_plan(tmp_path: Path, left: dict[str, Any],
     assert _emitted(a, plan_a) == _emitted(b, plan_b)
 
 
+@pytest.mark.parametrize(("written", "meant"), [(1, True), (10, True), (0, False), (True, True)])
+def test_an_old_bool_config_written_as_an_integer_is_one_form(tmp_path: Path, written: Any, meant: bool) -> None:
+    """Old TVM's bool configs are IntImm: any integer, nonzero meaning true. `1` and `true` hashed
+    apart in a `<=0.19` config; now one canonical value, one hash, one emitted build."""
+    legacy = {"tvm-version": "<=0.19", "targets": ["llvm"]}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _resolve(_write(tmp_path / "a", {**legacy, "pass-config": {"tir.disable_vectorize": written}}))
+    b = _resolve(_write(tmp_path / "b", {**legacy, "pass-config": {"tir.disable_vectorize": meant}}))
+    assert a is not None and b is not None
+    assert a.config.to_dict()["pass-config"] == {"tir.disable_vectorize": meant}
+    assert a.fingerprint() == b.fingerprint() and a.config == b.config
+    for render in (tvmc_argv.render, relay.render):
+        assert render(plan_legacy(a.config, a.origins, MODEL)) == render(plan_legacy(b.config, b.origins, MODEL))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(configs(), configs())
 def test_equal_hash_iff_equal_plan(tmp_path: Path, one: dict[str, Any], two: dict[str, Any]) -> None:
