@@ -182,6 +182,10 @@ def canonical_pass_config(table: Mapping[str, Any], tvm_version: Any, notes: lis
             # Old TVM's bool configs are IntImm and take any integer, nonzero meaning true (its
             # `Bool` reads `value != 0`): `1` and `true` mean the same, so they are one form.
             value = value != 0
+        if value == {} and registry.pass_config_fields(entry.type) is not None:
+            # An object config with no field set is TVM's defaults, as when it is not set at all
+            # (a pass reads the config or, without one, a default-made one): one meaning, one form.
+            continue
         assert out.get(entry.canonical, value) == value, _refused("pass-config-type", what)  # two spellings
         if entry.canonical != entry.name and not legacy and entry.name.startswith("tir."):
             notes.append(f"pass-config {entry.name!r} is {entry.canonical!r} in TVM >= 0.25")

@@ -236,6 +236,7 @@ RESPELLINGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"targets": ["llvm -mcpu=znver3"]}, {"targets": [{"kind": "llvm", "mcpu": "znver3"}]}),
     ({"executor": "vm"}, {"executor": {"kind": "vm", "exec-mode": "bytecode"}}),
     ({"description": "a"}, {"description": "b"}),
+    ({"pass-config": {"tirx.UnrollLoop": {}}}, {}),  # no field set: TVM's defaults, as when not set
 ]
 
 
@@ -267,6 +268,19 @@ def test_an_old_bool_config_written_as_an_integer_is_one_form(tmp_path: Path, wr
     assert a.fingerprint() == b.fingerprint() and a.config == b.config
     for render in (tvmc_argv.render, relay.render):
         assert render(plan_legacy(a.config, a.origins, MODEL)) == render(plan_legacy(b.config, b.origins, MODEL))
+
+
+def test_an_old_object_config_with_no_field_set_is_as_if_not_set(tmp_path: Path) -> None:
+    legacy = {"tvm-version": "<=0.19", "targets": ["llvm"]}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _resolve(_write(tmp_path / "a", {**legacy, "pass-config": {"tir.UnrollLoop": {}}}))
+    b = _resolve(_write(tmp_path / "b", legacy))
+    assert a is not None and b is not None
+    assert a.fingerprint() == b.fingerprint() and a.config == b.config
+    assert relay.render(plan_legacy(a.config, a.origins, MODEL)) == relay.render(
+        plan_legacy(b.config, b.origins, MODEL)
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
