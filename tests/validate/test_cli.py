@@ -216,3 +216,22 @@ def test_a_bad_target_string_is_one_rule_in_a_file_a_flag_and_the_environment(
     assert found[0][0] == "unknown-tag"
     if text.lower().startswith(("llvm", "cuda ")) or text == "Cuda":
         assert found[0][1] == text.split()[0].lower()
+
+
+def test_an_unknown_option_in_a_target_string_is_one_rule_and_one_place(tvmc: Invoke, tmp_path: Path) -> None:
+    """`llvm -bogus=1` was `invalid-target` (the table form `unknown-option`), and `config show`
+    located it at the string's start while `config validate` pointed at the option."""
+    from tvmc import api
+    from tvmc.errors import TvmcError
+
+    config = tmp_path / "c.toml"
+    config.write_text('targets = ["llvm -bogus=1"]\n', encoding="utf-8")
+    validated = tvmc("validate", "--format", "json", str(config))
+    (problem,) = json.loads(validated.stdout)["files"][0]["errors"]
+    assert (problem["rule"], problem["line"], problem["column"]) == ("unknown-option", 1, 18)
+    with pytest.raises(TvmcError) as shown:
+        api.resolve([str(config)], [], env={})
+    where = shown.value.location
+    assert where is not None and (shown.value.rule, where.line, where.col) == ("unknown-option", 1, 18)
+    flagged = tvmc("validate", "--format", "json", "--target", "llvm -bogus=1")
+    assert json.loads(flagged.stdout)["files"][0]["errors"][0]["rule"] == "unknown-option"

@@ -408,7 +408,14 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
     """Validation is the one rule engine: the first error `config validate` would report for this
     tree is the error of every command (then canonicalization only normalizes). Returns the
     engine's warnings, for the commands that report them (`compile`: a tag's unknown CPU)."""
-    findings = config_findings(tree.data, reader=reader)
+
+    def string_start(pointer: str) -> Location | None:
+        # Asked only for an error in a target string: `config validate` locates it the same way.
+        origin = origin_of(tree.origins, pointer)
+        layer = origin.layer if origin is not None and origin.kind == "file" else None
+        return layer.string_start(origin.pointer) if isinstance(layer, sources.Layer) and origin else None
+
+    findings = config_findings(tree.data, reader=reader, string_start=string_start)
     for finding in findings:
         if finding.severity != "error":
             continue

@@ -185,6 +185,21 @@ class Layer:
             object.__setattr__(self, "_position_index", positions)
         return positions
 
+    def string_start(self, pointer: str) -> Location | None:
+        """Where the text of the quoted string that is the array element `pointer` begins (None:
+        it is not one), so that an error inside a target string is located at its column."""
+        if not pointer.rsplit("/", 1)[-1].isdigit() or self.text is None:
+            return None
+        pos = self.positions.get(pointer)
+        if pos is None:
+            return None
+        line, col = pos
+        text = self.text.split("\n", line)[line - 1] if line > 0 else ""
+        quote = text[col - 1 : col]
+        if quote in ("'", '"') and text[col - 1 : col + 2] != quote * 3:
+            return Location(self.source, line, col + 1)
+        return None
+
     def locate(self, pointer: str) -> Location:
         """Where `pointer` is written; the nearest located ancestor when it is not (e.g. a value
         that came from a default), and just the source for tags and documents without text."""

@@ -102,4 +102,5 @@ def unknown_option(kind: registry.Kind, opt: str, loc: Location | None, where: s
         suggestions=suggestions,
         hint=hint,
         option=T.top_option(where, opt),
+        rule="unknown-option",  # as the same option written in a target table
     )

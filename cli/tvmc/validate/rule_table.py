@@ -112,13 +112,21 @@ REGISTRY: dict[str, Rule] = {
             "unknown-tag",
             "error",
             "A target string that is neither a TVM tag nor a target string starting with a kind.",
-            ("tvmc.validate.checks:Checker.target_kind", "tvmc.validate.checks:Checker.target_string"),
+            (
+                "tvmc.validate.checks:Checker.target_kind",
+                "tvmc.validate.checks:Checker.target_string",
+                "tvmc.targets.canonical:canonicalize",  # a flag's or variable's target string
+            ),
         ),
         Rule(
             "unknown-option",
             "error",
             "An option the target kind (or executor/runtime) does not have.",
-            ("tvmc.validate.checks:Checker.component", "tvmc.validate.checks:Checker.target"),
+            (
+                "tvmc.validate.checks:Checker.component",
+                "tvmc.validate.checks:Checker.target",
+                "tvmc.validate.rules:_Rules.canonical",  # an option in a target string
+            ),
         ),
         Rule(
             "wrong-kind-option",

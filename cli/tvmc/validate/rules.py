@@ -111,7 +111,7 @@ class _Rules:
             option = problem.option
             where = join(pointer, option) if option is not None and isinstance(raw, dict) and option in raw else pointer
             self.add(
-                "invalid-target",
+                problem.rule or "invalid-target",  # the grammar's rule (`unknown-option`, ...), as for a flag
                 where,
                 problem.message,
                 first(list(problem.suggestions)),
@@ -504,9 +504,15 @@ def semantic_findings(
 
 
 def config_findings(
-    data: Mapping[str, Any], *, strict: bool = False, reader: tg.TargetReader | None = None
+    data: Mapping[str, Any],
+    *,
+    strict: bool = False,
+    reader: tg.TargetReader | None = None,
+    string_start: StringStart | None = None,
 ) -> list[Finding]:
     """Every finding of the one rule engine on a config used on its own (resolved, or written by
-    `config migrate`): structural, completeness, then semantic. What every command refuses."""
+    `config migrate`): structural, completeness, then semantic. What every command refuses.
+    `string_start` as for `semantic_findings`."""
     structural = [*check_document(data), *completeness_findings(data)]
-    return [*structural, *semantic_findings(data, structural, strict=strict, reader=reader)]
+    found = semantic_findings(data, structural, strict=strict, reader=reader, string_start=string_start)
+    return [*structural, *found]

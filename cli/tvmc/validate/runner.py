@@ -155,21 +155,6 @@ def _with_old_json_hint(layer: sources.Layer, diagnostics: list[Diagnostic]) -> 
     return diagnostics
 
 
-def _string_start(layer: sources.Layer, pointer: str) -> Location | None:
-    """Where the text of a quoted string array element begins (for columns inside target strings)."""
-    if not pointer.rsplit("/", 1)[-1].isdigit() or layer.text is None:
-        return None
-    pos = layer.positions.get(pointer)
-    if pos is None:
-        return None
-    line, col = pos
-    text = layer.text.split("\n", line)[line - 1] if line > 0 else ""
-    quote = text[col - 1 : col]
-    if quote in ("'", '"') and text[col - 1 : col + 2] != quote * 3:
-        return Location(layer.source, line, col + 1)
-    return None
-
-
 def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Callable[[str], Location | None]]:
     """Locators through a tree's origins; the tree is asked for only when something is located."""
 
@@ -180,7 +165,7 @@ def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Call
     def start(pointer: str) -> Location | None:
         origin = origin_of(tree_of().origins, pointer)
         layer = origin.layer if origin is not None and origin.kind == "file" else None
-        return _string_start(layer, origin.pointer) if isinstance(layer, sources.Layer) and origin else None
+        return layer.string_start(origin.pointer) if isinstance(layer, sources.Layer) and origin else None
 
     return locate, start
 
@@ -204,7 +189,7 @@ def _own_first(
         return layer.locate(pointer) if _written_in(layer.data, pointer) else locate(pointer)
 
     def own_start(pointer: str) -> Location | None:
-        return _string_start(layer, pointer) if _written_in(layer.data, pointer) else start(pointer)
+        return layer.string_start(pointer) if _written_in(layer.data, pointer) else start(pointer)
 
     return own_locate, own_start
 
@@ -330,7 +315,7 @@ class Validator:
                 own,
                 strict=strict,
                 partial=partial,
-                string_start=lambda p: _string_start(layer, p),
+                string_start=layer.string_start,
             )
             return [located(f, layer.locate(f.pointer)) for f in [*own, *findings]]
 
