@@ -147,6 +147,13 @@ def test_format_is_declared_once_and_refused_by_the_parser(args: list[str]) -> N
         (["confg"], "No such command 'confg'; see tvmc --help (did you mean 'config'?)"),
         (["config", "show", "--bogus"], "No such option '--bogus'; see tvmc config show --help"),
         (["config", "get"], "Missing argument 'PATH'; see tvmc config get --help"),
+        # The parser gives these no command: they said no `see … --help`
+        (["config", "show", "-O"], "Option '-O' requires an argument; see tvmc config show --help"),
+        (["compile", "m.onnx", "--output"], "Option '--output' requires an argument; see tvmc compile --help"),
+        (
+            ["tune", "db", "show", "--database"],
+            "Option '--database' requires an argument; see tvmc tune db show --help",
+        ),
     ],
 )
 def test_a_usage_error_of_the_parser_reads_as_every_error(args: list[str], line: str) -> None:

@@ -114,6 +114,18 @@ class LazyGroup(TyperGroup):
             self.commands[cmd_name] = command
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:
+            command = self.commands.get(ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+            if err.ctx is None and command is not None:
+                # Some of the parser's errors name no command (`Option '-O' requires an argument`):
+                # it is the one being parsed, so the one-line error can say `see … --help`.
+                err.ctx = click.Context(command, info_name=ctx.invoked_subcommand, parent=ctx)
+                err.cmd = command
+            raise
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         if not set(names) <= set(self.summaries):
