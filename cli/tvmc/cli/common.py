@@ -123,7 +123,6 @@ class LazyGroup(TyperGroup):
                 # Some of the parser's errors name no command (`Option '-O' requires an argument`):
                 # it is the one being parsed, so the one-line error can say `see … --help`.
                 err.ctx = click.Context(command, info_name=ctx.invoked_subcommand, parent=ctx)
-                err.cmd = command
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
