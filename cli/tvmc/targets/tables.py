@@ -7,7 +7,7 @@ the canonicalizer dispatches on it. A kind is the registry's own `Kind` (`regist
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from tvmc import registry
 from tvmc.errors import Location, TargetError, did_you_mean
@@ -52,11 +52,16 @@ def shown(text: str) -> str:
 STRING_START_RULE = "unknown-tag"
 
 
+def in_another_case(name: str, kinds: Iterable[str]) -> str | None:
+    """The kind of `kinds` that `name` spells in another case (`LLVM`: llvm), if any."""
+    return next((kind for kind in kinds if kind.lower() == name.lower()), None)
+
+
 def kind_suggestions(name: str) -> list[str]:
     """The kind a misspelt kind name most likely means: the same name in another case first."""
     names = list(registry.all_kinds())
-    lowered = [n for n in names if n.lower() == name.lower()]
-    return lowered or did_you_mean(name, names)
+    same = in_another_case(name, names)
+    return [same] if same is not None else did_you_mean(name, names)
 
 
 def unknown_kind(name: str, loc: Location | None) -> TargetError:
@@ -73,9 +78,9 @@ def start_suggestions(word: str) -> list[str]:
     nvidia/nvidia-a100), else the closest kind or tag. The rule engine suggests the same for the
     same string in a file (`validate.checks`)."""
     kinds = list(registry.all_kinds())
-    in_another_case = [kind for kind in kinds if kind.lower() == word.lower()]
-    if in_another_case:
-        return in_another_case
+    same = in_another_case(word, kinds)
+    if same is not None:
+        return [same]
     tags = registry.tag_names()
     last = word.rsplit("/", 1)[-1].lower()
     if "/" in word and last:

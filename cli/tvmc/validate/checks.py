@@ -18,7 +18,7 @@ from tvmc import registry, versions
 from tvmc.errors import did_you_mean
 from tvmc.keys import KeySpec, pass_config_entries
 from tvmc.pointers import join
-from tvmc.targets.tables import STRING_START_RULE, start_suggestions
+from tvmc.targets.tables import STRING_START_RULE, in_another_case, start_suggestions
 from tvmc.validate import model
 from tvmc.validate.diagnostics import Finding
 from tvmc.values import type_matches, type_name
@@ -57,11 +57,6 @@ def suggest_tag(name: str, extra: tuple[str, ...] = ()) -> str | None:
     if containing:
         return suggest(name, containing) or min(containing, key=len)
     return suggest(name, [*tags, *extra])
-
-
-def _in_another_case(name: str, kinds: Iterable[str]) -> str | None:
-    """The kind `name` spells in another case (`LLVM`: llvm), as the target grammar suggests it."""
-    return next((kind for kind in kinds if kind.lower() == name.lower()), None)
 
 
 def _expected(tvm_type: str, value: Any) -> str:
@@ -360,7 +355,7 @@ class Checker:
                     "unknown-kind",
                     join(pointer, "kind"),
                     f"unknown target kind {name!r}",
-                    _in_another_case(name, self.kinds) or suggest(name, list(self.kinds)),
+                    in_another_case(name, self.kinds) or suggest(name, list(self.kinds)),
                 )
             return kind
         if tag is _MISSING:
