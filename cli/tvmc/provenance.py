@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
         def locate(self, pointer: str) -> Location: ...
 
+        def string_start(self, pointer: str) -> Location | None: ...
+
 
 @record(slots=True, frozen=True)
 class Origin:
@@ -49,6 +51,11 @@ class Origin:
         if self.kind == "default":
             return Location(f"default ({self.source})" if self.source != "tvmc" else "default")
         return Location(self.source)
+
+    def string_start(self) -> Location | None:
+        """Where the text of the quoted string this value is begins, for a value a file wrote as an
+        array element (so an error inside a target string is located at its column); else None."""
+        return self.layer.string_start(self.pointer) if self.kind == "file" and self.layer is not None else None
 
     def where(self) -> str:
         """The source as an error names it: `env TVMC_X` for a variable (as `location()` does), the

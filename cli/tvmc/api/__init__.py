@@ -412,8 +412,7 @@ def check(tree: Tree, reader: tg.TargetReader | None = None) -> list[Finding]:
     def string_start(pointer: str) -> Location | None:
         # Asked only for an error in a target string: `config validate` locates it the same way.
         origin = origin_of(tree.origins, pointer)
-        layer = origin.layer if origin is not None and origin.kind == "file" else None
-        return layer.string_start(origin.pointer) if isinstance(layer, sources.Layer) and origin else None
+        return origin.string_start() if origin is not None else None
 
     findings = config_findings(tree.data, reader=reader, string_start=string_start)
     for finding in findings:

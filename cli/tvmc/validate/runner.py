@@ -164,8 +164,7 @@ def _tree_locators(tree_of: Callable[[], Tree], name: str) -> tuple[Locate, Call
 
     def start(pointer: str) -> Location | None:
         origin = origin_of(tree_of().origins, pointer)
-        layer = origin.layer if origin is not None and origin.kind == "file" else None
-        return layer.string_start(origin.pointer) if isinstance(layer, sources.Layer) and origin else None
+        return origin.string_start() if origin is not None else None
 
     return locate, start
 
